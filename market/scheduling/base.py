@@ -1,0 +1,107 @@
+"""The interface every local batch scheduler implements, and its shared bookkeeping.
+
+One machine has ``procs`` identical processors. Times are integer seconds from
+simulation start. Schedulers plan with each job's ``estimate`` (requested run
+time); the simulator ends a job at ``start + min(runtime, estimate)`` and tells
+the scheduler through :meth:`LocalScheduler.finish`.
+
+The simulator drives a scheduler with this protocol, per event timestamp
+``now`` (DEVELOPERS issue 2, "same-timestamp rule"): first :meth:`finish` for
+every job completing at ``now``, then :meth:`submit` for every job arriving at
+``now`` in id order, then exactly one :meth:`schedule` pass, which returns the
+jobs to start at ``now``. Reservations are added with :meth:`add_reservation`
+and are honoured by every policy.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from market.errors import Infeasible, InvalidInput
+from market.job import Job
+from market.reservation import Reservation
+from market.scheduling.profile import Profile
+
+__all__ = ["LocalScheduler"]
+
+
+class LocalScheduler:
+    """Base class: queue, running set, reservations and the availability profile.
+
+    Subclasses implement :meth:`schedule` (and may override :meth:`submit`,
+    :meth:`finish` and :meth:`add_reservation` to keep their own plan).
+
+    Attributes
+    ----------
+    procs : int
+        Processors of the machine.
+    queue : list of Job
+        Waiting jobs in arrival order (ties by id).
+    running : dict of int to tuple of (Job, int)
+        Running jobs by id, with their start time.
+    reservations : dict
+        Reservations by id.
+    profile : Profile
+        Free processors over time, counting running jobs up to ``start +
+        estimate`` and every reservation. Policies that plan queued jobs keep
+        their plan elsewhere (or in a copy).
+    n_free : int
+        Processors free right now.
+    """
+
+    name: ClassVar[str] = ""
+
+    def __init__(self, procs: int) -> None:
+        if not isinstance(procs, int) or isinstance(procs, bool) or procs < 1:
+            raise InvalidInput(f"scheduler: procs must be a positive int, got {procs!r}")
+        self.procs = procs
+        self.queue: list[Job] = []
+        self.running: dict[int, tuple[Job, int]] = {}
+        self.reservations: dict[str | int, Reservation] = {}
+        self.profile = Profile(procs)
+        self.n_free = procs
+
+    # ------------------------------------------------------------- protocol
+    def submit(self, job: Job, now: int) -> None:
+        """Enqueue ``job``, arriving at ``now``."""
+        if job.procs > self.procs:
+            raise Infeasible(f"job {job.id} needs {job.procs} processors; machine has {self.procs}")
+        self.queue.append(job)
+
+    def finish(self, job: Job, now: int) -> None:
+        """``job`` ended at ``now`` (completed or killed at its estimate)."""
+        _, start = self.running.pop(job.id)
+        self.n_free += job.procs
+        planned_end = start + job.estimate
+        if planned_end > now:  # ended early: hand back the rest of its planned time
+            self.profile.release(now, planned_end - now, job.procs)
+
+    def schedule(self, now: int) -> list[Job]:
+        """One scheduling pass at ``now``; return the jobs that start now."""
+        raise NotImplementedError  # abstract: every policy defines its pass
+
+    def add_reservation(self, reservation: Reservation, now: int) -> None:
+        """Hold ``reservation``'s processors; raise ``Infeasible`` if they are taken.
+
+        The reservation must fit beside the running jobs (planned to their
+        estimates) and the reservations already held; it leaves state unchanged
+        when it does not.
+        """
+        if reservation.id in self.reservations:
+            raise InvalidInput(f"reservation {reservation.id!r} is already held")
+        if reservation.start < now:
+            raise InvalidInput(
+                f"reservation {reservation.id!r} starts at {reservation.start}, before now ({now})"
+            )
+        self.profile.reserve(reservation.start, reservation.duration, reservation.procs)
+        self.reservations[reservation.id] = reservation
+
+    # ------------------------------------------------------------- helpers
+    def _start(self, job: Job, now: int) -> None:
+        """Mark ``job`` running from ``now``; its processors are taken until its estimate."""
+        self.profile.reserve(now, job.estimate, job.procs)
+        self.running[job.id] = (job, now)
+        self.n_free -= job.procs
+
+    def _advance(self, now: int) -> None:
+        self.profile.advance(now)
