@@ -1,0 +1,106 @@
+"""Per-job records and their summaries: waits, slowdowns, utilization, load.
+
+Times are integer seconds. Definitions (Feitelson & Rudolph's standard
+metrics, as used by every seed): wait = start - submit; response = end -
+submit; bounded slowdown = max((wait + run) / max(run, 10 s), 1) with run =
+end - start; utilization = delivered processor-seconds / (procs x makespan),
+makespan = last end - first submit.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+import pandas as pd
+
+from market.errors import InvalidInput
+
+__all__ = ["BSLD_BOUND", "bounded_slowdown", "load_over_time", "summarize"]
+
+BSLD_BOUND = 10
+"""Seconds below which a job's run time is raised for bounded slowdown."""
+
+_REQUIRED = ("submit", "start", "end", "procs")
+
+
+def _check(records: pd.DataFrame) -> None:
+    missing = [c for c in _REQUIRED if c not in records.columns]
+    if missing:
+        raise InvalidInput(f"records lack column(s) {missing}; have {list(records.columns)}")
+
+
+def bounded_slowdown(records: pd.DataFrame, bound: int = BSLD_BOUND) -> pd.Series:
+    """max((wait + run) / max(run, bound), 1) per job.
+
+    >>> df = pd.DataFrame({"submit": [0, 0], "start": [0, 95], "end": [5, 100], "procs": [1, 1]})
+    >>> bounded_slowdown(df).tolist()
+    [1.0, 10.0]
+    """
+    _check(records)
+    run = records["end"] - records["start"]
+    response = records["end"] - records["submit"]
+    return (response / np.maximum(run, bound)).clip(lower=1.0)
+
+
+def summarize(records: pd.DataFrame, procs: int, *, dropped: Mapping[str, int] | None = None) -> dict:
+    """Summary statistics of one machine's per-job records.
+
+    Returns
+    -------
+    dict
+        ``jobs, dropped, mean_wait, median_wait, mean_response, mean_bsld,
+        max_bsld, utilization, makespan, killed`` (times in seconds) plus
+        ``dropped_reasons``.
+
+    Examples
+    --------
+    >>> df = pd.DataFrame({"submit": [0, 0], "start": [0, 10], "end": [10, 20], "procs": [2, 2]})
+    >>> s = summarize(df, procs=4)
+    >>> s["utilization"], s["mean_wait"], s["makespan"]
+    (0.5, 5.0, 20)
+    """
+    _check(records)
+    dropped = dict(dropped or {})
+    if records.empty:
+        raise InvalidInput("no job records to summarize")
+    wait = records["start"] - records["submit"]
+    makespan = int(records["end"].max() - records["submit"].min())
+    delivered = float(((records["end"] - records["start"]) * records["procs"]).sum())
+    bsld = bounded_slowdown(records)
+    return {
+        "jobs": int(len(records)),
+        "dropped": int(sum(dropped.values())),
+        "mean_wait": float(wait.mean()),
+        "median_wait": float(wait.median()),
+        "mean_response": float((records["end"] - records["submit"]).mean()),
+        "mean_bsld": float(bsld.mean()),
+        "max_bsld": float(bsld.max()),
+        "utilization": delivered / (procs * makespan) if makespan > 0 else 0.0,
+        "makespan": makespan,
+        "killed": int((records["outcome"] == "killed").sum()) if "outcome" in records else 0,
+        "dropped_reasons": dropped,
+    }
+
+
+def load_over_time(records: pd.DataFrame, procs: int) -> pd.DataFrame:
+    """Instantaneous load: busy processors and queued jobs after every event time.
+
+    Returns a frame indexed by time (seconds) with ``busy`` (processors),
+    ``load`` (busy / procs) and ``queued`` (jobs submitted and not started),
+    each valid from its time until the next row.
+
+    >>> df = pd.DataFrame({"submit": [0, 0], "start": [0, 10], "end": [10, 20], "procs": [2, 2]})
+    >>> load_over_time(df, 4).to_dict("list")
+    {'busy': [2, 2, 0], 'load': [0.5, 0.5, 0.0], 'queued': [1, 0, 0]}
+    """
+    _check(records)
+    times = np.concatenate([records["start"], records["end"], records["submit"], records["start"]])
+    busy_delta = np.concatenate([records["procs"], -records["procs"], np.zeros(2 * len(records), int)])
+    queue_delta = np.concatenate(
+        [np.zeros(2 * len(records), int), np.ones(len(records), int), -np.ones(len(records), int)]
+    )
+    frame = pd.DataFrame({"time": times, "busy": busy_delta, "queued": queue_delta})
+    steps = frame.groupby("time", sort=True).sum().cumsum()
+    steps["load"] = steps["busy"] / procs
+    return steps[["busy", "load", "queued"]]
