@@ -59,7 +59,8 @@ class LocalScheduler:
         self.running: dict[int, tuple[Job, int]] = {}
         self.reservations: dict[str | int, Reservation] = {}
         self.profile = Profile(procs)
-        self.n_free = procs
+        self.n_free = procs  # processors not held by running jobs (reservations aside)
+        self._reserved_until = 0  # end of the last reservation held
 
     # ------------------------------------------------------------- protocol
     def submit(self, job: Job, now: int) -> None:
@@ -94,12 +95,17 @@ class LocalScheduler:
                 f"reservation {reservation.id!r} starts at {reservation.start}, before now ({now})"
             )
         self.profile.reserve(reservation.start, reservation.duration, reservation.procs)
+        self._hold(reservation)
+
+    def _hold(self, reservation: Reservation) -> None:
         self.reservations[reservation.id] = reservation
+        self._reserved_until = max(self._reserved_until, reservation.end)
 
     # ------------------------------------------------------------- helpers
     def _start(self, job: Job, now: int) -> None:
         """Mark ``job`` running from ``now``; its processors are taken until its estimate."""
-        self.profile.reserve(now, job.estimate, job.procs)
+        # callers have checked that the job fits: an unchecked update
+        self.profile._add(now, job.estimate, -job.procs)
         self.running[job.id] = (job, now)
         self.n_free -= job.procs
 

@@ -117,17 +117,19 @@ class ConservativeScheduler(LocalScheduler):
                     base.earliest_start(job.procs, job.estimate, now), job.estimate, job.procs
                 )
             self.profile = base
-        self.reservations[reservation.id] = reservation
+        self._hold(reservation)
 
     def _compress(self, now: int) -> None:
         profile, planned = self.profile, self.planned
         profile.advance(now)
-        earliest, release, reserve = profile.earliest_start, profile.release, profile.reserve
+        earliest, add = profile.earliest_start, profile._add
         for job in self.queue:
             old = planned[job.id]
             if old == now:
                 continue  # cannot move earlier
-            release(old, job.estimate, job.procs)
+            # unchecked updates: the job's own interval is in the profile, and
+            # earliest_start only returns windows that are free
+            add(old, job.estimate, job.procs)
             new = earliest(job.procs, job.estimate, now)
-            reserve(new, job.estimate, job.procs)
+            add(new, job.estimate, -job.procs)
             planned[job.id] = new

@@ -55,10 +55,15 @@ class EASYScheduler(LocalScheduler):
     def schedule(self, now: int) -> list[Job]:
         self._advance(now)
         profile, queue, started = self.profile, self.queue, []
-        min_free = profile.min_free
+        # Without reservations ahead, free processors never decrease before the
+        # shadow time and the rule reduces to counting (the fast path).
+        simple = now >= self._reserved_until
+        fits = (lambda job: job.procs <= self.n_free) if simple else (
+            lambda job: profile.min_free(now, job.estimate) >= job.procs
+        )
         # 1. heads in FCFS order while they fit
         k = 0
-        while k < len(queue) and min_free(now, queue[k].estimate) >= queue[k].procs:
+        while k < len(queue) and fits(queue[k]):
             self._start(queue[k], now)
             started.append(queue[k])
             k += 1
@@ -71,22 +76,35 @@ class EASYScheduler(LocalScheduler):
         head = queue[0]
         shadow = profile.earliest_start(head.procs, head.estimate, now)
         self.shadow = shadow
-        profile.reserve(shadow, head.estimate, head.procs)
+        profile._add(shadow, head.estimate, -head.procs)
         # 3. one backfilling scan over the rest of the queue
         free_now = profile.free_at(now)
         if free_now:
+            extra = profile.free_at(shadow)
             kept = [head]
             for i in range(1, len(queue)):
                 job = queue[i]
-                if job.procs <= free_now and min_free(now, job.estimate) >= job.procs:
-                    self._start(job, now)
-                    started.append(job)
-                    free_now -= job.procs
-                    if not free_now:
-                        kept.extend(queue[i + 1 :])
-                        break
-                else:
+                procs = job.procs
+                if procs > free_now:
                     kept.append(job)
+                    continue
+                if simple:
+                    if now + job.estimate <= shadow:
+                        pass
+                    elif procs <= extra:
+                        extra -= procs
+                    else:
+                        kept.append(job)
+                        continue
+                elif profile.min_free(now, job.estimate) < procs:
+                    kept.append(job)
+                    continue
+                self._start(job, now)
+                started.append(job)
+                free_now -= procs
+                if not free_now:
+                    kept.extend(queue[i + 1 :])
+                    break
             self.queue = kept
-        profile.release(shadow, head.estimate, head.procs)
+        profile._add(shadow, head.estimate, head.procs)
         return started

@@ -77,6 +77,13 @@ class Profile:
             i += 1
         return low
 
+    def max_free(self, start: int, duration: int) -> int:
+        """Most processors free at any instant of ``[start, start + duration)``."""
+        times, free = self.times, self.free
+        i = max(bisect_right(times, start) - 1, 0)
+        j = bisect_right(times, start + duration - 1, i)
+        return max(free[i:j])
+
     def earliest_start(self, procs: int, duration: int, after: int | None = None) -> int:
         """First instant >= ``after`` with ``procs`` free for ``duration`` seconds.
 
@@ -107,32 +114,33 @@ class Profile:
             i = j  # free[j] < procs: no window can start before times[j + 1]
 
     # ---------------------------------------------------------------- updates
-    def _split(self, t: int) -> int:
-        """Make ``t`` a breakpoint and return its index."""
-        times = self.times
-        i = bisect_right(times, t) - 1
-        if i < 0:
-            raise InvalidInput(f"profile: time {t} is before the profile origin {times[0]}")
-        if times[i] == t:
-            return i
-        times.insert(i + 1, t)
-        self.free.insert(i + 1, self.free[i])
-        return i + 1
-
     def _add(self, start: int, duration: int, delta: int) -> None:
-        if duration <= 0:
-            raise InvalidInput(f"profile: duration must be > 0, got {duration}")
-        a = self._split(start)
-        b = self._split(start + duration)
-        free = self.free
+        """Add ``delta`` free processors over ``[start, start + duration)``; no checks."""
+        times, free = self.times, self.free
+        end = start + duration
+        # split at start
+        a = bisect_right(times, start) - 1
+        if a < 0:
+            raise InvalidInput(f"profile: time {start} is before the profile origin {times[0]}")
+        if times[a] != start:
+            a += 1
+            times.insert(a, start)
+            free.insert(a, free[a - 1])
+        # split at end
+        b = bisect_right(times, end, a) - 1
+        if times[b] != end:
+            b += 1
+            times.insert(b, end)
+            free.insert(b, free[b - 1])
         for k in range(a, b):
             free[k] += delta
-        # merge equal neighbours around the touched range
-        times = self.times
-        for k in (b, a):
-            if 0 < k < len(times) and free[k] == free[k - 1]:
-                del times[k]
-                del free[k]
+        # merge equal neighbours at both edges of the touched range
+        if b < len(times) and free[b] == free[b - 1]:
+            del times[b]
+            del free[b]
+        if a > 0 and free[a] == free[a - 1]:
+            del times[a]
+            del free[a]
 
     def reserve(self, start: int, duration: int, procs: int) -> int:
         """Take ``procs`` processors over ``[start, start + duration)``; return ``start``.
@@ -140,6 +148,8 @@ class Profile:
         Raises ``Infeasible`` (and leaves the profile unchanged) if fewer than
         ``procs`` are free at some instant of the interval.
         """
+        if duration <= 0:
+            raise InvalidInput(f"profile: duration must be > 0, got {duration}")
         if self.min_free(start, duration) < procs:
             raise Infeasible(
                 f"{procs} processors are not free over [{start}, {start + duration})"
@@ -148,14 +158,19 @@ class Profile:
         return start
 
     def release(self, start: int, duration: int, procs: int) -> None:
-        """Give back ``procs`` processors over ``[start, start + duration)``."""
-        self._add(start, duration, procs)
-        if max(self.free) > self.procs:
-            self._add(start, duration, -procs)
+        """Give back ``procs`` processors over ``[start, start + duration)``.
+
+        Raises ``InvalidInput`` (profile unchanged) if that would free more
+        processors than the machine has at some instant.
+        """
+        if duration <= 0:
+            raise InvalidInput(f"profile: duration must be > 0, got {duration}")
+        if self.max_free(start, duration) + procs > self.procs:
             raise InvalidInput(
                 f"profile: releasing {procs} processors over [{start}, {start + duration}) "
                 f"exceeds the machine's {self.procs}"
             )
+        self._add(start, duration, procs)
 
     def advance(self, now: int) -> None:
         """Forget the past: make ``now`` the profile's origin."""
