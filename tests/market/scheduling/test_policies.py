@@ -231,3 +231,22 @@ def test_easy_equals_fcfs_when_every_job_needs_the_whole_machine(data):
     assert starts(simulate(jobs, procs=procs, policy="easy")) == starts(
         simulate(jobs, procs=procs, policy="fcfs")
     )
+
+
+class _EASYGeneralPath(EASYScheduler):
+    """EASY forced onto its profile path (as if a reservation lay far ahead)."""
+
+    name = "easy-general"
+
+    def __init__(self, procs):
+        super().__init__(procs)
+        self._reserved_until = 10**12
+
+
+@settings(max_examples=100, deadline=None)
+@given(data=st.data())
+def test_easy_counting_fast_path_equals_the_profile_path(data):
+    procs, jobs = data.draw(machines_and_jobs())
+    assert starts(simulate(jobs, procs=procs, policy="easy")) == starts(
+        simulate(jobs, procs=procs, policy=_EASYGeneralPath)
+    )
