@@ -122,14 +122,15 @@ class ConservativeScheduler(LocalScheduler):
     def _compress(self, now: int) -> None:
         profile, planned = self.profile, self.planned
         profile.advance(now)
-        earliest, add = profile.earliest_start, profile._add
+        move, add = profile.earliest_move, profile._add
         for job in self.queue:
             old = planned[job.id]
             if old == now:
                 continue  # cannot move earlier
-            # unchecked updates: the job's own interval is in the profile, and
-            # earliest_start only returns windows that are free
+            new = move(job.procs, job.estimate, now, old)
+            if new == old:
+                continue
+            # unchecked updates: earliest_move only returns windows that are free
             add(old, job.estimate, job.procs)
-            new = earliest(job.procs, job.estimate, now)
             add(new, job.estimate, -job.procs)
             planned[job.id] = new

@@ -113,6 +113,46 @@ class Profile:
                 return start
             i = j  # free[j] < procs: no window can start before times[j + 1]
 
+    def earliest_move(self, procs: int, duration: int, after: int, current: int) -> int:
+        """Earliest start in ``[after, current]`` for a block already planned at ``current``.
+
+        The block's own processors count as free over ``[current, current +
+        duration)``, as if it were taken out first; ``current`` itself is
+        always feasible, so the answer never exceeds it. Nothing is changed:
+        callers move the block only when the answer is earlier.
+
+        >>> p = Profile(4)
+        >>> p.reserve(0, 10, 2)
+        0
+        >>> p.reserve(10, 10, 4)  # a 4-wide block at 10; could it move to 0? no, 2 are taken
+        10
+        >>> p.earliest_move(4, 10, 0, current=10), p.earliest_move(2, 10, 0, current=10)
+        (10, 0)
+        """
+        times, free = self.times, self.free
+        n = len(times)
+        i = max(bisect_right(times, after) - 1, 0)
+        start = max(after, times[0])
+        own_end = current + duration
+        while start < current:
+            while free[i] + (procs if current <= times[i] < own_end else 0) < procs:
+                i += 1
+                start = times[i]
+                if start >= current:
+                    return current
+            end = start + duration
+            j = i + 1
+            while j < n and times[j] < end:
+                f = free[j] + (procs if current <= times[j] < own_end else 0)
+                if f < procs:
+                    break
+                j += 1
+            else:
+                return start
+            i = j
+            start = times[i]
+        return current
+
     # ---------------------------------------------------------------- updates
     def _add(self, start: int, duration: int, delta: int) -> None:
         """Add ``delta`` free processors over ``[start, start + duration)``; no checks."""
