@@ -1,0 +1,33 @@
+"""Real Parallel Workloads Archive traces through every policy (when ../shared/data exists)."""
+
+import pytest
+
+from market.scheduling import POLICIES
+from market.simulation import simulate
+from market.workloads import read_swf
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("policy", sorted(POLICIES))
+def test_kth_trace_runs_end_to_end_with_a_sane_summary(shared_data, policy):
+    workload = read_swf(shared_data / "traces" / "KTH-SP2-1996-2.1-cln.swf.gz")
+    if policy in ("conservative", "slots"):  # keep CI short: the first 5000 jobs
+        workload = type(workload)(workload.jobs[:5000], workload.max_procs, workload.name)
+    result = simulate(workload, policy=policy)
+    s = result.summary
+    assert s["jobs"] + s["dropped"] - workload.n_dropped == len(workload.jobs)
+    assert 0 < s["utilization"] <= 1
+    assert s["mean_wait"] >= 0 and s["mean_bsld"] >= 1
+    rec = result.records
+    assert (rec["start"] >= rec["submit"]).all() and rec["job_id"].is_unique
+
+
+@pytest.mark.slow
+def test_every_trace_reads_and_its_first_jobs_simulate(shared_data):
+    for path in sorted((shared_data / "traces").glob("*.swf*")):
+        workload = read_swf(path)
+        head = type(workload)(workload.jobs[:2000], workload.max_procs, workload.name)
+        procs = workload.max_procs or max(j.procs for j in head.jobs)
+        s = simulate(head, procs=procs, policy="easy").summary
+        assert 0 < s["utilization"] <= 1, path.name
+        assert s["jobs"] + s["dropped"] == 2000, path.name
