@@ -30,7 +30,8 @@ def _load_workload(args: argparse.Namespace):
 
     if args.trace is None:
         workload = lublin_workload(
-            args.jobs, procs=args.procs or DEFAULT_PROCS, rng=np.random.default_rng(args.seed)
+            args.jobs, procs=args.procs or DEFAULT_PROCS, rng=np.random.default_rng(args.seed),
+            estimates="tsafrir",
         )
     else:
         path = Path(args.trace)

@@ -21,7 +21,7 @@ def machines_and_jobs(draw, max_jobs=30, max_procs=16, exact=False):
             estimate = runtime
         else:
             estimate = draw(st.one_of(st.integers(1, 400), st.just(runtime)))
-        jobs.append(Job(i, t, draw(st.integers(1, procs)), runtime, estimate))
+        jobs.append(Job(i, t, draw(st.integers(1, procs)), runtime, estimate, user=draw(st.integers(0, 3))))
     return procs, jobs
 
 

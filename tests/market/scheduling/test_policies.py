@@ -1,5 +1,7 @@
 """Hand-checked schedules and hypothesis invariants for every local policy."""
 
+from functools import partial
+
 import pandas as pd
 import pytest
 from hypothesis import given, settings
@@ -15,6 +17,7 @@ from market.simulation import simulate
 from .strategies import machines_and_jobs, reservations_for
 
 H = 3600
+UJob = partial(Job, user=0)  # every policy accepts these (PSP needs a user)
 ALL = sorted(POLICIES)
 
 
@@ -58,28 +61,28 @@ def test_easy_lets_a_later_job_delay_the_second_in_queue_but_conservative_does_n
 
 
 def test_completion_frees_processors_for_an_arrival_at_the_same_instant():
-    jobs = [Job(1, 0, 4, 10, 10), Job(2, 10, 4, 5, 5)]
+    jobs = [UJob(1, 0, 4, 10, 10), UJob(2, 10, 4, 5, 5)]
     for policy in ALL:
         assert starts(simulate(jobs, procs=4, policy=policy))[2] == 10, policy
 
 
 @pytest.mark.parametrize("policy", ALL)
 def test_job_is_killed_at_its_estimate(policy):
-    r = simulate([Job(1, 0, 1, 500, 100)], procs=1, policy=policy)
+    r = simulate([UJob(1, 0, 1, 500, 100)], procs=1, policy=policy)
     row = r.records.iloc[0]
     assert (row["end"], row["outcome"]) == (100, "killed")
 
 
 @pytest.mark.parametrize("policy", ALL)
 def test_exact_estimates_replace_requested_ones(policy):
-    r = simulate([Job(1, 0, 1, 50, 1000)], procs=1, policy=policy, estimates="exact")
+    r = simulate([UJob(1, 0, 1, 50, 1000)], procs=1, policy=policy, estimates="exact")
     assert r.records.iloc[0]["estimate"] == 50
 
 
 @pytest.mark.parametrize("policy", ALL)
 def test_job_waits_for_a_reservation_it_would_overlap(policy):
     # 4 processors reserved over [10, 20): a 4-processor job of 15 s must wait until 20
-    r = simulate([Job(1, 0, 4, 15, 15), Job(2, 0, 2, 10, 10)], procs=4, policy=policy,
+    r = simulate([UJob(1, 0, 4, 15, 15), UJob(2, 0, 2, 10, 10)], procs=4, policy=policy,
                  reservations=[Reservation("r", 10, 4, 10)])
     assert starts(r) == ({1: 20, 2: 35} if policy == "fcfs" else {1: 20, 2: 0})  # FCFS: 2 waits behind 1
 
@@ -87,7 +90,7 @@ def test_job_waits_for_a_reservation_it_would_overlap(policy):
 @pytest.mark.parametrize("policy", ALL)
 def test_early_completion_lets_queued_job_start_earlier(policy):
     # job 1 plans 100 s but ends at 10: job 2 starts at 10 under every policy
-    r = simulate([Job(1, 0, 2, 10, 100), Job(2, 1, 2, 5, 5)], procs=2, policy=policy)
+    r = simulate([UJob(1, 0, 2, 10, 100), UJob(2, 1, 2, 5, 5)], procs=2, policy=policy)
     assert starts(r) == {1: 0, 2: 10}
 
 
