@@ -10,6 +10,7 @@ from market.scheduling.conservative import ConservativeScheduler
 from market.scheduling.easy import EASYScheduler
 from market.scheduling.fcfs import FCFSScheduler
 from market.scheduling.profile import Profile
+from market.scheduling.psp import PSPScheduler
 
 __all__ = [
     "POLICIES",
@@ -17,6 +18,7 @@ __all__ = [
     "EASYScheduler",
     "FCFSScheduler",
     "LocalScheduler",
+    "PSPScheduler",
     "Profile",
     "make_scheduler",
     "register_policy",
@@ -38,10 +40,10 @@ def make_scheduler(policy: str | type[LocalScheduler], procs: int) -> LocalSched
 
     >>> make_scheduler("easy", 8).name
     'easy'
-    >>> make_scheduler("sjf", 8)
+    >>> make_scheduler("sjf", 8)  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    market.errors.InvalidInput: unknown policy 'sjf'; known: conservative, easy, fcfs, slots
+    market.errors.InvalidInput: unknown policy 'sjf'; known: conservative, easy, fcfs, ...
     """
     if isinstance(policy, type) and issubclass(policy, LocalScheduler):
         return policy(procs)
@@ -56,6 +58,7 @@ def make_scheduler(policy: str | type[LocalScheduler], procs: int) -> LocalSched
 
 for _cls in (FCFSScheduler, EASYScheduler, ConservativeScheduler):
     register_policy(_cls)
+register_policy(PSPScheduler)  # Rocchetti et al., Sec. 4: EASY over an accuracy-ranked queue
 
 try:  # the slot scheduler lives in its own module (Singh 2008, ch. 3)
     from market.scheduling.slots import SlotScheduler
