@@ -95,9 +95,19 @@ class MachineSimulation:
         self.now = 0
 
     def add_reservation(self, reservation: Reservation) -> None:
-        """Place ``reservation`` in the machine's plan and wake the policy at its end."""
+        """Place ``reservation`` in the machine's plan and wake the policy at its end.
+
+        A policy that re-plans its queue around the reservation may move a job
+        to any instant, ``now`` included: the policy is woken then too (a
+        second pass at ``now`` when needed).
+        """
         self.scheduler.add_reservation(reservation, self.now)
         self._wake(reservation.end)
+        wakeup = getattr(self.scheduler, "wakeup", None)
+        if wakeup is not None:
+            w = wakeup(self.now)
+            if w is not None:
+                self._wake(max(w, self.now))
 
     def _wake(self, t: int) -> None:
         self._seq += 1
@@ -121,12 +131,14 @@ class MachineSimulation:
         heappush, heappop = heapq.heappush, heapq.heappop
         i, seq = self._next, self._seq
         last_wake = None
+        last_t = self.now
         while True:
             t = heap[0][0] if heap else None
             if i < n and (t is None or jobs[i].submit < t):
                 t = jobs[i].submit
             if t is None or (until is not None and t > until):
                 break
+            last_t = t
             while heap and heap[0][0] == t:
                 job = heappop(heap)[2]
                 if job is not None:
@@ -147,9 +159,9 @@ class MachineSimulation:
                     last_wake = w
         self._next, self._seq = i, seq
         if until is not None:
-            self.now = until
-        elif t is not None:
-            self.now = t
+            self.now = max(self.now, until)
+        else:
+            self.now = max(self.now, last_t)
 
 
 def _check_jobs(jobs: Iterable[Job], procs: int, name: str) -> tuple[list[Job], dict[str, int]]:

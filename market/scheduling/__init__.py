@@ -11,15 +11,18 @@ from market.scheduling.easy import EASYScheduler
 from market.scheduling.fcfs import FCFSScheduler
 from market.scheduling.profile import Profile
 from market.scheduling.psp import PSPScheduler
+from market.scheduling.slots import FreeSlot, SlotScheduler
 
 __all__ = [
     "POLICIES",
     "ConservativeScheduler",
     "EASYScheduler",
     "FCFSScheduler",
+    "FreeSlot",
     "LocalScheduler",
     "PSPScheduler",
     "Profile",
+    "SlotScheduler",
     "make_scheduler",
     "register_policy",
 ]
@@ -56,14 +59,6 @@ def make_scheduler(policy: str | type[LocalScheduler], procs: int) -> LocalSched
     return cls(procs)
 
 
-for _cls in (FCFSScheduler, EASYScheduler, ConservativeScheduler):
+for _cls in (FCFSScheduler, EASYScheduler, ConservativeScheduler, SlotScheduler, PSPScheduler):
     register_policy(_cls)
-register_policy(PSPScheduler)  # Rocchetti et al., Sec. 4: EASY over an accuracy-ranked queue
 
-try:  # the slot scheduler lives in its own module (Singh 2008, ch. 3)
-    from market.scheduling.slots import SlotScheduler
-
-    register_policy(SlotScheduler)
-    __all__.append("SlotScheduler")
-except ImportError:  # pragma: no cover - only while the module is being written
-    pass

@@ -253,3 +253,17 @@ def test_easy_counting_fast_path_equals_the_profile_path(data):
     assert starts(simulate(jobs, procs=procs, policy="easy")) == starts(
         simulate(jobs, procs=procs, policy=_EASYGeneralPath)
     )
+
+
+@pytest.mark.parametrize("policy", ["conservative", "slots"])
+def test_reservation_added_mid_run_wakes_the_policy_for_replanned_jobs(policy):
+    from market.scheduling import make_scheduler
+    from market.simulation import MachineSimulation
+
+    jobs = [UJob(1, 0, 1, 100, 100), UJob(2, 0, 2, 50, 50), UJob(3, 0, 1, 120, 120)]
+    sim = MachineSimulation(make_scheduler(policy, 2), jobs)
+    sim.run_until(0)
+    assert sim.start == {1: 0}
+    sim.add_reservation(Reservation("r", 100, 1, 30))  # re-plans job 3 to start now
+    sim.run_until(None)
+    assert sim.start == {1: 0, 2: 130, 3: 0} and sim.now == 180
