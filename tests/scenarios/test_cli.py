@@ -1,0 +1,74 @@
+"""The ``gridmarket simulate`` command: output rows, summary, errors."""
+
+import subprocess
+import sys
+
+import pandas as pd
+import pytest
+
+from scenarios.cli import main
+
+SWF = """; MaxProcs: 4
+; UnixStartTime: 0
+1 0 -1 100 4 -1 -1 4 100 -1 1 1 1 -1 -1 -1 -1 -1
+2 10 -1 50 2 -1 -1 2 60 -1 1 2 1 -1 -1 -1 -1 -1
+3 20 -1 30 2 -1 -1 2 20 -1 1 2 1 -1 -1 -1 -1 -1
+"""
+
+
+@pytest.fixture
+def trace(tmp_path):
+    path = tmp_path / "tiny.swf"
+    path.write_text(SWF)
+    return path
+
+
+@pytest.mark.parametrize("policy", ["fcfs", "easy", "conservative", "slots", "psp"])
+def test_simulate_writes_one_row_per_job_and_prints_the_summary(trace, tmp_path, capsys, policy):
+    out = tmp_path / "jobs.csv"
+    assert main(["simulate", "--trace", str(trace), "--policy", policy, "--out", str(out)]) == 0
+    rows = pd.read_csv(out)
+    assert list(rows.columns[:7]) == ["job_id", "submit", "start", "end", "procs", "runtime", "estimate"]
+    assert rows["start"].tolist() == [0, 100, 100]
+    assert rows["end"].tolist() == [100, 150, 120]  # job 3 is killed at its 20 s estimate
+    text = capsys.readouterr().out
+    assert f"tiny.swf: {policy} on 4 processors" in text and "utilization" in text
+
+
+def test_batsim_format_and_load_factor(trace, tmp_path):
+    out = tmp_path / "jobs.csv"
+    assert main(["simulate", "--trace", str(trace), "--format", "batsim", "--load-factor", "2",
+                 "--out", str(out)]) == 0
+    rows = pd.read_csv(out)
+    assert rows["submission_time"].tolist() == [0, 5, 10]
+    assert rows["final_state"].tolist()[-1] == "COMPLETED_WALLTIME_REACHED"
+
+
+def test_bad_trace_line_is_reported_with_file_line_and_field(tmp_path, capsys):
+    bad = tmp_path / "bad.swf"
+    bad.write_text(SWF.replace("2 10 -1 50", "2 10 -1 fifty"))
+    assert main(["simulate", "--trace", str(bad)]) == 2
+    err = capsys.readouterr().err
+    assert "bad.swf line 4" in err and "run time" in err
+
+
+def test_missing_trace_and_bad_options_fail_cleanly(tmp_path, capsys):
+    assert main(["simulate", "--trace", str(tmp_path / "nope.swf")]) == 2
+    assert "nope.swf" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["simulate", "--policy", "sjf"])
+    with pytest.raises(SystemExit):
+        main(["simulate", "--load-factor", "0"])
+
+
+def test_default_workload_is_seeded_and_needs_no_files(tmp_path):
+    a, b = tmp_path / "a.csv", tmp_path / "b.csv"
+    for out in (a, b):
+        assert main(["simulate", "--jobs", "300", "--out", str(out)]) == 0
+    assert a.read_bytes() == b.read_bytes()
+
+
+def test_console_script_entry_point_runs():
+    proc = subprocess.run([sys.executable, "-m", "scenarios.cli", "simulate", "--jobs", "200"],
+                          capture_output=True, text=True, check=True)
+    assert "easy on 256 processors" in proc.stdout
