@@ -33,9 +33,11 @@ from market.reservation import Reservation
 from market.scheduling import LocalScheduler, make_scheduler
 from market.workloads.workload import Workload
 
-__all__ = ["ESTIMATES", "MachineSimulation", "SimulationResult", "simulate"]
+__all__ = ["ESTIMATES", "TWO_TIER_NAMES", "MachineSimulation", "SimulationResult", "simulate"]
 
 ESTIMATES = ("requested", "exact")
+TWO_TIER_NAMES = ("keasy", "reasy", "measy")
+"""Policies of :mod:`market.twotier` (foreground/background VMs), run by their own engine."""
 
 
 @dataclass(frozen=True)
@@ -193,6 +195,7 @@ def simulate(
     policy: str | type[LocalScheduler] = "easy",
     estimates: str = "requested",
     reservations: Iterable[Reservation] = (),
+    rng: np.random.Generator | None = None,
 ) -> SimulationResult:
     """Run ``workload`` on one machine of ``procs`` processors under ``policy``.
 
@@ -203,12 +206,17 @@ def simulate(
     procs : int, optional
         Machine size; defaults to the workload's ``max_procs``.
     policy : str or LocalScheduler subclass
-        ``fcfs``, ``easy``, ``conservative``, ``slots`` or any registered name.
+        ``fcfs``, ``easy``, ``conservative``, ``slots``, ``psp`` or any registered
+        name; or a two-tier policy ``keasy``, ``reasy``, ``measy``
+        (:func:`market.twotier.simulate_twotier` with its defaults).
     estimates : {"requested", "exact"}
         Plan with the user's estimates, or with the actual runtimes (the
         thesis's experiments, Singh 2008 ch. 3.1).
     reservations : iterable of Reservation
         Placed in the plan at time 0 and honoured by the policy.
+    rng : numpy.random.Generator, optional
+        Required by stochastic policies (the two-tier ones draw CPU usages,
+        slowdowns and losses); the rigid-job policies are deterministic.
 
     Returns
     -------
@@ -228,6 +236,14 @@ def simulate(
     """
     if estimates not in ESTIMATES:
         raise InvalidInput(f"estimates must be one of {ESTIMATES}, got {estimates!r}")
+    if isinstance(policy, str) and policy in TWO_TIER_NAMES:
+        from market.twotier import simulate_twotier  # imports this module: import late
+
+        if reservations:
+            raise InvalidInput(f"policy {policy!r} does not take reservations")
+        if rng is None:
+            raise InvalidInput(f"policy {policy!r} is stochastic: pass rng=numpy.random.default_rng(seed)")
+        return simulate_twotier(workload, procs=procs, policy=policy, rng=rng, estimates=estimates)
     if isinstance(workload, Workload):
         name, jobs_in, dropped = workload.name or "workload", workload.jobs, dict(workload.dropped)
         procs = procs if procs is not None else workload.max_procs

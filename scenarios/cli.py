@@ -16,7 +16,7 @@ import numpy as np
 
 from market.errors import MarketError
 from market.scheduling import POLICIES
-from market.simulation import ESTIMATES, simulate
+from market.simulation import ESTIMATES, TWO_TIER_NAMES, simulate
 
 __all__ = ["main"]
 
@@ -63,7 +63,8 @@ def _format_summary(summary: dict, title: str) -> str:
 
 def _simulate(args: argparse.Namespace) -> int:
     workload = _load_workload(args)
-    result = simulate(workload, procs=args.procs, policy=args.policy, estimates=args.estimates)
+    result = simulate(workload, procs=args.procs, policy=args.policy, estimates=args.estimates,
+                      rng=np.random.default_rng(args.seed))
     if args.out:
         out = Path(args.out)
         out.parent.mkdir(parents=True, exist_ok=True)
@@ -92,7 +93,9 @@ def _parser() -> argparse.ArgumentParser:
     )
     sim.add_argument("--trace", help="SWF or GWF file (.swf, .swf.gz, .gwf); default: a seeded Lublin workload")
     sim.add_argument("--procs", type=int, help="machine size (default: the trace's MaxProcs, else MaxNodes)")
-    sim.add_argument("--policy", default="easy", choices=sorted(POLICIES), help="local policy (default easy)")
+    sim.add_argument("--policy", default="easy", choices=sorted(POLICIES) + list(TWO_TIER_NAMES),
+                     help="local policy (default easy); keasy/reasy/measy share each processor "
+                     "between a foreground and a background VM")
     sim.add_argument("--estimates", default="requested", choices=ESTIMATES,
                      help="plan with requested runtimes or exact ones (default requested)")
     sim.add_argument("--load-factor", type=float, default=1.0,
@@ -103,7 +106,8 @@ def _parser() -> argparse.ArgumentParser:
     sim.add_argument("--jobs", type=int, default=DEFAULT_JOBS,
                      help=f"jobs of the default Lublin workload (default {DEFAULT_JOBS})")
     sim.add_argument("--seed", type=int, default=DEFAULT_SEED,
-                     help=f"seed of the default Lublin workload (default {DEFAULT_SEED})")
+                     help=f"seed of the default Lublin workload and of stochastic policies "
+                     f"(default {DEFAULT_SEED})")
     sim.set_defaults(run=_simulate)
     return parser
 

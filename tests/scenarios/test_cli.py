@@ -72,3 +72,22 @@ def test_console_script_entry_point_runs():
     proc = subprocess.run([sys.executable, "-m", "scenarios.cli", "simulate", "--jobs", "200"],
                           capture_output=True, text=True, check=True)
     assert "easy on 256 processors" in proc.stdout
+
+
+@pytest.mark.parametrize("policy", ["keasy", "reasy", "measy"])
+def test_two_tier_policies_run_from_the_cli_and_are_seeded(trace, tmp_path, policy):
+    a, b = tmp_path / "a.csv", tmp_path / "b.csv"
+    for out in (a, b):
+        assert main(["simulate", "--trace", str(trace), "--policy", policy, "--seed", "3",
+                     "--out", str(out)]) == 0
+    assert a.read_bytes() == b.read_bytes()
+    assert len(pd.read_csv(a)) == 3
+
+
+def test_two_tier_policy_without_rng_is_refused():
+    from market.errors import InvalidInput
+    from market.job import Job
+    from market.simulation import simulate
+
+    with pytest.raises(InvalidInput, match="stochastic"):
+        simulate([Job(1, 0, 1, 1, 1)], procs=1, policy="measy")
