@@ -75,7 +75,7 @@ class LocalScheduler:
         self.n_free += job.procs
         planned_end = start + job.estimate
         if planned_end > now:  # ended early: hand back the rest of its planned time
-            self.profile.release(now, planned_end - now, job.procs)
+            self.profile._add(now, planned_end - now, job.procs)
 
     def schedule(self, now: int) -> list[Job]:
         """One scheduling pass at ``now``; return the jobs that start now."""

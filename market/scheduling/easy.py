@@ -51,6 +51,26 @@ class EASYScheduler(LocalScheduler):
     def __init__(self, procs: int) -> None:
         super().__init__(procs)
         self.shadow: int | None = None  # shadow time of the blocked head after the last pass
+        # Incremental passes: when only arrivals happened since the last pass
+        # (no end, no reservation), the head is still blocked at the same
+        # shadow time and every job the last scan refused is refused again
+        # (free processors and extras did not grow, time only moved on), so
+        # only the new arrivals need a look.
+        self._arrived: list[Job] = []
+        self._last_head: Job | None = None
+        self._extra = 0
+
+    def submit(self, job: Job, now: int) -> None:
+        super().submit(job, now)
+        self._arrived.append(job)
+
+    def finish(self, job: Job, now: int) -> None:
+        super().finish(job, now)
+        self._last_head = None
+
+    def add_reservation(self, reservation, now: int) -> None:
+        super().add_reservation(reservation, now)
+        self._last_head = None
 
     def schedule(self, now: int) -> list[Job]:
         self._advance(now)
@@ -58,6 +78,9 @@ class EASYScheduler(LocalScheduler):
         # Without reservations ahead, free processors never decrease before the
         # shadow time and the rule reduces to counting (the fast path).
         simple = now >= self._reserved_until
+        arrived, self._arrived = self._arrived, []
+        if simple and queue and queue[0] is self._last_head:
+            return self._backfill_arrivals(now, arrived)
         fits = (lambda job: job.procs <= self.n_free) if simple else (
             lambda job: profile.min_free(now, job.estimate) >= job.procs
         )
@@ -70,41 +93,69 @@ class EASYScheduler(LocalScheduler):
         if k:
             del queue[:k]
         if not queue:
-            self.shadow = None
+            self.shadow = self._last_head = None
             return started
         # 2. the blocked head's reservation at its shadow time
         head = queue[0]
         shadow = profile.earliest_start(head.procs, head.estimate, now)
         self.shadow = shadow
-        profile._add(shadow, head.estimate, -head.procs)
-        # 3. one backfilling scan over the rest of the queue
         free_now = profile.free_at(now)
-        if free_now:
-            extra = profile.free_at(shadow)
-            kept = [head]
-            for i in range(1, len(queue)):
-                job = queue[i]
-                procs = job.procs
-                if procs > free_now:
-                    kept.append(job)
-                    continue
-                if simple:
-                    if now + job.estimate <= shadow:
-                        pass
-                    elif procs <= extra:
-                        extra -= procs
-                    else:
-                        kept.append(job)
+        extra = 0
+        if simple:
+            # free processors never decrease after now: the head's need is
+            # smallest at the shadow time itself
+            extra = profile.free_at(shadow) - head.procs
+            self._last_head, self._extra = head, extra
+        if not free_now:
+            return started
+        if not simple:
+            profile._add(shadow, head.estimate, -head.procs)
+        # 3. one backfilling scan over the rest of the queue
+        backfilled = []
+        for i in range(1, len(queue)):
+            job = queue[i]
+            procs = job.procs
+            if procs > free_now:
+                continue
+            if simple:
+                if now + job.estimate > shadow:
+                    if procs > extra:
                         continue
-                elif profile.min_free(now, job.estimate) < procs:
-                    kept.append(job)
+                    extra -= procs
+            elif profile.min_free(now, job.estimate) < procs:
+                continue
+            self._start(job, now)
+            backfilled.append(i)
+            free_now -= procs
+            if not free_now:
+                break
+        if simple:
+            self._extra = extra
+        else:
+            profile._add(shadow, head.estimate, head.procs)
+        if backfilled:
+            started.extend(queue[i] for i in backfilled)
+            for i in reversed(backfilled):
+                del queue[i]
+        return started
+
+    def _backfill_arrivals(self, now: int, arrived: list[Job]) -> list[Job]:
+        """The counting rule applied to new arrivals only (see ``__init__``)."""
+        free_now, extra, shadow = self.n_free, self._extra, self.shadow
+        started = []
+        for job in arrived:
+            procs = job.procs
+            if procs > free_now:
+                continue
+            if now + job.estimate > shadow:
+                if procs > extra:
                     continue
-                self._start(job, now)
-                started.append(job)
-                free_now -= procs
-                if not free_now:
-                    kept.extend(queue[i + 1 :])
-                    break
-            self.queue = kept
-        profile._add(shadow, head.estimate, head.procs)
+                extra -= procs
+            self._start(job, now)
+            started.append(job)
+            free_now -= procs
+        self._extra = extra
+        if started:
+            ids = {job.id for job in started}
+            self.queue[:] = [job for job in self.queue if job.id not in ids]
         return started
