@@ -1,0 +1,23 @@
+"""Mesa agents and the market model (DESIGN.md, layer ``agents/``)."""
+
+from agents.messages import Advertise, Cancel, Dispatch, Message, Query, Quote, Reserve, Submit
+from agents.model import MarketModel, ProviderSpec, RunResult
+from agents.provider import ResourceProvider
+from agents.user import ROUTES, User
+
+__all__ = [
+    "ROUTES",
+    "Advertise",
+    "Cancel",
+    "Dispatch",
+    "MarketModel",
+    "Message",
+    "ProviderSpec",
+    "Query",
+    "Quote",
+    "Reserve",
+    "ResourceProvider",
+    "RunResult",
+    "Submit",
+    "User",
+]

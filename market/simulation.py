@@ -18,6 +18,7 @@ path keeps its own heap; :func:`run_machine` is a plain function a
 
 from __future__ import annotations
 
+import bisect
 import heapq
 import warnings
 from collections.abc import Iterable
@@ -33,7 +34,14 @@ from market.reservation import Reservation
 from market.scheduling import LocalScheduler, make_scheduler
 from market.workloads.workload import Workload
 
-__all__ = ["ESTIMATES", "TWO_TIER_NAMES", "MachineSimulation", "SimulationResult", "simulate"]
+__all__ = [
+    "ESTIMATES",
+    "TWO_TIER_NAMES",
+    "MachineSimulation",
+    "SimulationResult",
+    "job_records",
+    "simulate",
+]
 
 ESTIMATES = ("requested", "exact")
 TWO_TIER_NAMES = ("keasy", "reasy", "measy")
@@ -86,15 +94,36 @@ class MachineSimulation:
     ({1: 0, 2: 10}, {1: 10, 2: 13})
     """
 
-    def __init__(self, scheduler: LocalScheduler, jobs: list[Job] | tuple[Job, ...]) -> None:
+    def __init__(self, scheduler: LocalScheduler, jobs: list[Job] | tuple[Job, ...] = ()) -> None:
         self.scheduler = scheduler
-        self.jobs = jobs
+        self.jobs = jobs if isinstance(jobs, list) else list(jobs)
         self.start: dict[int, int] = {}
         self.end: dict[int, int] = {}
         self._next = 0  # index of the next arrival
         self._heap: list[tuple[int, int, Job | None]] = []
         self._seq = 0
         self.now = 0
+
+    def submit(self, job: Job) -> None:
+        """Add an arrival after construction (an agent submitting a job).
+
+        Pending arrivals stay sorted by ``(submit, id)``, whatever order agents
+        send them in. Raises ``InvalidInput`` (state unchanged) if ``job``
+        submits before an instant already simulated or is wider than the machine.
+        """
+        if job.procs > self.scheduler.procs:
+            raise InvalidInput(
+                f"job {job.id} needs {job.procs} processors; machine has {self.scheduler.procs}"
+            )
+        if job.submit < self.now:
+            raise InvalidInput(f"job {job.id} submits at {job.submit}, before now ({self.now})")
+        jobs = self.jobs
+        if not jobs or (jobs[-1].submit, jobs[-1].id) <= (job.submit, job.id):
+            jobs.append(job)
+        else:
+            key = (job.submit, job.id)
+            at = bisect.bisect_right(jobs, key, lo=self._next, key=lambda j: (j.submit, j.id))
+            jobs.insert(at, job)
 
     def add_reservation(self, reservation: Reservation) -> None:
         """Place ``reservation`` in the machine's plan and wake the policy at its end.
@@ -262,7 +291,7 @@ def simulate(
     for reservation in reservations:
         sim.add_reservation(reservation)
     sim.run_until(None)
-    records = _records(jobs, sim.start, sim.end)
+    records = job_records(jobs, sim.start, sim.end)
     return SimulationResult(
         records=records,
         summary=summarize(records, procs, dropped=dropped),
@@ -272,7 +301,8 @@ def simulate(
     )
 
 
-def _records(jobs: list[Job], start: dict[int, int], end: dict[int, int]) -> pd.DataFrame:
+def job_records(jobs: list[Job], start: dict[int, int], end: dict[int, int]) -> pd.DataFrame:
+    """Per-job records (see :class:`SimulationResult`) of ``jobs`` that all ended."""
     n = len(jobs)
     if len(start) != n or len(end) != n:
         missing = [j.id for j in jobs if j.id not in end][:5]

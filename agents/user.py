@@ -1,0 +1,66 @@
+"""A user replaying a workload: submits each job at its submit time to a provider.
+
+Times are integer seconds from simulation start. Routing of best-effort jobs
+(``route``): ``site`` (the job's origin site), ``round-robin``, ``random``
+(the model's rng) or ``least-loaded`` (fewest queued processor-seconds per
+processor at submit time). The user holds one pending event: the next submit.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import mesa
+from mesa.time import Priority
+
+from market.errors import InvalidInput
+from market.job import Job
+
+from agents.messages import Submit
+
+__all__ = ["ROUTES", "User"]
+
+ROUTES = ("site", "round-robin", "random", "least-loaded")
+
+
+class User(mesa.Agent):
+    """Submits ``jobs`` (sorted by submit time) to the model's providers."""
+
+    def __init__(self, model: mesa.Model, name: str, jobs: Sequence[Job], route: str = "round-robin") -> None:
+        super().__init__(model)
+        if route not in ROUTES:
+            raise InvalidInput(f"user {name!r}: route must be one of {ROUTES}, got {route!r}")
+        self.name = name
+        self.jobs = list(jobs)
+        self.route = route
+        self._next = 0
+        if self.jobs:
+            model.schedule_event(self.submit_due, at=self.jobs[0].submit, priority=Priority.HIGH)
+
+    def _target(self, job: Job) -> str:
+        providers = self.model.providers
+        if self.route == "site":
+            if job.site not in providers:
+                raise InvalidInput(f"job {job.id}: origin site {job.site!r} is not a provider")
+            return job.site
+        fitting = [p for p in providers.values() if p.procs >= job.procs]
+        if not fitting:
+            raise InvalidInput(f"job {job.id} needs {job.procs} processors; no provider has that many")
+        if self.route == "round-robin":  # one turn counter for the whole market
+            turn = self.model.round_robin_turn
+            self.model.round_robin_turn += 1
+            return fitting[turn % len(fitting)].name
+        if self.route == "random":
+            return fitting[int(self.model.rng.integers(len(fitting)))].name
+        return min(fitting, key=lambda p: (sum(j.procs * j.estimate for j in p.queue) / p.procs, p.name)).name
+
+    def submit_due(self) -> None:
+        """Send every job due now, then sleep until the next one."""
+        now = int(self.model.time)
+        jobs = self.jobs
+        while self._next < len(jobs) and jobs[self._next].submit == now:
+            job = jobs[self._next]
+            self._next += 1
+            self.model.send(Submit(self.name, self._target(job), now, job))
+        if self._next < len(jobs):
+            self.model.schedule_event(self.submit_due, at=jobs[self._next].submit, priority=Priority.HIGH)
