@@ -88,14 +88,17 @@ class LocalScheduler:
         estimates) and the reservations already held; it leaves state unchanged
         when it does not.
         """
+        self._check_new(reservation, now)
+        self.profile.reserve(reservation.start, reservation.duration, reservation.procs)
+        self._hold(reservation)
+
+    def _check_new(self, reservation: Reservation, now: int) -> None:
         if reservation.id in self.reservations:
             raise InvalidInput(f"reservation {reservation.id!r} is already held")
         if reservation.start < now:
             raise InvalidInput(
                 f"reservation {reservation.id!r} starts at {reservation.start}, before now ({now})"
             )
-        self.profile.reserve(reservation.start, reservation.duration, reservation.procs)
-        self._hold(reservation)
 
     def _hold(self, reservation: Reservation) -> None:
         self.reservations[reservation.id] = reservation

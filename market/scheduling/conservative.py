@@ -15,7 +15,7 @@ so it can only move earlier: no job ever starts after its first planned start
 
 from __future__ import annotations
 
-from market.errors import Infeasible, InvalidInput
+from market.errors import Infeasible
 from market.job import Job
 from market.reservation import Reservation
 from market.scheduling.base import LocalScheduler
@@ -92,12 +92,7 @@ class ConservativeScheduler(LocalScheduler):
         reservations hold its processors. Queued jobs that overlap it are
         re-planned in arrival order at their earliest starts.
         """
-        if reservation.id in self.reservations:
-            raise InvalidInput(f"reservation {reservation.id!r} is already held")
-        if reservation.start < now:
-            raise InvalidInput(
-                f"reservation {reservation.id!r} starts at {reservation.start}, before now ({now})"
-            )
+        self._check_new(reservation, now)
         profile = self.profile
         profile.advance(now)
         if profile.min_free(reservation.start, reservation.duration) >= reservation.procs:

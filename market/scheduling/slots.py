@@ -341,12 +341,7 @@ class SlotScheduler(LocalScheduler):
         Raises ``Infeasible`` (state unchanged) when running jobs or other
         reservations hold its processors.
         """
-        if reservation.id in self.reservations:
-            raise InvalidInput(f"reservation {reservation.id!r} is already held")
-        if reservation.start < now:
-            raise InvalidInput(
-                f"reservation {reservation.id!r} starts at {reservation.start}, before now ({now})"
-            )
+        self._check_new(reservation, now)
         self._advance(now)
         a, b, n = reservation.start, reservation.end, reservation.procs
         if self._covered(a, b) >= n:
@@ -366,7 +361,7 @@ class SlotScheduler(LocalScheduler):
                 self._recut(start, start + job.estimate, -job.procs)
                 self.planned[job.id] = start
             self.profile = profile
-        self.reservations[reservation.id] = reservation
+        self._hold(reservation)
 
     # ------------------------------------------------------------- advertisement
     def free_slots(self, now: int, *, until: int | None = None) -> list[FreeSlot]:
