@@ -58,7 +58,9 @@ class LocalScheduler:
         self.queue: list[Job] = []
         self.running: dict[int, tuple[Job, int]] = {}
         self.reservations: dict[str | int, Reservation] = {}
-        self.profile = Profile(procs)
+        self._profile = Profile(procs)
+        self._stale = False  # True while counting policies skip profile updates
+        self._now = 0
         self.n_free = procs  # processors not held by running jobs (reservations aside)
         self._reserved_until = 0  # end of the last reservation held
 
@@ -73,9 +75,10 @@ class LocalScheduler:
         """``job`` ended at ``now`` (completed or killed at its estimate)."""
         _, start = self.running.pop(job.id)
         self.n_free += job.procs
+        self._now = now
         planned_end = start + job.estimate
-        if planned_end > now:  # ended early: hand back the rest of its planned time
-            self.profile._add(now, planned_end - now, job.procs)
+        if planned_end > now and not self._stale:  # ended early: hand back the rest
+            self._profile._add(now, planned_end - now, job.procs)
 
     def schedule(self, now: int) -> list[Job]:
         """One scheduling pass at ``now``; return the jobs that start now."""
@@ -105,12 +108,58 @@ class LocalScheduler:
         self._reserved_until = max(self._reserved_until, reservation.end)
 
     # ------------------------------------------------------------- helpers
+    # ------------------------------------------------------------- profile
+    @property
+    def profile(self) -> Profile:
+        """Free processors over time: running jobs to their estimates, and reservations.
+
+        Counting policies (FCFS and EASY with no reservation ahead) do not need
+        it and let it go stale; it is rebuilt from the running jobs and the
+        reservations when read again, in O(n log n).
+        """
+        if self._stale:
+            self._profile = self._rebuild_profile()
+            self._stale = False
+        return self._profile
+
+    @profile.setter
+    def profile(self, profile: Profile) -> None:
+        self._profile = profile
+        self._stale = False
+
+    def _rebuild_profile(self) -> Profile:
+        now = self._now
+        deltas: dict[int, int] = {}
+        blocks = [(start, start + job.estimate, job.procs) for job, start in self.running.values()]
+        blocks += [(r.start, r.end, r.procs) for r in self.reservations.values()]
+        for start, end, n in blocks:
+            if end > now:
+                a = max(start, now)
+                deltas[a] = deltas.get(a, 0) - n
+                deltas[end] = deltas.get(end, 0) + n
+        profile = Profile(self.procs, origin=now)
+        times, free = profile.times, profile.free
+        level = self.procs
+        for t in sorted(deltas):
+            if not deltas[t]:
+                continue
+            level += deltas[t]
+            if t == now:
+                free[0] = level
+            else:
+                times.append(t)
+                free.append(level)
+        return profile
+
     def _start(self, job: Job, now: int) -> None:
         """Mark ``job`` running from ``now``; its processors are taken until its estimate."""
         # callers have checked that the job fits: an unchecked update
-        self.profile._add(now, job.estimate, -job.procs)
+        if not self._stale:
+            self._profile._add(now, job.estimate, -job.procs)
         self.running[job.id] = (job, now)
         self.n_free -= job.procs
 
     def _advance(self, now: int) -> None:
-        self.profile.advance(now)
+        self._now = now
+        if not self._stale:
+            self._profile.advance(now)

@@ -21,6 +21,8 @@ above; with reservations it also keeps every reservation whole.
 
 from __future__ import annotations
 
+from bisect import bisect_left, insort
+
 from market.job import Job
 from market.scheduling.base import LocalScheduler
 
@@ -57,6 +59,7 @@ class EASYScheduler(LocalScheduler):
         # (free processors and extras did not grow, time only moved on), so
         # only the new arrivals need a look.
         self._arrived: list[Job] = []
+        self._ends: list[tuple[int, int, int]] = []  # (planned end, id, procs) of running jobs
         self._last_head: Job | None = None
         self._extra = 0
 
@@ -65,8 +68,15 @@ class EASYScheduler(LocalScheduler):
         self._arrived.append(job)
 
     def finish(self, job: Job, now: int) -> None:
+        _, start = self.running[job.id]
         super().finish(job, now)
+        ends = self._ends
+        del ends[bisect_left(ends, (start + job.estimate, job.id))]
         self._last_head = None
+
+    def _start(self, job: Job, now: int) -> None:
+        super()._start(job, now)
+        insort(self._ends, (now + job.estimate, job.id, job.procs))
 
     def add_reservation(self, reservation, now: int) -> None:
         super().add_reservation(reservation, now)
@@ -74,13 +84,19 @@ class EASYScheduler(LocalScheduler):
 
     def schedule(self, now: int) -> list[Job]:
         self._advance(now)
-        profile, queue, started = self.profile, self.queue, []
+        queue, started = self.queue, []
         # Without reservations ahead, free processors never decrease before the
-        # shadow time and the rule reduces to counting (the fast path).
+        # shadow time and the rule reduces to counting (the fast path), which
+        # needs no profile: it is left stale until someone reads it.
         simple = now >= self._reserved_until
         arrived, self._arrived = self._arrived, []
-        if simple and queue and queue[0] is self._last_head:
-            return self._backfill_arrivals(now, arrived)
+        if simple:
+            self._stale = True
+            if queue and queue[0] is self._last_head:
+                return self._backfill_arrivals(now, arrived)
+            profile = None
+        else:
+            profile = self.profile
         fits = (lambda job: job.procs <= self.n_free) if simple else (
             lambda job: profile.min_free(now, job.estimate) >= job.procs
         )
@@ -97,15 +113,15 @@ class EASYScheduler(LocalScheduler):
             return started
         # 2. the blocked head's reservation at its shadow time
         head = queue[0]
-        shadow = profile.earliest_start(head.procs, head.estimate, now)
-        self.shadow = shadow
-        free_now = profile.free_at(now)
         extra = 0
         if simple:
-            # free processors never decrease after now: the head's need is
-            # smallest at the shadow time itself
-            extra = profile.free_at(shadow) - head.procs
+            shadow, extra = self._shadow_by_counting(head, now)
+            free_now = self.n_free
             self._last_head, self._extra = head, extra
+        else:
+            shadow = profile.earliest_start(head.procs, head.estimate, now)
+            free_now = profile.free_at(now)
+        self.shadow = shadow
         if not free_now:
             return started
         if not simple:
@@ -138,6 +154,21 @@ class EASYScheduler(LocalScheduler):
             for i in reversed(backfilled):
                 del queue[i]
         return started
+
+    def _shadow_by_counting(self, head: Job, now: int) -> tuple[int, int]:
+        """Shadow time and extra processors from the running jobs' planned ends.
+
+        The earliest planned end at which free processors cover the head's
+        need; extra counts every job ending by then, ties included.
+        """
+        free = self.n_free
+        shadow = now
+        for end, _, procs in self._ends:
+            if free >= head.procs and end > shadow:
+                break
+            free += procs
+            shadow = max(end, now)
+        return shadow, free - head.procs
 
     def _backfill_arrivals(self, now: int, arrived: list[Job]) -> list[Job]:
         """The counting rule applied to new arrivals only (see ``__init__``)."""

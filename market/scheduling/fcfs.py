@@ -30,9 +30,18 @@ class FCFSScheduler(LocalScheduler):
     def schedule(self, now: int) -> list[Job]:
         self._advance(now)
         queue, started = self.queue, []
-        min_free = self.profile.min_free
-        while queue and min_free(now, queue[0].estimate) >= queue[0].procs:
-            job = queue.pop(0)
-            self._start(job, now)
-            started.append(job)
+        if now >= self._reserved_until:  # no reservation ahead: counting suffices
+            self._stale = True
+            k = 0
+            while k < len(queue) and queue[k].procs <= self.n_free:
+                self._start(queue[k], now)
+                k += 1
+        else:
+            min_free = self.profile.min_free
+            k = 0
+            while k < len(queue) and min_free(now, queue[k].estimate) >= queue[k].procs:
+                self._start(queue[k], now)
+                k += 1
+        started = queue[:k]
+        del queue[:k]
         return started
