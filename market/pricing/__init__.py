@@ -1,0 +1,55 @@
+"""Provider markets: priced slots, advertisement, adaptive externality pricing, quotes, reservations, cancellation.
+
+Singh 2008, ch. 3 (slots, Table 1, advertisement), ch. 5 (Fig. 22, query
+forms 17-19, choice rule 20) and ch. 6.4 (cancellation penalty, eq. 23).
+Times are integer seconds from simulation start; prices are SU (processor-hours).
+"""
+
+from market.pricing.advertisement import ADVERTISEMENT_HORIZON, ADVERTISEMENT_MARGIN, advertise, delineation
+from market.pricing.cancellation import withdraw_reservation
+from market.pricing.externality import ExternalityPricer, slot_price
+from market.pricing.forecast import PRICING_POLICIES, forecast, greedy_plan
+from market.pricing.plan import Booking, ProviderPlan
+from market.pricing.quotes import Quote, choose, quote_at, quote_earliest, quote_flexible
+from market.pricing.slot import BASE_RATE, PENALTY_FACTOR, SECONDS_PER_HOUR, Slot, subslot_cost
+from market.pricing.state import (
+    ProviderState,
+    RunningJob,
+    base_profile,
+    read_state,
+    state_from_dict,
+    state_from_scheduler,
+    state_to_dict,
+)
+
+__all__ = [
+    "ADVERTISEMENT_HORIZON",
+    "ADVERTISEMENT_MARGIN",
+    "BASE_RATE",
+    "PENALTY_FACTOR",
+    "PRICING_POLICIES",
+    "SECONDS_PER_HOUR",
+    "Booking",
+    "ExternalityPricer",
+    "ProviderPlan",
+    "ProviderState",
+    "Quote",
+    "RunningJob",
+    "Slot",
+    "advertise",
+    "base_profile",
+    "choose",
+    "delineation",
+    "forecast",
+    "greedy_plan",
+    "quote_at",
+    "quote_earliest",
+    "quote_flexible",
+    "read_state",
+    "slot_price",
+    "state_from_dict",
+    "state_from_scheduler",
+    "state_to_dict",
+    "subslot_cost",
+    "withdraw_reservation",
+]

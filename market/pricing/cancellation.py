@@ -1,0 +1,90 @@
+"""Cancelling a priced reservation in a live scheduler (Singh 2008, ch. 6.4). Times in seconds.
+
+:meth:`market.pricing.plan.ProviderPlan.cancel` cancels on a plan; this
+module does the same on a running :class:`~market.scheduling.base.LocalScheduler`,
+which has no method to drop a reservation (``add_reservation`` only). Until
+the scheduling package grows one, :func:`withdraw_reservation` gives the
+capacity back to the scheduler's availability profile and compresses the
+queue the way each policy does after an early completion.
+"""
+
+from __future__ import annotations
+
+from market.errors import InvalidInput
+from market.reservation import Reservation
+
+__all__ = ["withdraw_reservation"]
+
+
+def withdraw_reservation(scheduler, reservation_id: str | int, now: int) -> Reservation:
+    """Drop reservation ``reservation_id`` from ``scheduler`` at ``now``; return it.
+
+    The part of the reservation from ``now`` on returns to the scheduler's
+    profile. Conservative backfilling then moves queued jobs, in arrival
+    order, to their earliest start if it is earlier (nobody is delayed); the
+    slot scheduler re-cuts its free slots and does the same; EASY and FCFS
+    see the capacity at their next pass.
+
+    Parameters
+    ----------
+    scheduler : LocalScheduler
+        A ``conservative``, ``slots``, ``easy`` or ``fcfs`` scheduler.
+    reservation_id : str or int
+        The reservation to drop.
+    now : int
+        Current time (seconds), not before the scheduler's last event.
+
+    Raises
+    ------
+    InvalidInput
+        Unknown reservation id, or a policy this function does not know.
+
+    Notes
+    -----
+    A job moved to ``now`` starts at the scheduler's next pass: a caller
+    driving a :class:`~market.simulation.MachineSimulation` must make the
+    simulation run a pass at ``now`` (it has no public hook for that yet).
+
+    Examples
+    --------
+    >>> from market.job import Job
+    >>> from market.scheduling import ConservativeScheduler
+    >>> s = ConservativeScheduler(4)
+    >>> s.add_reservation(Reservation("r", 0, 4, 100), 0)
+    >>> s.submit(Job(1, 0, 2, 50, 50), 0); s.planned
+    {1: 100}
+    >>> withdraw_reservation(s, "r", 10).end, s.planned
+    (100, {1: 10})
+    """
+    if reservation_id not in scheduler.reservations:
+        known = ", ".join(repr(k) for k in scheduler.reservations) or "none"
+        raise InvalidInput(f"unknown reservation id {reservation_id!r}; held: {known}")
+    name = scheduler.name
+    if name not in ("conservative", "slots", "easy", "fcfs"):
+        raise InvalidInput(f"withdraw_reservation: policy {name!r} is not supported")
+    reservation = scheduler.reservations[reservation_id]
+    if reservation.end <= now:
+        del scheduler.reservations[reservation_id]
+        return reservation
+    start = max(reservation.start, now)
+    profile = scheduler.profile
+    profile.advance(now)
+    profile.release(start, reservation.end - start, reservation.procs)
+    del scheduler.reservations[reservation_id]
+    if name == "slots":
+        # its plan lives in its free slots: give the interval back there and compress as it does
+        scheduler._advance(now)
+        scheduler._recut(start, reservation.end, reservation.procs)
+        scheduler._compress(now)
+    elif name == "conservative":
+        planned = scheduler.planned
+        for job in scheduler.queue:
+            old = planned[job.id]
+            if old <= now:
+                continue
+            new = profile.earliest_move(job.procs, job.estimate, now, old)
+            if new < old:
+                profile.release(old, job.estimate, job.procs)
+                profile.reserve(new, job.estimate, job.procs)
+                planned[job.id] = new
+    return reservation

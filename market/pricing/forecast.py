@@ -1,0 +1,184 @@
+"""Planned starts of a provider's queued jobs under its own local policy (what-if planning).
+
+Step 1 and step 4 of Singh 2008, ch. 5, Fig. 22: "create a schedule of the
+tasks in Q using pi", with running jobs and reservations fixed. Times are
+integer seconds from simulation start. Jobs run for their estimates (the plan
+a scheduler can know); no further job arrives.
+
+- ``conservative`` and ``slots`` (the thesis's non-delaying slot scheduler,
+  which plans like conservative backfilling, ch. 3): each queued job, in
+  arrival order, at its earliest start in the availability profile (Mu'alem
+  & Feitelson 2001; thesis Fig. 1, Fig. 20).
+- ``easy`` and ``fcfs``: these policies plan only the queue head, so the
+  starts of the others are predicted by running the policy itself
+  (:data:`market.scheduling.POLICIES`) forward from the state: a fresh
+  scheduler gets the running jobs, the reservations and the queue, and is
+  driven with the simulator's protocol (ends, then one pass) at every planned
+  end and reservation end until the queue is empty.
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections.abc import Sequence
+
+from market.errors import Infeasible, InvalidInput
+from market.job import Job
+from market.pricing.state import ProviderState, base_profile
+from market.reservation import Reservation
+from market.scheduling import POLICIES
+from market.scheduling.profile import Profile
+
+__all__ = ["BACKFILL_POLICIES", "FORWARD_POLICIES", "PRICING_POLICIES", "check_policy", "forecast", "greedy_plan"]
+
+BACKFILL_POLICIES = ("conservative", "slots")
+"""Policies whose plan is every queued job at its earliest start, in arrival order."""
+
+FORWARD_POLICIES = ("easy", "fcfs")
+"""Policies whose plan is predicted by running them forward from the state."""
+
+PRICING_POLICIES = BACKFILL_POLICIES + FORWARD_POLICIES
+
+
+def check_policy(policy: str) -> str:
+    """``policy`` if pricing can plan with it; ``InvalidInput`` otherwise."""
+    if policy not in PRICING_POLICIES:
+        raise InvalidInput(f"unknown pricing policy {policy!r}; known: {', '.join(PRICING_POLICIES)}")
+    return policy
+
+
+def greedy_plan(base: Profile, queue: Sequence[Job], now: int) -> tuple[dict[int, int], Profile]:
+    """Conservative backfilling of ``queue`` (arrival order) onto ``base``: starts and the full profile.
+
+    ``base`` is not modified. O(Q x steps).
+
+    Examples
+    --------
+    Thesis Fig. 1: A (2 procs x 3 h), B (4 x 1 h), C (1 x 2 h), D (3 x 2 h)
+    on 5 free processors start at 0, 3, 0 and 4 h.
+
+    >>> h = 3600
+    >>> jobs = [Job(i, 0, n, d * h, d * h) for i, (n, d) in enumerate([(2, 3), (4, 1), (1, 2), (3, 2)])]
+    >>> starts, full = greedy_plan(Profile(5), jobs, 0)
+    >>> {i: t // h for i, t in starts.items()}
+    {0: 0, 1: 3, 2: 0, 3: 4}
+    """
+    profile = base.copy()
+    starts: dict[int, int] = {}
+    for job in queue:
+        start = profile.earliest_start(job.procs, job.estimate, now)
+        profile.reserve(start, job.estimate, job.procs)
+        starts[job.id] = start
+    return starts, profile
+
+
+def forecast(
+    state: ProviderState, policy: str, *, extra: Reservation | None = None, base: Profile | None = None
+) -> dict[int, int]:
+    """Planned start of every queued job of ``state`` under ``policy``, optionally with one more reservation.
+
+    Parameters
+    ----------
+    state : ProviderState
+        Running jobs (to their planned ends), reservations and the queue at ``state.now``.
+    policy : str
+        One of :data:`PRICING_POLICIES`.
+    extra : Reservation, optional
+        A slot to plan around as if it were already reserved (Fig. 22, step 2).
+    base : Profile, optional
+        ``base_profile(state)`` if the caller has it (not modified).
+
+    Returns
+    -------
+    dict of int to int
+        Job id to planned start (seconds), in queue order.
+
+    Raises
+    ------
+    Infeasible
+        ``extra`` conflicts with running jobs or reservations (Fig. 22, step 3).
+
+    Examples
+    --------
+    Four processors; job 1 (3 procs) runs until 100. Queued: job 2 (4 procs,
+    10 s), job 3 (1 proc, 50 s), job 4 (1 proc, 500 s). EASY backfills job 3
+    now (it ends before job 2's shadow time, 100); job 4 would delay job 2
+    and waits for it. FCFS backfills nothing.
+
+    >>> from market.pricing.state import RunningJob
+    >>> s = ProviderState(1, 4, running=(RunningJob(1, 3, 0, 100),),
+    ...                   queue=(Job(2, 1, 4, 10, 10), Job(3, 1, 1, 50, 50), Job(4, 1, 1, 500, 500)))
+    >>> forecast(s, "easy"), forecast(s, "fcfs")
+    ({2: 100, 3: 1, 4: 110}, {2: 100, 3: 110, 4: 110})
+
+    A slot of 2 processors over [100, 120) pushes job 2, and job 4 behind it, by 20 s:
+
+    >>> forecast(s, "easy", extra=Reservation("x", 100, 2, 20))
+    {2: 120, 3: 1, 4: 130}
+    """
+    check_policy(policy)
+    now = state.now
+    if base is None:
+        base = base_profile(state)
+    if extra is not None:
+        if extra.start < now:
+            raise InvalidInput(f"slot starts at {extra.start}, before now ({now})")
+        if base.min_free(extra.start, extra.duration) < extra.procs:
+            raise Infeasible(
+                f"{extra.procs} processors over [{extra.start}, {extra.end}) conflict with running jobs "
+                f"or reservations (at most {base.min_free(extra.start, extra.duration)} free)"
+            )
+    if policy in BACKFILL_POLICIES:
+        if extra is not None:
+            base = base.copy()
+            base.reserve(extra.start, extra.duration, extra.procs)
+        return greedy_plan(base, state.queue, now)[0]
+    return _run_forward(state, policy, extra)
+
+
+def _run_forward(state: ProviderState, policy: str, extra: Reservation | None) -> dict[int, int]:
+    """Drive a fresh ``policy`` scheduler from ``state`` until every queued job has started."""
+    now = state.now
+    sched = POLICIES[policy](state.procs)
+    # running jobs: started now in one pass, each holding its processors to its planned end
+    stand_ins = [Job(r.id, now, r.procs, r.end - now, r.end - now) for r in state.running]
+    for job in stand_ins:
+        sched.submit(job, now)
+    started = sched.schedule(now)
+    if len(started) != len(stand_ins):  # pragma: no cover - a policy that refuses a running job
+        raise RuntimeError(f"{policy}: could not restore {len(stand_ins) - len(started)} running job(s)")
+    heap: list[tuple[int, int, Job]] = [(job.estimate + now, job.id, job) for job in stand_ins]
+    heapq.heapify(heap)
+    wakes: set[int] = set()
+    for res in (*state.reservations, *((extra,) if extra is not None else ())):
+        # a reservation under way is held from now on
+        held = res if res.start >= now else Reservation(res.id, now, res.procs, res.end - now)
+        sched.add_reservation(held, now)
+        wakes.add(res.end)
+    for job in state.queue:
+        sched.submit(job, now)
+    wake_heap = sorted(w for w in wakes if w > now)
+    wakeup = getattr(sched, "wakeup", None)
+    starts: dict[int, int] = {}
+    t = now
+    while True:
+        for job in sched.schedule(t):
+            starts[job.id] = t
+            heapq.heappush(heap, (t + job.estimate, job.id, job))
+        if not sched.queue:
+            break
+        nxt = heap[0][0] if heap else None
+        while wake_heap and wake_heap[0] <= t:
+            heapq.heappop(wake_heap)
+        if wake_heap and (nxt is None or wake_heap[0] < nxt):
+            nxt = wake_heap[0]
+        if wakeup is not None:
+            w = wakeup(t)
+            if w is not None and w > t and (nxt is None or w < nxt):
+                nxt = w
+        if nxt is None:  # pragma: no cover - every policy starts a head once the machine drains
+            raise RuntimeError(f"{policy}: queue stuck at {t} with {len(sched.queue)} job(s)")
+        t = nxt
+        while heap and heap[0][0] == t:
+            sched.finish(heapq.heappop(heap)[2], t)
+    return {job.id: starts[job.id] for job in state.queue}

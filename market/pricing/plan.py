@@ -1,0 +1,379 @@
+"""A provider's plan as a market sees it: advertise, quote, reserve, buy and cancel slots.
+
+Singh 2008: slot advertisement (ch. 3), adaptive externality pricing and its
+query forms (ch. 5, Fig. 22, eqs. 17-19), cancellation with a penalty
+(ch. 6.4, eq. 23). Times are integer seconds from simulation start; prices
+are SU (processor-hours).
+
+:class:`ProviderPlan` wraps one :class:`~market.pricing.state.ProviderState`
+(running jobs, queue, reservations) and the planned starts of the queue
+under the provider's local policy. It is built from a live scheduler
+(:meth:`ProviderPlan.from_scheduler`, so an agent can price mid-run) or from
+``state.json`` (:meth:`ProviderPlan.from_state`). Queries never change it;
+:meth:`~ProviderPlan.reserve`, :meth:`~ProviderPlan.buy` and
+:meth:`~ProviderPlan.cancel` change it (they say so), and leave it unchanged
+when they refuse. A plan built from a scheduler is a snapshot: to make a sale
+real, place the returned reservation in the scheduler
+(``MachineSimulation.add_reservation``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from market.errors import Infeasible, InvalidInput
+from market.pricing.advertisement import advertise
+from market.pricing.externality import ExternalityPricer
+from market.pricing.forecast import BACKFILL_POLICIES, check_policy, forecast
+from market.pricing.quotes import Quote, quote_at, quote_earliest, quote_flexible
+from market.pricing.slot import BASE_RATE, PENALTY_FACTOR, SECONDS_PER_HOUR, Slot
+from market.pricing.state import ProviderState, state_from_dict, state_from_scheduler
+from market.reservation import Reservation
+
+__all__ = ["Booking", "ProviderPlan"]
+
+
+@dataclass(frozen=True, slots=True)
+class Booking:
+    """A sale: the reservation placed in the plan and the priced slot it was sold as.
+
+    Examples
+    --------
+    >>> b = Booking(Reservation("q1", 0, 2, 3600), Slot(0, 2, 3600, fixed_cost=5.0))
+    >>> b.id, b.price, b.penalty
+    ('q1', 7.0, 0.5)
+    """
+
+    reservation: Reservation
+    slot: Slot
+
+    @property
+    def id(self) -> str | int:
+        """The reservation's id (what :meth:`ProviderPlan.cancel` takes)."""
+        return self.reservation.id
+
+    @property
+    def price(self) -> float:
+        """What the buyer pays, ``n x d x c + f`` (SU)."""
+        return self.slot.total_cost
+
+    @property
+    def penalty(self) -> float:
+        """What cancelling costs, ``p x f`` (SU, eq. 23)."""
+        return self.slot.cancellation_penalty
+
+
+class ProviderPlan:
+    """One provider's plan: the state at ``now`` and the queue's planned starts under its policy.
+
+    Parameters
+    ----------
+    state : ProviderState
+        Running jobs, queue and reservations at ``state.now``.
+    policy : str
+        The provider's local policy: ``conservative``, ``slots``, ``easy`` or ``fcfs``.
+    planned : mapping of int to int, optional
+        The queue's planned starts when the scheduler keeps them
+        (conservative, slots); by default the policy plans the queue from the state.
+    unit_cost : float
+        Base rate ``c`` (SU per processor-hour) of every slot sold.
+    penalty_factor : float
+        ``p`` of every slot sold: cancelling costs ``p x f`` (default 0.1, ch. 6.4).
+
+    Examples
+    --------
+    The Fig. 21 state (hours; see :class:`~market.pricing.externality.ExternalityPricer`):
+
+    >>> from market.job import Job
+    >>> from market.pricing.state import RunningJob
+    >>> h = 3600
+    >>> state = ProviderState(0, 5, running=(RunningJob(1, 1, 0, 2*h), RunningJob(2, 3, 0, 3*h)),
+    ...                       queue=(Job(3, 0, 2, 2*h, 2*h), Job(4, 0, 2, 3*h, 3*h)),
+    ...                       reservations=(Reservation("R", 5*h, 2, 3*h),))
+    >>> plan = ProviderPlan(state, "conservative")
+    >>> plan.price(2*h, 2, 3*h).fixed_cost
+    6.0
+    >>> booking = plan.reserve(2*h, 2, 3*h)
+    >>> booking.price, {q: t // h for q, t in plan.planned.items()}
+    (12.0, {3: 3, 4: 5})
+    >>> plan.cancel(booking.id), {q: t // h for q, t in plan.planned.items()}
+    (0.6000000000000001, {3: 2, 4: 3})
+    """
+
+    def __init__(
+        self,
+        state: ProviderState,
+        policy: str = "conservative",
+        *,
+        planned: Mapping[int, int] | None = None,
+        unit_cost: float = BASE_RATE,
+        penalty_factor: float = PENALTY_FACTOR,
+    ) -> None:
+        if not isinstance(state, ProviderState):
+            raise InvalidInput(f"plan: state must be a ProviderState, got {type(state).__name__}")
+        check_policy(policy)
+        # validate the prices once, through the record that carries them
+        Slot(0, 1, 1, unit_cost, 0.0, penalty_factor=penalty_factor)
+        self.policy = policy
+        self.unit_cost = unit_cost
+        self.penalty_factor = penalty_factor
+        self.bookings: dict[str | int, Booking] = {}
+        self._sold: set[tuple] = set()
+        self._set(state, None if planned is None or policy not in BACKFILL_POLICIES else planned)
+
+    # ------------------------------------------------------------ construction
+    @classmethod
+    def from_scheduler(cls, scheduler, now: int, **kwargs) -> ProviderPlan:
+        """The plan of a live :class:`~market.scheduling.base.LocalScheduler` at ``now``.
+
+        Conservative and slot schedulers keep their planned starts; they are
+        used as they are. The scheduler is not changed.
+        """
+        policy = kwargs.pop("policy", scheduler.name)
+        planned = getattr(scheduler, "planned", None) if policy in BACKFILL_POLICIES else None
+        state = state_from_scheduler(scheduler, now)
+        if planned is not None:
+            planned = {job.id: planned[job.id] for job in state.queue}
+        return cls(state, policy, planned=planned, **kwargs)
+
+    @classmethod
+    def from_state(cls, state: ProviderState | Mapping, policy: str = "conservative", **kwargs) -> ProviderPlan:
+        """A plan from a :class:`ProviderState` or the ``state.json`` layout (a dict)."""
+        if not isinstance(state, ProviderState):
+            state = state_from_dict(state)
+        return cls(state, policy, **kwargs)
+
+    def _set(self, state: ProviderState, planned: Mapping[int, int] | None) -> None:
+        self.state = state
+        self.pricer = ExternalityPricer(state, self.policy, planned=planned)
+
+    # ------------------------------------------------------------ views
+    @property
+    def now(self) -> int:
+        """Current time of the plan (seconds)."""
+        return self.state.now
+
+    @property
+    def procs(self) -> int:
+        """Processors of the machine."""
+        return self.state.procs
+
+    @property
+    def planned(self) -> dict[int, int]:
+        """Planned start of each queued job (a copy)."""
+        return dict(self.pricer.planned)
+
+    @property
+    def reservations(self) -> dict[str | int, Reservation]:
+        """Reservations held in the plan, by id."""
+        return {r.id: r for r in self.state.reservations}
+
+    def free_steps(self) -> list[tuple[int, int]]:
+        """``(time, free processors)`` steps of the plan (queued jobs counted)."""
+        return self.pricer.full.steps()
+
+    def base_steps(self) -> list[tuple[int, int]]:
+        """``(time, free processors)`` steps counting running jobs and reservations only."""
+        return self.pricer.base.steps()
+
+    # ------------------------------------------------------------ market queries
+    def advertise(self, *, until: int | None = None) -> list[Slot]:
+        """The plan's non-delaying free slots at best-effort price (ch. 3); see :func:`~market.pricing.advertisement.advertise`."""
+        return advertise(
+            self.pricer.full, self.now, until=until, unit_cost=self.unit_cost, penalty_factor=self.penalty_factor
+        )
+
+    def price(self, start: int, procs: int, duration: int) -> Quote:
+        """Form (17): the quote for a fixed start (infinite, with the reason, if refused)."""
+        return quote_at(self.pricer, start, procs, duration, unit_cost=self.unit_cost)
+
+    def quotes(
+        self, procs: int, duration: int, *, start: int | None = None, earliest: int | None = None
+    ) -> list[Quote]:
+        """Form (17) with ``start``, (19) with ``earliest``, (18) otherwise.
+
+        Form 17 returns one quote, refused or not; forms 18 and 19 only the
+        feasible starts, in time order.
+        """
+        if start is not None and earliest is not None:
+            raise InvalidInput("give start (form 17) or earliest (form 19), not both")
+        if start is not None:
+            return [self.price(start, procs, duration)]
+        if earliest is not None:
+            return quote_earliest(self.pricer, earliest, procs, duration, unit_cost=self.unit_cost)
+        return quote_flexible(self.pricer, procs, duration, unit_cost=self.unit_cost)
+
+    # ------------------------------------------------------------ sales (they change the plan)
+    def _new_id(self, reservation_id: str | int | None) -> str | int:
+        held = {r.id for r in self.state.reservations}
+        if reservation_id is not None:
+            if not isinstance(reservation_id, (str, int)) or isinstance(reservation_id, bool):
+                raise InvalidInput(f"reservation id must be a string or an int, got {reservation_id!r}")
+            if reservation_id in held:
+                raise InvalidInput(f"reservation {reservation_id!r} is already held")
+            return reservation_id
+        k = len(held) + 1
+        while f"q{k}" in held:
+            k += 1
+        return f"q{k}"
+
+    def _place(self, reservation: Reservation, slot: Slot, replan: bool) -> Booking:
+        state = dataclasses.replace(self.state, reservations=(*self.state.reservations, reservation))
+        if not replan:
+            planned = self.pricer.planned  # the slot sits in a hole: nobody moves (fits_plan)
+        elif self.policy in BACKFILL_POLICIES:
+            planned = self.pricer.starts_with(reservation.start, reservation.procs, reservation.duration)
+        else:
+            planned = None
+        self._set(state, planned)
+        booking = Booking(reservation, slot)
+        self.bookings[reservation.id] = booking
+        return booking
+
+    def reserve(
+        self, start: int, procs: int, duration: int, *, reservation_id: str | int | None = None,
+        max_price: float | None = None,
+    ) -> Booking:
+        """Sell the slot ``(start, procs, duration)`` at its adaptive price and hold it in the plan.
+
+        The queue is re-planned around it as the policy does (conservative:
+        only if it does not fit beside the plan, like
+        ``ConservativeScheduler.add_reservation``).
+
+        Parameters
+        ----------
+        start, procs, duration : int
+            The slot (seconds, processors, seconds).
+        reservation_id : str or int, optional
+            Id of the new reservation (default ``"q<k>"``).
+        max_price : float, optional
+            Refuse if ``f`` (SU) is above it: a quote that went stale.
+
+        Raises
+        ------
+        InvalidInput
+            Malformed slot, start before now, an id already held.
+        Infeasible
+            Running jobs or reservations hold the processors, or ``f > max_price``.
+            The plan is unchanged.
+        """
+        f_ps = self.pricer.price_ps(start, procs, duration)
+        fixed = f_ps / SECONDS_PER_HOUR
+        if max_price is not None and fixed > max_price:
+            raise Infeasible(f"slot at {start} now costs f = {fixed:g} SU, above the {max_price:g} SU offered")
+        reservation = Reservation(self._new_id(reservation_id), start, procs, duration)
+        slot = Slot(start, procs, duration, self.unit_cost, fixed, penalty_factor=self.penalty_factor, issued=self.now)
+        replan = not self.pricer.fits_plan(start, procs, duration)
+        return self._place(reservation, slot, replan)
+
+    def buy(
+        self, slot: Slot, *, start: int | None = None, procs: int | None = None, duration: int | None = None,
+        reservation_id: str | int | None = None,
+    ) -> Booking:
+        """Buy an advertised ``slot``, or the part of it Table 1 allows, as a reservation.
+
+        Parameters
+        ----------
+        slot : Slot
+            A slot from :meth:`advertise` (of this plan or an earlier one).
+        start, procs, duration : int, optional
+            The part to take (default: the whole slot); see :meth:`Slot.subslot`.
+        reservation_id : str or int, optional
+            Id of the new reservation.
+
+        Raises
+        ------
+        InvalidInput
+            Malformed request, a start before now, an id already held.
+        Infeasible
+            The request breaks Table 1's restrictions; the slot was already
+            sold; or it is stale: the plan changed since it was issued and the
+            capacity is no longer free (buying it would delay a planned job).
+            The plan is unchanged.
+        """
+        if not isinstance(slot, Slot):
+            raise InvalidInput(f"buy: expected a Slot, got {type(slot).__name__}")
+        part = slot.subslot(start, procs, duration)
+        key = (slot.issued, slot.start, slot.procs, slot.duration)
+        if not slot.divisible and key in self._sold:
+            raise Infeasible(f"slot at {slot.start} ({slot.procs} procs, issued at {slot.issued}) is already sold")
+        self.pricer.check_size(part.procs, part.duration)
+        if part.start < self.now:
+            raise InvalidInput(f"slot starts at {part.start}, before now ({self.now})")
+        if not self.pricer.fits_plan(part.start, part.procs, part.duration):
+            free = self.pricer.full.min_free(part.start, part.duration)
+            raise Infeasible(
+                f"slot at {part.start} issued at {slot.issued} is stale: only {max(free, 0)} of its "
+                f"{part.procs} processors are still free over [{part.start}, {part.end}) in the plan at "
+                f"{self.now} (sold, or the plan changed since)"
+            )
+        if self.policy not in BACKFILL_POLICIES and self.pricer.price_ps(part.start, part.procs, part.duration):
+            # a hole of the predicted plan delays nobody under EASY/FCFS either; kept as a guard
+            raise Infeasible(f"slot at {part.start} issued at {slot.issued} would delay queued jobs")
+        reservation = Reservation(self._new_id(reservation_id), part.start, part.procs, part.duration)
+        booking = self._place(reservation, part, replan=self.policy not in BACKFILL_POLICIES)
+        if not slot.divisible:
+            self._sold.add(key)
+        return booking
+
+    def cancel(self, booking: Booking | str | int) -> float:
+        """Cancel a reservation sold by this plan (or given as its :class:`Booking`); return the penalty ``p x f`` (SU).
+
+        The capacity returns to the plan and the queue is re-planned: under
+        conservative backfilling each queued job, in arrival order, moves to
+        its earliest start if that is earlier (the scheduler's compression:
+        nobody is delayed); other policies plan the queue again.
+
+        Raises
+        ------
+        InvalidInput
+            Unknown reservation id (or one that was not sold through pricing).
+            The plan is unchanged.
+
+        Notes
+        -----
+        Singh 2008, ch. 6.4: the slot model gains a penalty factor ``p``
+        (eq. 23) so that reservations are not made frivolously; the
+        experiments use ``p = 0.1``.
+        """
+        if isinstance(booking, Booking):
+            res_id = booking.id
+        else:
+            res_id = booking
+            if res_id not in self.bookings:
+                known = ", ".join(repr(k) for k in self.bookings) or "none"
+                raise InvalidInput(f"unknown reservation id {res_id!r}; sold by this plan: {known}")
+            booking = self.bookings[res_id]
+        held = self.state.reservation(res_id)  # InvalidInput if not held
+        if held != booking.reservation:
+            raise InvalidInput(f"reservation {res_id!r} in the plan is not the one booked")
+        state = dataclasses.replace(
+            self.state, reservations=tuple(r for r in self.state.reservations if r.id != res_id)
+        )
+        if self.policy in BACKFILL_POLICIES:
+            planned = self._compress(state, held)
+        else:
+            planned = forecast(state, self.policy)
+        self._set(state, planned)
+        self.bookings.pop(res_id, None)
+        return booking.penalty
+
+    def _compress(self, state: ProviderState, freed: Reservation) -> dict[int, int]:
+        """Conservative compression after capacity is freed: queued jobs, in order, move earlier if they can."""
+        profile = self.pricer.full.copy()
+        a = max(freed.start, self.now)
+        profile.release(a, freed.end - a, freed.procs)
+        planned = dict(self.pricer.planned)
+        now = self.now
+        for job in state.queue:
+            old = planned[job.id]
+            if old == now:
+                continue
+            new = profile.earliest_move(job.procs, job.estimate, now, old)
+            if new < old:
+                profile.release(old, job.estimate, job.procs)
+                profile.reserve(new, job.estimate, job.procs)
+                planned[job.id] = new
+        return planned

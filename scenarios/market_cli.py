@@ -1,0 +1,142 @@
+"""``gridmarket quote`` and ``gridmarket advertise``: a provider's slot prices from a state file.
+
+A thin layer over :mod:`market.pricing` (Singh 2008, ch. 3 and ch. 5). The
+main CLI adds these subcommands with :func:`add_subcommands`; until it does,
+``python -m scenarios.market_cli quote ...`` runs them standalone.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from market.errors import InvalidInput, MarketError
+from market.pricing import PRICING_POLICIES, ProviderPlan, read_state
+
+__all__ = ["STATE_HELP", "add_subcommands", "main"]
+
+STATE_HELP = """\
+state.json holds the provider's state at one instant (times in integer seconds):
+  {"now": 100, "procs": 5,
+   "running": [{"id": 1, "procs": 2, "start": 0, "end": 300}],
+   "queued": [{"id": 2, "submit": 50, "procs": 2, "estimate": 200}],
+   "reservations": [{"start": 400, "procs": 1, "duration": 100}]}
+"end" of a running job is its planned end (start + estimate); queued jobs are
+served in arrival order (submit, then id); a reservation may carry an "id".
+"running", "queued" and "reservations" may be omitted when empty.
+"""
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be >= 1, got {value}")
+    return value
+
+
+def _instant(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer number of seconds, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be >= 0, got {value}")
+    return value
+
+
+def _plan(args: argparse.Namespace) -> ProviderPlan:
+    state = read_state(args.state)
+    return ProviderPlan(state, args.policy, unit_cost=args.unit_cost)
+
+
+def _quote(args: argparse.Namespace) -> int:
+    if args.unit_cost < 0:
+        raise InvalidInput(f"--unit-cost must be >= 0, got {args.unit_cost}")
+    plan = _plan(args)
+    rows = []
+    for q in plan.quotes(args.procs, args.duration, start=args.start, earliest=args.earliest):
+        if q.feasible:
+            rows.append({"start": q.start, "price": q.fixed_cost, "total_cost": q.total_cost})
+        else:
+            rows.append({"start": q.start, "price": None, "total_cost": None, "reason": q.reason})
+    print(json.dumps(rows, indent=1))
+    return 0
+
+
+def _advertise(args: argparse.Namespace) -> int:
+    if args.unit_cost < 0:
+        raise InvalidInput(f"--unit-cost must be >= 0, got {args.unit_cost}")
+    plan = _plan(args)
+    rows = [
+        {
+            "start": s.start, "procs": s.procs, "duration": s.duration, "unit_cost": s.unit_cost,
+            "fixed_cost": s.fixed_cost, "divisible": s.divisible, "extensible": s.extensible, "issued": s.issued,
+        }
+        for s in plan.advertise(until=args.until)
+    ]
+    print(json.dumps(rows, indent=1))
+    return 0
+
+
+def add_subcommands(subparsers: argparse._SubParsersAction) -> None:
+    """Add the ``quote`` and ``advertise`` subcommands (each sets ``run``) to ``subparsers``."""
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--state", required=True, help="the provider's state.json (layout below)")
+    common.add_argument("--policy", default="conservative", choices=PRICING_POLICIES,
+                        help="the provider's local policy, which plans its queue (default conservative)")
+    common.add_argument("--unit-cost", type=float, default=1.0,
+                        help="base rate c in SU per processor-hour (default 1)")
+    quote = subparsers.add_parser(
+        "quote",
+        parents=[common],
+        help="price a slot by adaptive externality pricing (Singh 2008, ch. 5)",
+        description="Price a slot of --procs processors for --duration seconds on the provider of "
+        "--state: its fixed cost f (SU = processor-hours) is the delay it causes to the queued jobs "
+        "times their processors (Fig. 22). Prints JSON [{\"start\": s, \"price\": f, \"total_cost\": "
+        "n*d*c + f}, ...]: with --start, the one start (form 17; a refused start has \"price\": null "
+        "and a \"reason\"); with --earliest, the candidate starts at or after it (form 19); otherwise "
+        "every candidate start (form 18). Candidates are now and every instant at which the plan's "
+        "availability changes; the list always ends with a start at price 0.",
+        epilog=STATE_HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    quote.add_argument("--procs", type=_positive, required=True, help="processors of the slot")
+    quote.add_argument("--duration", type=_positive, required=True, help="duration of the slot (seconds)")
+    when = quote.add_mutually_exclusive_group()
+    when.add_argument("--start", type=_instant, help="fixed start (seconds): form 17")
+    when.add_argument("--earliest", type=_instant, help="earliest acceptable start (seconds): form 19")
+    quote.set_defaults(run=_quote)
+    adv = subparsers.add_parser(
+        "advertise",
+        parents=[common],
+        help="list the provider's non-delaying free slots at best-effort price (Singh 2008, ch. 3)",
+        description="Print the free slots of the provider's plan as JSON [{\"start\", \"procs\", "
+        "\"duration\", \"unit_cost\", \"fixed_cost\", \"divisible\", \"extensible\", \"issued\"}, ...]. "
+        "Buying one delays no planned job. Slots bounded by a job start are indivisible and "
+        "non-extensible; those reaching the end of the plan are divisible and extensible and end at "
+        "--until (default: 48 h from now or the plan's end + 5 min, whichever is later).",
+        epilog=STATE_HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    adv.add_argument("--until", type=_instant, help="delineation time of the advertisement (seconds)")
+    adv.set_defaults(run=_advertise)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run ``quote`` or ``advertise`` standalone; returns the exit status."""
+    parser = argparse.ArgumentParser(prog="gridmarket", description=__doc__.splitlines()[0])
+    add_subcommands(parser.add_subparsers(dest="command", required=True))
+    args = parser.parse_args(argv)
+    try:
+        return args.run(args)
+    except (MarketError, OSError) as err:
+        print(f"gridmarket: error: {err}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

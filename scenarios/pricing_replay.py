@@ -1,0 +1,253 @@
+"""Trace replay with priced reservations: the experiment of Singh 2008, ch. 5.3, on a whole trace.
+
+A trace is replayed on one provider running a local policy. A seeded random
+fraction of its jobs (default 10 %) become reservation requests: at its
+submit time each asks for its processors for its estimate with query form
+(18), gets every candidate start with its adaptive price (Fig. 22), picks one
+by eq. (20) with trade-off ``alpha`` and reserves it; the job then runs in
+its reservation. The other jobs are best-effort jobs of the local queue. The
+thesis stopped at the first 30 days of its traces because pricing every
+candidate start was too slow; this replays the whole trace (see
+``benchmarks/bench_pricing.py``).
+
+This module only composes :mod:`market.simulation` and :mod:`market.pricing`.
+Run it as ``python -m scenarios.pricing_replay --trace FILE.swf.gz`` (``--help``
+for options). Times are seconds; prices are SU (processor-hours).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+import warnings
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from market.errors import InvalidInput, MarketError
+from market.job import Job
+from market.pricing import PRICING_POLICIES, ExternalityPricer, choose, quote_flexible, state_from_scheduler
+from market.reservation import Reservation
+from market.scheduling import make_scheduler
+from market.simulation import ESTIMATES, MachineSimulation
+
+__all__ = ["DEFAULT_FRACTION", "ReplayResult", "main", "pricing_replay", "run_id"]
+
+DEFAULT_FRACTION = 0.1
+"""Share of the jobs turned into reservations: "we randomly selected ten percent of the jobs" (ch. 5.3)."""
+
+
+@dataclass(frozen=True)
+class ReplayResult:
+    """What one priced replay produced.
+
+    Attributes
+    ----------
+    jobs : pandas.DataFrame
+        Best-effort jobs: ``job_id, submit, start, end, procs, estimate, wait``.
+    reservations : pandas.DataFrame
+        Reservation requests: ``job_id, submit, procs, duration, start, wait, price, n_quotes, alpha``
+        (``price`` is ``f`` in SU; ``n_quotes`` the length of the form-18 list).
+    summary : dict
+        Means of the above and the run's settings (``run_id``, ``seed`` ...).
+    """
+
+    jobs: pd.DataFrame
+    reservations: pd.DataFrame
+    summary: dict = field(default_factory=dict)
+
+
+def run_id(policy: str, alpha: float | None, seed: int) -> str:
+    """Readable id of a run: ``singh-pricing-conservative-a0.5-seed3`` (``arand`` for random alphas)."""
+    a = "rand" if alpha is None else f"{alpha:g}"
+    return f"singh-pricing-{policy}-a{a}-seed{seed}"
+
+
+def pricing_replay(
+    jobs: list[Job] | tuple[Job, ...],
+    *,
+    procs: int,
+    policy: str = "conservative",
+    fraction: float = DEFAULT_FRACTION,
+    alpha: float | None = 0.5,
+    seed: int = 1,
+    estimates: str = "requested",
+    decisions: Mapping[int, int] | None = None,
+) -> ReplayResult:
+    """Replay ``jobs`` on ``procs`` processors with a fraction of them as priced reservations.
+
+    Parameters
+    ----------
+    jobs : sequence of Job
+        Sorted by ``(submit, id)``; jobs wider than the machine are dropped (with a warning).
+    procs : int
+        Machine size.
+    policy : str
+        Local policy of the provider, also the one pricing plans with
+        (``conservative``, ``slots``, ``easy``, ``fcfs``).
+    fraction : float
+        Share of jobs drawn (without replacement, seeded) as reservation requests.
+    alpha : float or None
+        Users' trade-off in eq. (20); None draws one per request, uniform on [0, 1]
+        (the thesis's policy comparison, Fig. 29).
+    seed : int
+        Seeds ``numpy.random.default_rng`` for the draw of requests and alphas.
+    estimates : {"requested", "exact"}
+        Plan with the trace's estimates or with the actual runtimes.
+    decisions : mapping of int to int, optional
+        Start of each request by job id, from an earlier run
+        (``result.reservations``): the requests are placed there without
+        pricing (same draw, same simulation), which times the simulation
+        apart from the pricing.
+
+    Returns
+    -------
+    ReplayResult
+
+    Examples
+    --------
+    >>> jobs = [Job(i, 10 * i, 2, 100, 100) for i in range(8)]
+    >>> r = pricing_replay(jobs, procs=4, fraction=0.25, seed=2)
+    >>> len(r.reservations), len(r.jobs), r.summary["run_id"]
+    (2, 6, 'singh-pricing-conservative-a0.5-seed2')
+    """
+    if policy not in PRICING_POLICIES:
+        raise InvalidInput(f"unknown pricing policy {policy!r}; known: {', '.join(PRICING_POLICIES)}")
+    if not 0 <= fraction <= 1:
+        raise InvalidInput(f"fraction must be in [0, 1], got {fraction}")
+    if alpha is not None and not 0 <= alpha <= 1:
+        raise InvalidInput(f"alpha must be in [0, 1], got {alpha}")
+    if estimates not in ESTIMATES:
+        raise InvalidInput(f"estimates must be one of {ESTIMATES}, got {estimates!r}")
+    if estimates == "exact":
+        jobs = [j if j.estimate == j.runtime else replace(j, estimate=j.runtime) for j in jobs]
+    kept = [j for j in jobs if j.procs <= procs]
+    if len(kept) < len(jobs):
+        warnings.warn(f"dropped {len(jobs) - len(kept)} job(s) wider than the machine's {procs} processors",
+                      stacklevel=2)
+    if not kept:
+        raise InvalidInput("no jobs to replay")
+    rng = np.random.default_rng(seed)
+    n_requests = round(fraction * len(kept))
+    chosen = set(rng.choice(len(kept), size=n_requests, replace=False).tolist()) if n_requests else set()
+    requests = [j for i, j in enumerate(kept) if i in chosen]
+    best_effort = [j for i, j in enumerate(kept) if i not in chosen]
+    alphas = rng.uniform(0, 1, len(requests)) if alpha is None else np.full(len(requests), alpha)
+
+    scheduler = make_scheduler(policy, procs)
+    sim = MachineSimulation(scheduler, best_effort)
+    rows = []
+    for job, a in zip(requests, alphas):
+        now = job.submit
+        sim.run_until(now)
+        if decisions is None:
+            pricer = ExternalityPricer(state_from_scheduler(scheduler, now), policy,
+                                       planned=getattr(scheduler, "planned", None)
+                                       if policy in ("conservative", "slots") else None)
+            quotes = quote_flexible(pricer, job.procs, job.estimate)
+            pick = choose(quotes, float(a))
+            start, f, n_quotes = pick.start, pick.fixed_cost, len(quotes)
+        else:
+            start, f, n_quotes = decisions[job.id], float("nan"), 0
+        sim.add_reservation(Reservation(f"job{job.id}", start, job.procs, job.estimate))
+        rows.append((job.id, job.submit, job.procs, job.estimate, start, start - job.submit, f, n_quotes, float(a),
+                     job.runtime))
+    sim.run_until(None)
+
+    n = len(best_effort)
+    starts = np.fromiter((sim.start[j.id] for j in best_effort), np.int64, n)
+    submits = np.fromiter((j.submit for j in best_effort), np.int64, n)
+    table = pd.DataFrame({
+        "job_id": np.fromiter((j.id for j in best_effort), np.int64, n),
+        "submit": submits,
+        "start": starts,
+        "end": np.fromiter((sim.end[j.id] for j in best_effort), np.int64, n),
+        "procs": np.fromiter((j.procs for j in best_effort), np.int64, n),
+        "estimate": np.fromiter((j.estimate for j in best_effort), np.int64, n),
+        "wait": starts - submits,
+    })
+    res = pd.DataFrame(rows, columns=["job_id", "submit", "procs", "duration", "start", "wait", "price",
+                                      "n_quotes", "alpha", "runtime"])
+    summary = {
+        "run_id": run_id(policy, alpha, seed),
+        "policy": policy,
+        "procs": procs,
+        "seed": seed,
+        "alpha": alpha,
+        "fraction": fraction,
+        "estimates": estimates,
+        "n_jobs": len(kept),
+        "n_reservations": len(res),
+        "mean_price_su": float(res["price"].mean()) if len(res) else 0.0,
+        "mean_reservation_wait_h": float(res["wait"].mean() / 3600) if len(res) else 0.0,
+        "mean_best_effort_wait_h": float(table["wait"].mean() / 3600) if n else 0.0,
+        "mean_quotes": float(res["n_quotes"].mean()) if len(res) else 0.0,
+    }
+    return ReplayResult(table, res, summary)
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m scenarios.pricing_replay",
+        description="Replay a trace on one provider; a seeded fraction of the jobs reserve slots at "
+        "adaptive externality prices (Singh 2008, ch. 5.3: query form 18, choice rule 20). Prints the "
+        "mean price (SU = processor-hours) and the mean waits of reservations and best-effort jobs.",
+    )
+    parser.add_argument("--trace", required=True, help="SWF file (.swf, .swf.gz)")
+    parser.add_argument("--procs", type=int, help="machine size (default: the trace's MaxProcs)")
+    parser.add_argument("--policy", default="conservative", choices=PRICING_POLICIES,
+                        help="the provider's local policy (default conservative)")
+    parser.add_argument("--fraction", type=float, default=DEFAULT_FRACTION,
+                        help="share of jobs that reserve (default 0.1)")
+    parser.add_argument("--alpha", default="0.5",
+                        help="users' trade-off of eq. 20 in [0, 1], or 'random' (uniform per request)")
+    parser.add_argument("--seed", type=int, default=1, help="seed of the draws (default 1)")
+    parser.add_argument("--estimates", default="requested", choices=ESTIMATES,
+                        help="plan with requested runtimes or exact ones (default requested)")
+    parser.add_argument("--days", type=float, help="replay only the jobs submitted in the first N days")
+    parser.add_argument("--out", help="directory for jobs.csv and reservations.csv")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point; returns the exit status."""
+    from market.workloads import read_swf
+
+    args = _parser().parse_args(argv)
+    try:
+        alpha = None if args.alpha == "random" else float(args.alpha)
+    except ValueError:
+        print(f"pricing_replay: error: --alpha must be a number or 'random', got {args.alpha!r}", file=sys.stderr)
+        return 2
+    try:
+        workload = read_swf(args.trace)
+        jobs = list(workload.jobs)
+        if args.days is not None:
+            jobs = [j for j in jobs if j.submit < args.days * 86400]
+        procs = args.procs or workload.max_procs
+        if procs is None:
+            raise InvalidInput(f"{args.trace}: no machine size: pass --procs")
+        t0 = time.perf_counter()
+        result = pricing_replay(jobs, procs=procs, policy=args.policy, fraction=args.fraction, alpha=alpha,
+                                seed=args.seed, estimates=args.estimates)
+        seconds = time.perf_counter() - t0
+    except (MarketError, OSError) as err:
+        print(f"pricing_replay: error: {err}", file=sys.stderr)
+        return 2
+    if args.out:
+        out = Path(args.out)
+        out.mkdir(parents=True, exist_ok=True)
+        result.jobs.to_csv(out / "jobs.csv", index=False)
+        result.reservations.to_csv(out / "reservations.csv", index=False)
+    for key, value in result.summary.items():
+        print(f"{key:<26} {value:.3f}" if isinstance(value, float) else f"{key:<26} {value}")
+    print(f"{'replay_seconds':<26} {seconds:.1f}")
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())
