@@ -109,6 +109,17 @@ def _parser() -> argparse.ArgumentParser:
                      help=f"seed of the default Lublin workload and of stochastic policies "
                      f"(default {DEFAULT_SEED})")
     sim.set_defaults(run=_simulate)
+
+    from scenarios import market_cli, provisioning
+
+    market_cli.add_subcommands(sub)
+    prov = sub.add_parser(
+        "provision",
+        help="provision a workflow over slots (MOGA over advertisements or greedy over quotes)",
+        description=provisioning.run.__doc__,
+    )
+    provisioning.add_arguments(prov)
+    prov.set_defaults(run=provisioning.run)
     return parser
 
 

@@ -1,0 +1,93 @@
+"""Provisioning: resource plans for workflows over advertised slots and quotes (Singh 2008, ch. 4, 6, 7).
+
+* :mod:`~market.provisioning.advertised` -- slots with prices and Table 1 sub-slot costs;
+* :mod:`~market.provisioning.schedule` -- scheduling and allocation cost of a plan (ch. 4.2, 4.5);
+* :mod:`~market.provisioning.moga` -- the multi-objective GA (ch. 4.5, eqs. 8-14);
+* :mod:`~market.provisioning.pareto` -- Pareto sets, selection by α (eq. 15), enumeration oracle;
+* :mod:`~market.provisioning.besteffort` -- the just-in-time best-effort baseline (ch. 4.7, eq. 16);
+* :mod:`~market.provisioning.quotes`, :mod:`~market.provisioning.greedy` -- greedy HEFT over quotes (ch. 7, Fig. 51);
+* :mod:`~market.provisioning.var` -- virtual advance reservations and the combined scheme (ch. 6).
+
+Times are integer seconds; costs are SU (processor-hours).
+"""
+
+from market.provisioning.advertised import SECONDS_PER_HOUR, AdvertisedSlot, advertise
+from market.provisioning.besteffort import (
+    BestEffortRun,
+    best_effort_cost,
+    run_best_effort,
+    submit_job,
+)
+from market.provisioning.greedy import GreedyPlan, choose_quote, provision_greedy
+from market.provisioning.moga import SIGMA_SHARE, MogaResult, moga, moga_fitness
+from market.provisioning.pareto import (
+    ParetoPlan,
+    ParetoSet,
+    dominates,
+    exact_front,
+    hypervolume,
+    nondominated,
+    select_by_tradeoff,
+)
+from market.provisioning.quotes import (
+    FreeCapacityProvider,
+    PlanQuoteProvider,
+    PriceQuote,
+    QuoteLike,
+    QuoteProvider,
+)
+from market.provisioning.schedule import Placement, PlanEvaluator, PlanSchedule
+from market.provisioning.var import (
+    VAR_STEP,
+    CombinedOutcome,
+    StartFeed,
+    VarOutcome,
+    VarPlan,
+    WaitPredictor,
+    combine_var_and_reservation,
+    plan_var,
+    run_var,
+    summarize_reservations,
+)
+
+__all__ = [
+    "SECONDS_PER_HOUR",
+    "SIGMA_SHARE",
+    "VAR_STEP",
+    "AdvertisedSlot",
+    "BestEffortRun",
+    "CombinedOutcome",
+    "FreeCapacityProvider",
+    "GreedyPlan",
+    "MogaResult",
+    "ParetoPlan",
+    "ParetoSet",
+    "Placement",
+    "PlanEvaluator",
+    "PlanQuoteProvider",
+    "PlanSchedule",
+    "PriceQuote",
+    "QuoteLike",
+    "QuoteProvider",
+    "StartFeed",
+    "VarOutcome",
+    "VarPlan",
+    "WaitPredictor",
+    "advertise",
+    "best_effort_cost",
+    "choose_quote",
+    "combine_var_and_reservation",
+    "dominates",
+    "exact_front",
+    "hypervolume",
+    "moga",
+    "moga_fitness",
+    "nondominated",
+    "plan_var",
+    "provision_greedy",
+    "run_best_effort",
+    "run_var",
+    "select_by_tradeoff",
+    "submit_job",
+    "summarize_reservations",
+]

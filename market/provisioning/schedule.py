@@ -1,0 +1,552 @@
+"""Scheduling cost and allocation cost of a resource plan over advertised slots.
+
+Singh 2008, ch. 4.2 (eqs. 4-6) and 4.5 ("Fitness Evaluation"): the tasks of a
+workflow are taken in non-increasing HEFT upward rank (eq. 7); the slots of the
+plan are put in one bin per resource; each task goes at its earliest feasible
+start in each bin -- on one slot or a vertical stack of slots (Fig. 2), no
+earlier than its parents' finish plus the data transfer to that resource --
+and is placed in the bin where it finishes first; the slots it used are
+replaced by their left-overs (Fig. 3). The scheduling cost SC is the finish of
+the exit task (eq. 5), reported as the makespan from the release time; the
+allocation cost AC (eq. 4) charges every touched indivisible slot whole and
+only the used part of divisible slots (Table 1). A plan on which some task
+cannot be placed is infeasible and its scheduling cost is infinite.
+
+Times are integer seconds from simulation start; costs are SU
+(processor-hours).
+"""
+
+from __future__ import annotations
+
+import math
+from bisect import bisect_right
+from collections.abc import Hashable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+import networkx as nx
+
+from market.errors import InvalidInput
+from market.provisioning.advertised import SECONDS_PER_HOUR, AdvertisedSlot
+from market.workflows.dag import Network, runtime_on, validate_workflow
+from market.workflows.rank import rank_order, upward_rank
+
+__all__ = ["Placement", "PlanEvaluator", "PlanSchedule"]
+
+INF = math.inf
+
+
+@dataclass(frozen=True, slots=True)
+class Placement:
+    """Where and when one task runs in a plan.
+
+    Attributes
+    ----------
+    task : hashable
+        The task.
+    resource : hashable or None
+        Its resource; ``None`` for a virtual (zero-runtime) task.
+    start, end : int
+        Seconds.
+    procs : int
+        Processors it holds over ``[start, end)``.
+    slots : tuple of (int, int)
+        ``(slot index, processors taken from it)``; the indices refer to the
+        evaluator's global slot set.
+    """
+
+    task: Hashable
+    resource: Hashable | None
+    start: int
+    end: int
+    procs: int
+    slots: tuple[tuple[int, int], ...] = ()
+
+
+@dataclass(frozen=True)
+class PlanSchedule:
+    """The schedule of a workflow on a resource plan and its two costs (eqs. 4-5).
+
+    Attributes
+    ----------
+    plan : tuple of int
+        Indices of the slots in the plan (the 1 bits).
+    placements : dict
+        Task -> :class:`Placement`, in scheduling (rank) order; partial when infeasible.
+    makespan : int or float
+        Finish of the exit task minus the release time, seconds; ``inf`` when
+        the plan is infeasible (the scheduling cost SC).
+    allocation_cost : float
+        SU paid for the slots touched (AC).
+    bought : tuple of int
+        Indices of the slots that carry at least one task: what is bought.
+    reason : str or None
+        Why the plan is infeasible, ``None`` when it is feasible.
+    """
+
+    plan: tuple[int, ...]
+    placements: dict[Hashable, Placement]
+    makespan: int | float
+    allocation_cost: float
+    bought: tuple[int, ...]
+    reason: str | None = None
+    release: int = 0
+    slot_costs: dict[int, float] = field(default_factory=dict)
+
+    @property
+    def feasible(self) -> bool:
+        """True when every task is placed."""
+        return self.reason is None
+
+    @property
+    def finish(self) -> int | float:
+        """Absolute finish time of the exit task (seconds; SC of eq. 5)."""
+        return self.release + self.makespan
+
+
+# ----------------------------------------------------------------------------- slot capacity
+def _take(times: list[int], free: list[int], a: int, b: int, q: int) -> None:
+    """Remove ``q`` processors over ``[a, b)`` from a step function (in place)."""
+    i = _split(times, free, a)
+    j = _split(times, free, b)
+    for k in range(i, j):
+        free[k] -= q
+
+
+def _split(times: list[int], free: list[int], t: int) -> int:
+    """Index of the step starting at ``t``, inserting a breakpoint if needed (t >= times[0])."""
+    lo, hi = 0, len(times)
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if times[mid] <= t:
+            lo = mid + 1
+        else:
+            hi = mid
+    i = lo - 1
+    if times[i] == t:
+        return i
+    times.insert(i + 1, t)
+    free.insert(i + 1, free[i])
+    return i + 1
+
+
+# ----------------------------------------------------------------------------- evaluator
+class PlanEvaluator:
+    """Schedules a workflow on any plan drawn from a global slot set (ch. 4.5).
+
+    Compile once per (workflow, slots), then evaluate many plans: the MOGA
+    hot path.
+
+    Parameters
+    ----------
+    workflow : networkx.DiGraph
+        A workflow (:mod:`market.workflows.dag`); runtimes per resource are
+        looked up by the slots' ``resource``.
+    slots : sequence of AdvertisedSlot
+        The global slot set Â (eq. 3); a plan is a subset, given as a 0/1
+        sequence over it (the MOGA encoding) or as indices.
+    network : Network, optional
+        Transfer times between resources; none: transfers are free.
+    release : int
+        Earliest start of any task (the submission time), seconds.
+    order : sequence, optional
+        Scheduling order; by default non-increasing upward rank over the
+        slots' resources (eq. 7).
+    capacity : mapping of resource to int, optional
+        Processors of each resource's machine, to reject tasks no machine can
+        hold. Without it, a task needing more processors than all of a
+        resource's slots together is rejected.
+
+    Raises
+    ------
+    InvalidInput
+        Malformed workflow, empty slot set, a slot that is not a slot, a task
+        that no resource can run or that needs more processors than any
+        resource has, an order that is not a topological order of all tasks.
+
+    Notes
+    -----
+    *Earliest start in a bin* (Fig. 2, with the task's earliest feasible
+    start as the only change, ch. 4.5). Each slot of the bin keeps its free
+    processors as a step function. Cut into layered rectangles (as
+    :mod:`market.scheduling.slots` cuts a machine), the rectangles of one slot
+    that cover a window hold exactly the processors that slot has free
+    throughout the window; so a window is feasible on one slot or a vertical
+    stack when those minima, summed over the bin's slots, reach the task's
+    processors. Only the ready time and the instants where some slot's free
+    capacity rises can be earliest starts; they are tried in increasing
+    order. O(C x W) for C candidates tried and W steps the windows span.
+
+    *Which slots of a stack are used.* Any covering slots will do for the
+    start time; the cheapest are taken: first slots already bought whole
+    (indivisible, already touched), then divisible slots (cheapest unit cost
+    first), then untouched indivisible slots (cheapest first), the ones
+    ending first within a class; if that buys a new indivisible slot, the
+    choice is made again with that slot counted as bought, since its spare
+    processors then cost nothing.
+
+    *Bin choice.* The thesis places the task in the bin with the earliest
+    start; HEFT, which it follows, uses the earliest finish. They agree when
+    a task's runtime is the same everywhere (every experiment of the thesis);
+    here the earliest finish is used, then the earliest start, then the order
+    of first appearance of the resource in the slot set.
+
+    *Left-overs* (Fig. 3). The processors a task takes are removed from each
+    used slot's free step function: what is left is the slot's left-over
+    capacity, with no seam to hide any of it. An extensible slot's free
+    capacity runs on past its end (Table 1).
+
+    *Costs* (eq. 4, Table 1, and ch. 4.5 "the allocation cost is derived by
+    considering the difference between the initial and final set of
+    slots"): a slot no task used costs nothing, even if it is in the plan;
+    an indivisible slot used at all costs ``n d c + f``, with ``d`` stretched
+    to the last use for an extensible one; a divisible slot costs ``c`` times
+    the processor-hours its tasks use, plus ``f`` for each task placed on it
+    (each is one sub-slot of Table 1).
+
+    *Virtual tasks* (runtime 0: an added entry/exit) take no processors and
+    no slot; transfers to and from them are free.
+
+    Examples
+    --------
+    A chain a -> b on one resource with one indivisible 2-processor slot over
+    [0, 1 h) and one divisible extensible slot of 4 processors from 1 h:
+
+    >>> h = 3600
+    >>> g = nx.DiGraph([("a", "b")])
+    >>> g.add_node("a", procs=2, runtime=h // 2)
+    >>> g.add_node("b", procs=4, runtime=h)
+    >>> slots = [AdvertisedSlot("m", 0, 2, h, False, False),
+    ...          AdvertisedSlot("m", h, 4, math.inf, True, True)]
+    >>> ev = PlanEvaluator(g, slots)
+    >>> s = ev.schedule([1, 1])
+    >>> [(p.task, p.start, p.end, p.slots) for p in s.placements.values()]
+    [('a', 0, 1800, ((0, 2),)), ('b', 3600, 7200, ((1, 4),))]
+    >>> s.makespan, s.allocation_cost      # a buys the whole slot 0 (2 SU), b uses 4 SU
+    (7200, 6.0)
+    >>> ev.evaluate([0, 1])                # a waits for slot 1: later, cheaper
+    (5.0, 9000, 0)
+    >>> ev.evaluate([1, 0])                # b fits nowhere: infeasible
+    (2.0, inf, 1)
+    """
+
+    def __init__(
+        self,
+        workflow: nx.DiGraph,
+        slots: Sequence[AdvertisedSlot],
+        *,
+        network: Network | None = None,
+        release: int = 0,
+        order: Sequence[Hashable] | None = None,
+        capacity: Mapping[Hashable, int] | None = None,
+    ) -> None:
+        validate_workflow(workflow)
+        slots = list(slots)
+        if not slots:
+            raise InvalidInput("the slot set is empty: there is nothing to provision")
+        for i, s in enumerate(slots):
+            for attr in ("resource", "start", "procs", "duration", "divisible", "extensible",
+                         "unit_cost", "fixed_cost"):
+                if not hasattr(s, attr):
+                    raise InvalidInput(f"slots[{i}] has no {attr!r}: not a priced slot")
+        if not isinstance(release, int) or isinstance(release, bool) or release < 0:
+            raise InvalidInput(f"release must be an int >= 0 seconds, got {release!r}")
+        self.workflow = workflow
+        self.slots = slots
+        self.network = network
+        self.release = release
+        self.resources: list[Hashable] = list(dict.fromkeys(s.resource for s in slots))
+        res_index = {r: i for i, r in enumerate(self.resources)}
+        self.slot_resource = [res_index[s.resource] for s in slots]
+        n_res = len(self.resources)
+
+        if order is None:
+            order = rank_order(workflow, upward_rank(workflow, resources=self.resources, network=network))
+        else:
+            order = list(order)
+            if sorted(map(repr, order)) != sorted(map(repr, workflow.nodes)) or len(order) != len(workflow):
+                raise InvalidInput("order must list every task of the workflow once")
+            pos = {t: i for i, t in enumerate(order)}
+            for u, v in workflow.edges:
+                if pos[u] > pos[v]:
+                    raise InvalidInput(f"order puts task {v!r} before its parent {u!r}")
+        self.order = list(order)
+        pos = {t: i for i, t in enumerate(self.order)}
+
+        # the most processors a task could ever get on each resource
+        if capacity is not None:
+            room = [capacity.get(r, 0) for r in self.resources]
+        else:
+            room = [0] * n_res
+            for s, r in zip(slots, self.slot_resource):
+                room[r] += s.procs
+        self._procs: list[int] = []
+        self._runtime: list[list[int | None] | None] = []  # None: virtual task
+        self._parents: list[list[tuple[int, list[list[int]] | None]]] = []
+        for t in self.order:
+            attrs = workflow.nodes[t]
+            runtimes = [runtime_on(workflow, t, r) for r in self.resources]
+            if all(rt == 0 for rt in runtimes if rt is not None) and any(rt == 0 for rt in runtimes):
+                self._runtime.append(None)
+                self._procs.append(0)
+            else:
+                procs = attrs["procs"]
+                usable = [rt if (rt is not None and rt > 0 and procs <= room[r]) else None
+                          for r, rt in enumerate(runtimes)]
+                if all(u is None for u in usable):
+                    if all(rt is None for rt in runtimes):
+                        raise InvalidInput(f"task {t!r} cannot run on any resource of the slot set {self.resources}")
+                    most = max(room)
+                    raise InvalidInput(
+                        f"task {t!r} needs {procs} processors; the largest resource offers {most}"
+                    )
+                self._runtime.append(usable)
+                self._procs.append(procs)
+            parents = []
+            for p in workflow.predecessors(t):
+                data = workflow.edges[p, t].get("data_bytes", 0)
+                table = None
+                if network is not None and data and n_res > 1:
+                    table = [[network.transfer(data, a, b) for b in self.resources] for a in self.resources]
+                parents.append((pos[p], table))
+            self._parents.append(parents)
+        self.n_slots = len(slots)
+        self._slot_rank = [(s.unit_cost, s.cost) for s in slots]
+
+    # ------------------------------------------------------------------ public
+    def evaluate(self, plan: Sequence[int]) -> tuple[float, float, int]:
+        """``(allocation cost SU, makespan s, tasks left unplaced)`` of ``plan``.
+
+        ``plan`` is a 0/1 sequence over the slot set (the MOGA encoding). The
+        makespan is ``inf`` and the count positive when the plan is infeasible.
+        """
+        return self._run(self._chosen(plan), record=False)
+
+    def schedule(self, plan: Sequence[int]) -> PlanSchedule:
+        """The full schedule of the workflow on ``plan`` (0/1 sequence over the slot set)."""
+        return self._run(self._chosen(plan), record=True)
+
+    def schedule_indices(self, indices: Sequence[int]) -> PlanSchedule:
+        """The schedule on the plan made of the slots at ``indices``."""
+        bits = [0] * self.n_slots
+        for i in indices:
+            if not 0 <= i < self.n_slots:
+                raise InvalidInput(f"slot index {i} is outside the slot set of {self.n_slots}")
+            bits[i] = 1
+        return self.schedule(bits)
+
+    # ------------------------------------------------------------------ engine
+    def _chosen(self, plan: Sequence[int]) -> list[int]:
+        if len(plan) != self.n_slots:
+            raise InvalidInput(f"a plan has one bit per slot: {self.n_slots} expected, got {len(plan)}")
+        return [i for i, bit in enumerate(plan) if bit]
+
+    def _run(self, chosen: list[int], record: bool):
+        slots, slot_resource, release = self.slots, self.slot_resource, self.release
+        n_res = len(self.resources)
+        # per slot: its free processors as a step function; per bin (resource): its slots
+        s_times: dict[int, list[int]] = {}
+        s_free: dict[int, list[int]] = {}
+        bins: list[list[tuple]] = [[] for _ in range(n_res)]  # (slot, times, free, end)
+        for k in chosen:
+            s = slots[k]
+            end = INF if s.extensible else s.start + s.duration
+            s_times[k], s_free[k] = [s.start], [s.procs]
+            bins[slot_resource[k]].append((k, s_times[k], s_free[k], end))
+        used_area: dict[int, int] = {}  # processor-seconds per touched slot
+        used_end: dict[int, int] = {}
+        n_subslots: dict[int, int] = {}
+
+        n = len(self.order)
+        finish = [0] * n
+        where: list[int | None] = [None] * n
+        placements: dict[Hashable, Placement] = {}
+        reason = None
+        placed = 0
+        procs_of, runtime_of, parents_of = self._procs, self._runtime, self._parents
+        for i in range(n):
+            runtimes = runtime_of[i]
+            parents = parents_of[i]
+            if runtimes is None:  # virtual task
+                t = release
+                for p, _ in parents:
+                    if finish[p] > t:
+                        t = finish[p]
+                finish[i] = t
+                if record:
+                    task = self.order[i]
+                    placements[task] = Placement(task, None, t, t, 0)
+                placed += 1
+                continue
+            need = procs_of[i]
+            best = None
+            for r in range(n_res):
+                d = runtimes[r]
+                if d is None or not bins[r]:
+                    continue
+                ready = release
+                for p, table in parents:
+                    f = finish[p]
+                    if table is not None and where[p] is not None:
+                        f += table[where[p]][r]
+                    if f > ready:
+                        ready = f
+                fit = _fit(bins[r], ready, d, need)
+                if fit is None:
+                    continue
+                start = fit[0]
+                key = (start + d, start, r)
+                if best is None or key < best[0]:
+                    best = (key, fit[1], d)
+            if best is None:
+                reason = f"task {self.order[i]!r} ({need} processors) fits in no slot of the plan"
+                break
+            (end, start, r), stack, d = best
+            members = self._pick(stack, need, used_area)
+            for k, q in members:
+                _take(s_times[k], s_free[k], start, end, q)
+                used_area[k] = used_area.get(k, 0) + q * d
+                if end > used_end.get(k, 0):
+                    used_end[k] = end
+                n_subslots[k] = n_subslots.get(k, 0) + 1
+            finish[i] = end
+            where[i] = r
+            placed += 1
+            if record:
+                task = self.order[i]
+                placements[task] = Placement(task, self.resources[r], start, end, need, tuple(members))
+
+        # allocation cost: eq. 4 over the touched slots, Table 1 per slot type. Paid
+        # processor-seconds are summed as ints per unit cost and divided once, so equal
+        # plans cost exactly the same whatever the order their slots were met in.
+        costs: dict[int, float] = {}
+        area_by_rate: dict[float, int] = {}
+        fixed: list[float] = []
+        for k in sorted(used_area):
+            s = slots[k]
+            if s.divisible:
+                area = used_area[k]
+                f = s.fixed_cost * n_subslots[k]
+            else:
+                d = s.duration
+                if s.extensible and used_end[k] - s.start > d:
+                    d = used_end[k] - s.start
+                area = s.procs * d
+                f = s.fixed_cost
+            area_by_rate[s.unit_cost] = area_by_rate.get(s.unit_cost, 0) + area
+            fixed.append(f)
+            costs[k] = area * s.unit_cost / SECONDS_PER_HOUR + f
+        ac = math.fsum(c * a / SECONDS_PER_HOUR for c, a in sorted(area_by_rate.items())) + math.fsum(fixed)
+        if reason is None:
+            last = max(finish) if n else release
+            makespan: int | float = last - release
+        else:
+            makespan = INF
+        if not record:
+            return ac, makespan, n - placed
+        return PlanSchedule(
+            plan=tuple(chosen),
+            placements=placements,
+            makespan=makespan,
+            allocation_cost=ac,
+            bought=tuple(sorted(used_area)),
+            reason=reason,
+            release=release,
+            slot_costs=costs,
+        )
+
+    def _pick(self, stack: list[tuple], need: int, used_area: dict[int, int]) -> list[tuple[int, int]]:
+        """Processors per slot from the covering slots ``stack``: the cheapest first.
+
+        Greedy by class (indivisible slots already bought, then divisible
+        slots by unit cost, then new indivisible slots by total cost). When
+        that buys a new indivisible slot, its spare processors are free from
+        then on, so the choice is made again counting it as bought.
+        """
+        slots, rank = self.slots, self._slot_rank
+        bought = {k for k in used_area if not slots[k].divisible}
+        while True:
+            def key(item, bought=bought):
+                k, _, end = item
+                if k in bought:
+                    return (0, 0.0, end, k)
+                if slots[k].divisible:
+                    return (1, rank[k][0], end, k)
+                return (2, rank[k][1], end, k)
+
+            members = []
+            left = need
+            for k, low, _ in sorted(stack, key=key):
+                q = min(left, low)
+                members.append((k, q))
+                left -= q
+                if left == 0:
+                    break
+            new = {k for k, _ in members if k not in bought and not slots[k].divisible}
+            if not new:
+                return members
+            bought |= new
+
+
+def _fit(bin_slots: list[tuple], ready: int, d: int, need: int):
+    """Earliest start ``>= ready`` of ``need`` x ``d`` on one slot or a vertical stack (Fig. 2).
+
+    ``bin_slots`` holds ``(slot, times, free, end)``: each slot's free
+    processors as a step function from its start, up to ``end`` (``inf`` when
+    extensible). A slot contributes to a window the processors it has free
+    throughout it -- exactly the layered rectangles of the slot that cover
+    the window -- and the window is feasible when the contributions reach
+    ``need``. Only ``ready`` and instants where some slot's free capacity
+    rises can be earliest starts, so those are tried in order. Returns
+    ``(start, [(slot, processors free over the window), ...])`` or ``None``.
+    """
+    usable = []
+    for entry in bin_slots:
+        first, end = entry[1][0], entry[3]
+        if end - (first if first > ready else ready) >= d:  # long enough from the ready time on
+            usable.append(entry)
+    if not usable:
+        return None
+    stack = _cover(usable, ready, d, need)
+    if stack is not None:
+        return ready, stack
+    cands = set()
+    for _, times, free, end in usable:
+        i = bisect_right(times, ready)
+        prev = free[i - 1] if i > 0 else 0
+        last = end - d
+        for j in range(i, len(times)):
+            tj = times[j]
+            if tj > last:
+                break
+            f = free[j]
+            if f > prev:
+                cands.add(tj)
+            prev = f
+    for t in sorted(cands):
+        stack = _cover(usable, t, d, need)
+        if stack is not None:
+            return t, stack
+    return None
+
+
+def _cover(bin_slots: list[tuple], t: int, d: int, need: int) -> list[tuple] | None:
+    """The slots with processors free throughout ``[t, t + d)`` if they hold ``need``, else ``None``."""
+    wend = t + d
+    total = 0
+    stack = []
+    for k, times, free, end in bin_slots:
+        if times[0] > t or wend > end:
+            continue
+        i = bisect_right(times, t) - 1
+        low = free[i]
+        n = len(times)
+        i += 1
+        while low and i < n and times[i] < wend:
+            f = free[i]
+            if f < low:
+                low = f
+            i += 1
+        if low:
+            stack.append((k, low, end))
+            total += low
+    return stack if total >= need else None

@@ -1,0 +1,223 @@
+"""Read WfCommons WfFormat JSON workflow instances (schema 1.4-1.6) and the simple gridmarket JSON.
+
+WfFormat (https://github.com/wfcommons/wfformat): ``workflow.specification.tasks[]``
+lists ``id``, ``parents``, ``children``, ``inputFiles`` and ``outputFiles``
+(file ids); ``workflow.specification.files[]`` gives ``sizeInBytes``;
+``workflow.execution.tasks[]`` gives ``runtimeInSeconds`` and optionally
+``coreCount``. The older layout (schema <= 1.4) keeps everything in
+``workflow.tasks[]`` with ``runtime``/``runtimeInSeconds``, ``cores`` and inline
+``files`` (``link`` input/output). The gridmarket format (issue 4, CLI) is
+``{"tasks": [{"id", "procs", "runtime"}], "edges": [{"from", "to", "data"}]}``
+with ``data`` in bytes.
+
+Times are integer seconds (real runtimes are rounded up, at least 1 s);
+data sizes are bytes: an edge carries the bytes of every file the parent
+writes and the child reads.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping
+from os import PathLike
+from pathlib import Path
+
+import networkx as nx
+
+from market.errors import InvalidInput
+from market.workflows.dag import validate_workflow
+
+__all__ = ["read_wfformat", "read_workflow_json", "workflow_from_dict", "workflow_to_dict"]
+
+
+def _seconds(value: object, where: str) -> int:
+    if not isinstance(value, (int, float)) or isinstance(value, bool) or not 0 <= value < math.inf:
+        raise InvalidInput(f"{where}: runtime must be a number of seconds >= 0, got {value!r}")
+    return max(1, math.ceil(value))
+
+
+def _load(path: str | PathLike[str]) -> dict:
+    p = Path(path)
+    try:
+        text = p.read_text()
+    except OSError as exc:
+        raise InvalidInput(f"{p}: cannot read workflow: {exc}") from None
+    try:
+        doc = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InvalidInput(f"{p}:{exc.lineno}: not JSON: {exc.msg}") from None
+    if not isinstance(doc, dict):
+        raise InvalidInput(f"{p}: a workflow file holds a JSON object, got {type(doc).__name__}")
+    return doc
+
+
+def read_wfformat(path: str | PathLike[str], *, default_procs: int = 1) -> nx.DiGraph:
+    """Read a WfCommons instance (WfFormat JSON) as a workflow.
+
+    Parameters
+    ----------
+    path : path-like
+        A ``.json`` WfFormat file.
+    default_procs : int
+        Processors of a task whose ``coreCount`` (``cores``) is absent.
+
+    Returns
+    -------
+    networkx.DiGraph
+        Task ids as nodes with ``procs``, ``runtime`` (seconds, rounded up, at
+        least 1) and ``name``; edges with ``data_bytes``. Graph attribute
+        ``name`` is the instance's name.
+
+    Raises
+    ------
+    InvalidInput
+        Unreadable file, not WfFormat, a task without runtime, an unknown
+        parent or child, a cycle. Messages name the path and the task.
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> doc = {"name": "tiny", "workflow": {
+    ...     "specification": {"tasks": [
+    ...         {"id": "a", "parents": [], "children": ["b"], "inputFiles": [], "outputFiles": ["f"]},
+    ...         {"id": "b", "parents": ["a"], "children": [], "inputFiles": ["f"], "outputFiles": []}],
+    ...       "files": [{"id": "f", "sizeInBytes": 2048}]},
+    ...     "execution": {"tasks": [{"id": "a", "runtimeInSeconds": 1.5, "coreCount": 4},
+    ...                             {"id": "b", "runtimeInSeconds": 10}]}}}
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     p = os.path.join(d, "tiny.json")
+    ...     _ = open(p, "w").write(json.dumps(doc))
+    ...     g = read_wfformat(p)
+    >>> dict(g.nodes(data="runtime")), dict(g.nodes(data="procs")), g.edges["a", "b"]["data_bytes"]
+    ({'a': 2, 'b': 10}, {'a': 4, 'b': 1}, 2048)
+    """
+    doc = _load(path)
+    return _from_wfformat(doc, str(path), default_procs)
+
+
+def _from_wfformat(doc: dict, where: str, default_procs: int) -> nx.DiGraph:
+    wf = doc.get("workflow")
+    if not isinstance(wf, dict):
+        raise InvalidInput(f"{where}: no 'workflow' object: not a WfFormat instance")
+    g = nx.DiGraph(name=doc.get("name", ""))
+    if "specification" in wf:
+        spec, execution = wf["specification"], wf.get("execution", {})
+        sizes = {f["id"]: f.get("sizeInBytes", 0) for f in spec.get("files", [])}
+        runs = {t["id"]: t for t in execution.get("tasks", [])}
+        tasks = spec.get("tasks", [])
+        inputs, outputs = {}, {}
+        for t in tasks:
+            tid = t.get("id")
+            if tid is None:
+                raise InvalidInput(f"{where}: a task has no id")
+            run = runs.get(tid)
+            if run is None or "runtimeInSeconds" not in run:
+                raise InvalidInput(f"{where}: task {tid!r} has no runtime in workflow.execution.tasks")
+            procs = run.get("coreCount", default_procs)
+            g.add_node(tid, runtime=_seconds(run["runtimeInSeconds"], f"{where}: task {tid!r}"),
+                       procs=_procs(procs, where, tid), name=t.get("name", tid))
+            inputs[tid] = set(t.get("inputFiles", []))
+            outputs[tid] = set(t.get("outputFiles", []))
+    else:
+        tasks = wf.get("tasks")
+        if not isinstance(tasks, list):
+            raise InvalidInput(f"{where}: no workflow.specification nor workflow.tasks: not WfFormat")
+        sizes, inputs, outputs = {}, {}, {}
+        for t in tasks:
+            tid = t.get("id", t.get("name"))
+            runtime = t.get("runtimeInSeconds", t.get("runtime"))
+            if tid is None or runtime is None:
+                raise InvalidInput(f"{where}: task {tid!r} has no id or no runtime")
+            procs = t.get("cores", t.get("coreCount", default_procs))
+            g.add_node(tid, runtime=_seconds(runtime, f"{where}: task {tid!r}"),
+                       procs=_procs(procs, where, tid), name=t.get("name", tid))
+            inputs[tid], outputs[tid] = set(), set()
+            for f in t.get("files", []):
+                fid = f.get("id", f.get("name"))
+                sizes[fid] = f.get("sizeInBytes", f.get("size", 0))
+                (inputs if f.get("link") == "input" else outputs)[tid].add(fid)
+    for t in tasks:
+        tid = t.get("id", t.get("name"))
+        for parent in t.get("parents", []):
+            if parent not in g:
+                raise InvalidInput(f"{where}: task {tid!r} names an unknown parent {parent!r}")
+            shared = outputs[parent] & inputs[tid]
+            g.add_edge(parent, tid, data_bytes=int(sum(sizes.get(f, 0) for f in shared)))
+        for child in t.get("children", []):
+            if child not in g:
+                raise InvalidInput(f"{where}: task {tid!r} names an unknown child {child!r}")
+            if not g.has_edge(tid, child):
+                shared = outputs[tid] & inputs[child]
+                g.add_edge(tid, child, data_bytes=int(sum(sizes.get(f, 0) for f in shared)))
+    return validate_workflow(g)
+
+
+def _procs(value: object, where: str, task: object) -> int:
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+        raise InvalidInput(f"{where}: task {task!r}: coreCount must be an int >= 1, got {value!r}")
+    return value
+
+
+def workflow_from_dict(doc: Mapping, *, where: str = "workflow") -> nx.DiGraph:
+    """A workflow from the gridmarket JSON object ``{"tasks": [...], "edges": [...]}``.
+
+    ``runtime`` is an int of seconds or an object of resource name to seconds;
+    ``data`` (bytes) is optional on an edge.
+
+    >>> g = workflow_from_dict({"tasks": [{"id": "a", "procs": 2, "runtime": 60},
+    ...                                   {"id": "b", "procs": 1, "runtime": 30}],
+    ...                         "edges": [{"from": "a", "to": "b", "data": 1000}]})
+    >>> list(g.edges(data=True))
+    [('a', 'b', {'data_bytes': 1000})]
+    """
+    tasks = doc.get("tasks")
+    if not isinstance(tasks, list):
+        raise InvalidInput(f"{where}: 'tasks' must be a list")
+    g = nx.DiGraph()
+    for i, t in enumerate(tasks):
+        if not isinstance(t, Mapping) or "id" not in t:
+            raise InvalidInput(f"{where}: tasks[{i}] has no id")
+        if "runtime" not in t:
+            raise InvalidInput(f"{where}: task {t['id']!r} has no runtime")
+        if t["id"] in g:
+            raise InvalidInput(f"{where}: task id {t['id']!r} appears twice")
+        runtime = t["runtime"]
+        if isinstance(runtime, Mapping):
+            runtime = dict(runtime)
+        g.add_node(t["id"], procs=t.get("procs", 1), runtime=runtime)
+    for i, e in enumerate(doc.get("edges", [])):
+        if not isinstance(e, Mapping) or "from" not in e or "to" not in e:
+            raise InvalidInput(f"{where}: edges[{i}] needs 'from' and 'to'")
+        for end in ("from", "to"):
+            if e[end] not in g:
+                raise InvalidInput(f"{where}: edges[{i}] names an unknown task {e[end]!r}")
+        g.add_edge(e["from"], e["to"], data_bytes=e.get("data", 0))
+    return validate_workflow(g)
+
+
+def workflow_to_dict(workflow: nx.DiGraph) -> dict:
+    """The gridmarket JSON object of ``workflow`` (inverse of :func:`workflow_from_dict`)."""
+    validate_workflow(workflow)
+    return {
+        "tasks": [
+            {"id": t, "procs": a.get("procs", 0), "runtime": dict(a["runtime"]) if isinstance(a["runtime"], Mapping)
+             else a["runtime"]}
+            for t, a in workflow.nodes(data=True)
+        ],
+        "edges": [{"from": u, "to": v, "data": a.get("data_bytes", 0)} for u, v, a in workflow.edges(data=True)],
+    }
+
+
+def read_workflow_json(path: str | PathLike[str]) -> nx.DiGraph:
+    """Read a workflow from the gridmarket JSON format, or from WfFormat JSON.
+
+    The format is recognised by its keys: ``tasks`` at the top level is the
+    gridmarket format, ``workflow`` is WfFormat.
+    """
+    doc = _load(path)
+    if "workflow" in doc:
+        return _from_wfformat(doc, str(path), 1)
+    return workflow_from_dict(doc, where=str(path))
