@@ -1,0 +1,14 @@
+"""Grid metascheduling in day-ahead electricity markets (Murali & Vadhiyar, secs. 3-5).
+
+A cycle-based metascheduler over systems running real local schedulers, its
+strategies (MCMF, stable matching, INST, TWOPRICE, the BS baseline) and the
+fairness score. Times are integer seconds; prices ``price_per_mwh``.
+"""
+
+from market.metascheduling.fairness import fairness_scores
+from market.metascheduling.grid import STRATEGIES, GridConfig, GridResult, Site, run_grid
+from market.metascheduling.metrics import instantaneous_load, power_over_time
+from market.metascheduling.workload import grid_workload
+
+__all__ = ["STRATEGIES", "GridConfig", "GridResult", "Site", "fairness_scores", "grid_workload",
+           "instantaneous_load", "power_over_time", "run_grid"]

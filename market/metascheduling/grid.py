@@ -1,0 +1,434 @@
+"""A grid of batch systems driven by a cycle-based metascheduler (Murali & Vadhiyar, secs. 2-5).
+
+Each system runs its own local scheduler (EASY by default, sec. 4.1) in a
+`market.simulation.MachineSimulation`. Every ``cycle`` seconds the
+metascheduler takes the pending grid jobs, predicts for each compatible system
+the job's wait (a `QueueWaitPredictor` per system fed by that system's started
+jobs), its end with the estimate scaled to the system (sec. 3.1), its power
+and its electricity cost under the prices it expects (known day-ahead prices,
+SARIMA past midnight, sec. 3.2), and clears the cycle by one of the strategies:
+
+* ``mcmf`` — eqs. (4)-(6) costs, min-cost max flow with capacity MaxQ (sec. 3.3.1);
+* ``stable-jobs`` / ``stable-systems`` — deferred acceptance, jobs ranking
+  systems by response time and systems ranking jobs by electricity cost (sec. 3.3.2);
+* ``inst`` — MCMF with every predicted wait fed as zero (sec. 5);
+* ``twoprice`` — MCMF with the on/off-peak prices of `two_price` (sec. 5);
+* ``bs`` — the baseline: every job runs where it was submitted.
+
+A fraction ``grid_fraction`` of jobs (a seeded Bernoulli trial per job, sec.
+5.6) goes through the metascheduler; the others are submitted to their origin
+system directly. Times are integer seconds from simulation start; prices
+``price_per_mwh``; power ``watts``; costs in the price series' currency.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+
+import numpy as np
+import pandas as pd
+
+from market.clearing import ClearingProblem, clear_mcmf, combined_cost, stable_match
+from market.energy.electricity_cost import WH_PER_MWH
+from market.energy.power import power_factors
+from market.energy.prices import HourlyPrices, two_price
+from market.energy.systems import GridSystem
+from market.errors import InvalidInput
+from market.job import Job
+from market.metrics import bounded_slowdown
+from market.prediction.price_forecast import PriceOutlook
+from market.prediction.queue_wait import QueueWaitPredictor, perturb_waits, queue_features
+from market.scheduling import make_scheduler
+from market.simulation import MachineSimulation
+
+__all__ = ["STRATEGIES", "GridConfig", "GridResult", "Site", "run_grid"]
+
+STRATEGIES = ("bs", "mcmf", "inst", "twoprice", "stable-jobs", "stable-systems")
+
+
+@dataclass(frozen=True)
+class Site:
+    """A grid system with the prices it really pays and the view its metascheduler has of them.
+
+    Parameters
+    ----------
+    system : GridSystem
+    prices : HourlyPrices
+        Actual hourly prices (hour 0 = simulation time 0), long enough to cover every job's end.
+    outlook : PriceOutlook, optional
+        What the metascheduler knows at each cycle; default: known day-ahead
+        prices, SARIMA forecasts past midnight (`PriceOutlook`). Its forecasts
+        are cached, so runs that share a `Site` fit each day once.
+    """
+
+    system: GridSystem
+    prices: HourlyPrices
+    outlook: PriceOutlook | None = None
+
+    def __post_init__(self) -> None:
+        if self.outlook is None:
+            object.__setattr__(self, "outlook", PriceOutlook(self.prices))
+
+    def view(self, now: int) -> HourlyPrices:
+        return self.outlook.view(now)
+
+
+@dataclass(frozen=True)
+class GridConfig:
+    """A metascheduling strategy and its parameters (kept as given; checked in `run_grid`).
+
+    Parameters
+    ----------
+    strategy : str
+        One of `STRATEGIES`.
+    w_t : float
+        Weight of response time in eq. (6), percent.
+    maxq : int or None
+        Jobs a system may receive per cycle; None = unbounded.
+    cycle : int
+        Seconds between scheduling cycles (default 600).
+    grid_fraction : float
+        Probability that a job goes through the metascheduler (``f_g``).
+    perturbation_hours : float
+        Table V: add U[1, P] h to every predicted wait (0 = none).
+    power_model : str
+        ``hpl``, ``average``, ``lower`` or ``higher`` (sec. 5.8).
+    local_policy : str
+        Local scheduler of every system.
+    backend : str
+        MCMF backend, ``ortools`` or ``networkx``.
+    history : int
+        Jobs of history per wait predictor.
+    wait_predictor : callable, optional
+        Factory of a fresh predictor per system (default `QueueWaitPredictor(history)`).
+    """
+
+    strategy: str = "mcmf"
+    w_t: float = 25.0
+    maxq: int | None = 2
+    cycle: int = 600
+    grid_fraction: float = 1.0
+    perturbation_hours: float = 0.0
+    power_model: str = "hpl"
+    local_policy: str = "easy"
+    backend: str = "ortools"
+    history: int = 2000
+    wait_predictor: Callable[[], object] | None = None
+
+    @property
+    def name(self) -> str:
+        """A readable run id, e.g. ``mcmf-w25-maxq2``."""
+        if self.strategy == "bs":
+            return "bs"
+        parts = [self.strategy]
+        if self.strategy in ("mcmf", "inst", "twoprice"):
+            parts.append(f"w{self.w_t:g}")
+        parts.append(f"maxq{'inf' if self.maxq is None else self.maxq}")
+        if self.grid_fraction != 1.0:
+            parts.append(f"fg{self.grid_fraction:g}")
+        if self.perturbation_hours:
+            parts.append(f"p{self.perturbation_hours:g}h")
+        if self.power_model != "hpl":
+            parts.append(self.power_model)
+        return "-".join(parts)
+
+    def check(self) -> None:
+        if self.strategy not in STRATEGIES:
+            raise InvalidInput(f"unknown strategy {self.strategy!r}; known: {', '.join(STRATEGIES)}")
+        if not 0 <= self.w_t <= 100:
+            raise InvalidInput(f"w_t must be in [0, 100], got {self.w_t!r}")
+        if self.maxq is not None and (not isinstance(self.maxq, int) or self.maxq < 1):
+            raise InvalidInput(f"maxq must be an int >= 1 or None, got {self.maxq!r}")
+        if not isinstance(self.cycle, int) or self.cycle < 1:
+            raise InvalidInput(f"cycle must be an int >= 1 s, got {self.cycle!r}")
+        if not 0 <= self.grid_fraction <= 1:
+            raise InvalidInput(f"grid_fraction must be in [0, 1], got {self.grid_fraction!r}")
+
+
+@dataclass
+class GridResult:
+    """Per-job records and summaries of one grid run.
+
+    Attributes
+    ----------
+    records : pandas.DataFrame
+        One row per job: ``job_id, origin, system, routed, submit, dispatch,
+        start, end, procs, runtime, estimate, power_watts, energy_cost,
+        predicted_wait`` (times in seconds; ``routed`` is True for grid
+        submissions; ``predicted_wait`` is NaN for local jobs).
+    summary : dict
+        ``jobs, mean_response, mean_wait, mean_bsld, total_energy_cost, migrated,
+        mean_wait_ppe`` and ``config``.
+    per_system : pandas.DataFrame
+        By system: ``jobs, core_hours, utilization, energy_cost, mean_response``.
+    """
+
+    records: pd.DataFrame
+    summary: dict
+    per_system: pd.DataFrame
+    config: GridConfig = field(repr=False, default=None)
+
+
+class _SiteState:
+    """Mutable bookkeeping of one system during a run."""
+
+    def __init__(self, site: Site, config: GridConfig) -> None:
+        self.site = site
+        self.system = site.system
+        self.scheduler = make_scheduler(config.local_policy, site.system.cores)
+        self.sim = MachineSimulation(self.scheduler, [])
+        factory = config.wait_predictor or (lambda: QueueWaitPredictor(history=config.history))
+        self.predictor = factory()
+        self.features: dict[int, np.ndarray] = {}
+        self.unobserved: dict[int, int] = {}  # job id -> machine submit
+        self.jobs: list[Job] = []
+
+    def arrive(self, job: Job) -> None:
+        """Queue ``job`` (submit time = arrival here) after recording its features."""
+        self.sim.run_until(job.submit - 1)
+        self.observe()
+        self.features[job.id] = queue_features(job.procs, job.estimate, self.scheduler, job.submit)
+        self.unobserved[job.id] = job.submit
+        self.sim.jobs.append(job)
+        self.jobs.append(job)
+
+    def observe(self) -> None:
+        start = self.sim.start
+        for job_id in [j for j in self.unobserved if j in start]:
+            self.predictor.observe(self.features[job_id], start[job_id] - self.unobserved.pop(job_id))
+
+
+def _route(jobs: Sequence[Job], fraction: float, rng: np.random.Generator) -> np.ndarray:
+    if fraction >= 1.0:
+        return np.ones(len(jobs), bool)
+    if fraction <= 0.0:
+        return np.zeros(len(jobs), bool)
+    return rng.random(len(jobs)) < fraction
+
+
+def _scaled(job: Job, origin: GridSystem, target: GridSystem, submit: int) -> Job:
+    if origin.gflops_per_core == target.gflops_per_core:
+        return replace(job, submit=submit, site=target.name)
+    ratio = origin.gflops_per_core / target.gflops_per_core
+    runtime = max(1, int(np.ceil(round(job.runtime * ratio, 9))))
+    estimate = max(1, int(np.ceil(round(job.estimate * ratio, 9))))
+    return replace(job, submit=submit, runtime=runtime, estimate=estimate, site=target.name)
+
+
+def run_grid(
+    jobs: Sequence[Job],
+    sites: Sequence[Site],
+    config: GridConfig,
+    *,
+    rng: np.random.Generator,
+    links: Mapping[tuple[str, str], tuple[float, float]] | None = None,
+) -> GridResult:
+    """Simulate the grid under one metascheduling strategy.
+
+    Parameters
+    ----------
+    jobs : sequence of Job
+        Sorted by ``(submit, id)``; ``site`` is the origin system's name;
+        ``procs`` and ``estimate`` as requested there.
+    sites : sequence of Site
+    config : GridConfig
+    rng : numpy.random.Generator
+        Draws, in this order: the routing trial per job, the power factor per
+        job, and the wait perturbations.
+    links : mapping, optional
+        ``(origin, target) -> (latency_s, bandwidth_bytes_per_s)``; for a job
+        with ``data_bytes`` placed away from its origin the predicted response
+        is ``max(comm, wait) + run`` with ``comm = latency + bytes / bandwidth``
+        (eq. 10: the transfer overlaps the queue wait). Only the prediction
+        uses it; the local scheduler sees the job at dispatch.
+
+    Returns
+    -------
+    GridResult
+
+    Raises
+    ------
+    InvalidInput
+        Bad config, unknown origin system, a job no system can run, or jobs out of order.
+    """
+    config.check()
+    if not isinstance(rng, np.random.Generator):
+        raise InvalidInput(f"rng must be a numpy.random.Generator, got {rng!r}")
+    states = {s.system.name: _SiteState(s, config) for s in sites}
+    if len(states) != len(sites):
+        raise InvalidInput("two sites share a system name")
+    names = list(states)
+    systems = [states[n].system for n in names]
+    last = (-1, -1)
+    for job in jobs:
+        if job.site not in states:
+            raise InvalidInput(f"job {job.id} comes from unknown system {job.site!r}; systems are {names}")
+        if (job.submit, job.id) < last:
+            raise InvalidInput(f"job {job.id} (submit {job.submit}) is out of submit order")
+        last = (job.submit, job.id)
+        origin = states[job.site].system
+        if config.strategy == "bs" and job.procs > origin.cores:
+            raise InvalidInput(f"job {job.id} needs {job.procs} cores; its origin {origin.name!r} has {origin.cores}")
+    routed = _route(jobs, config.grid_fraction, rng) if config.strategy != "bs" else np.zeros(len(jobs), bool)
+    factors = power_factors(len(jobs), config.power_model, rng=rng)
+    factor_of = {job.id: f for job, f in zip(jobs, factors)}
+    placed: dict[int, tuple[str, int, float]] = {}  # job id -> (system, dispatch, predicted wait)
+    twoprice = {n: two_price(states[n].site.prices) for n in names} if config.strategy == "twoprice" else None
+
+    pending: list[Job] = []
+    k, n_jobs, now = 0, len(jobs), 0
+    cycle = config.cycle
+    while k < n_jobs or pending:
+        window_end = now + cycle
+        # local submissions of this window go straight to their origin
+        while k < n_jobs and jobs[k].submit < window_end:
+            job = jobs[k]
+            if routed[k]:
+                pending.append(job)
+            else:
+                states[job.site].arrive(job)
+                placed[job.id] = (job.site, job.submit, float("nan"))
+            k += 1
+        for state in states.values():
+            state.sim.run_until(window_end - 1)
+            state.observe()
+        now = window_end
+        ready = [j for j in pending if j.submit < now]
+        if ready:
+            assignment, predicted = _clear_cycle(ready, states, names, systems, config, now, twoprice, links, rng)
+            dispatched = sorted(assignment.items(), key=lambda kv: kv[0])
+            for job_id, name in dispatched:
+                job = next(j for j in ready if j.id == job_id)
+                state = states[name]
+                state.arrive(_scaled(job, states[job.site].system, state.system, now))
+                placed[job_id] = (name, now, predicted[job_id])
+            done = set(assignment)
+            pending = [j for j in pending if j.id not in done]
+    for state in states.values():
+        state.sim.run_until(None)
+    return _result(jobs, routed, placed, states, factor_of, config)
+
+
+def _clear_cycle(ready, states, names, systems, config, now, twoprice, links, rng):
+    m, n = len(ready), len(names)
+    response = np.full((m, n), np.nan)
+    energy = np.full((m, n), np.nan)
+    waits = np.full((m, n), np.nan)
+    reasons = {}
+    for col, name in enumerate(names):
+        state = states[name]
+        target = state.system
+        prices = twoprice[name] if twoprice is not None else state.site.view(now)
+        rows, feats, est, watts = [], [], [], []
+        for row, job in enumerate(ready):
+            origin = states[job.site].system
+            if job.procs > target.cores:
+                continue
+            scaled = _scaled(job, origin, target, now)
+            if scaled.estimate > target.max_walltime:
+                continue
+            rows.append(row)
+            est.append(scaled.estimate)
+            if config.strategy != "inst":  # INST feeds zero waits: no features needed
+                feats.append(queue_features(job.procs, scaled.estimate, state.scheduler, now))
+            watts.append(job.procs * target.watts_per_core)
+        if not rows:
+            continue
+        rows_a = np.array(rows)
+        if config.strategy == "inst":
+            wait = np.zeros(len(rows))
+        else:
+            wait = state.predictor.predict_many(np.array(feats))
+        if config.perturbation_hours:
+            wait = perturb_waits(wait, config.perturbation_hours, rng=rng)
+        wait = np.rint(wait)
+        est_a = np.array(est)
+        reach = wait.copy()
+        if links is not None:
+            for r, row in enumerate(rows):
+                job = ready[row]
+                if job.data_bytes and job.site != name:
+                    latency, bandwidth = links[(job.site, name)]
+                    reach[r] = max(wait[r], latency + job.data_bytes / bandwidth)  # eq. (10)
+        start = now + reach
+        end = np.minimum(start + est_a, prices.end_time)
+        start = np.minimum(start, end)
+        response[rows_a, col] = (end - np.array([ready[r].submit for r in rows]))
+        energy[rows_a, col] = np.array(watts) * prices.integral(start.astype(np.int64), end.astype(np.int64)) / WH_PER_MWH
+        waits[rows_a, col] = wait
+    for row, job in enumerate(ready):
+        if np.isnan(response[row]).all():
+            biggest = max(systems, key=lambda s: s.cores)
+            reasons[job.id] = (
+                f"job {job.id} ({job.procs} cores, estimate {job.estimate} s) fits no system: "
+                f"largest has {biggest.cores} cores; wall-time limits up to {max(s.max_walltime for s in systems)} s"
+            )
+    if reasons:
+        raise InvalidInput("; ".join(list(reasons.values())[:3]))
+    ids = [j.id for j in ready]
+    caps = [config.maxq] * n
+    if config.strategy.startswith("stable"):
+        problem = ClearingProblem(ids, names, response, caps)
+        result = stable_match(problem, proposing=config.strategy.split("-")[1], system_cost=energy)
+    else:
+        problem = ClearingProblem(ids, names, combined_cost(response, energy, config.w_t), caps)
+        result = clear_mcmf(problem, backend=config.backend)
+    col = {name: c for c, name in enumerate(names)}
+    row = {job_id: r for r, job_id in enumerate(ids)}
+    predicted = {j: float(waits[row[j], col[s]]) for j, s in result.assignment.items()}
+    return result.assignment, predicted
+
+
+def _result(jobs, routed, placed, states, factor_of, config) -> GridResult:
+    rows = []
+    for job, is_routed in zip(jobs, routed):
+        name, dispatch, predicted = placed[job.id]
+        state = states[name]
+        start, end = state.sim.start[job.id], state.sim.end[job.id]
+        ran = _scaled(job, states[job.site].system, state.system, dispatch)
+        watts = job.procs * state.system.watts_per_core * factor_of[job.id]
+        prices = state.site.prices
+        if end > prices.end_time:
+            raise InvalidInput(
+                f"job {job.id} ends at second {end} on {name!r}, past its price series ({prices.end_time} s)"
+            )
+        rows.append(
+            (job.id, job.site, name, bool(is_routed), job.submit, dispatch, start, end, job.procs,
+             ran.runtime, ran.estimate, watts, watts * prices.integral(start, end) / WH_PER_MWH, predicted)
+        )  # fmt: skip
+    records = pd.DataFrame(
+        rows,
+        columns=["job_id", "origin", "system", "routed", "submit", "dispatch", "start", "end", "procs",
+                 "runtime", "estimate", "power_watts", "energy_cost", "predicted_wait"],
+    )  # fmt: skip
+    response = records["end"] - records["submit"]
+    actual_wait = records["start"] - records["dispatch"]
+    has_pred = records["predicted_wait"].notna()
+    ppe = (np.abs(records.loc[has_pred, "predicted_wait"] - actual_wait[has_pred]) / np.maximum(actual_wait[has_pred], 60)) * 100
+    summary = {
+        "run": config.name,
+        "jobs": int(len(records)),
+        "mean_response": float(response.mean()),
+        "mean_wait": float((records["start"] - records["submit"]).mean()),
+        "mean_bsld": float(bounded_slowdown(records).mean()),
+        "total_energy_cost": float(records["energy_cost"].sum()),
+        "migrated": int((records["origin"] != records["system"]).sum()),
+        "mean_wait_ppe": float(ppe.mean()) if has_pred.any() else float("nan"),
+    }
+    per = []
+    span = int(records["end"].max() - records["submit"].min())
+    for name, state in states.items():
+        mine = records[records["system"] == name]
+        core_hours = float(((mine["end"] - mine["start"]) * mine["procs"]).sum() / 3600.0)
+        per.append(
+            {
+                "system": name,
+                "jobs": int(len(mine)),
+                "core_hours": core_hours,
+                "utilization": core_hours * 3600.0 / (state.system.cores * span) if span else 0.0,
+                "energy_cost": float(mine["energy_cost"].sum()),
+                "mean_response": float((mine["end"] - mine["submit"]).mean()) if len(mine) else float("nan"),
+            }
+        )
+    return GridResult(records, summary, pd.DataFrame(per).set_index("system"), config)

@@ -1,0 +1,28 @@
+"""Predictions a metascheduler needs: queue waits per system and day-ahead electricity prices.
+
+Murali & Vadhiyar, secs. 3.1-3.2 and 5.1. Times are integer seconds; prices
+are ``price_per_mwh``.
+"""
+
+from market.prediction.price_forecast import (
+    PriceOutlook,
+    SarimaForecaster,
+    forecast_errors,
+    mean_absolute_percentage_error,
+)
+from market.prediction.queue_wait import FEATURES, QueueWaitPredictor, perturb_waits, queue_features
+from market.prediction.wait_replay import PPE_FLOOR, replay_wait_predictions, wait_prediction_errors
+
+__all__ = [
+    "FEATURES",
+    "PPE_FLOOR",
+    "PriceOutlook",
+    "QueueWaitPredictor",
+    "SarimaForecaster",
+    "forecast_errors",
+    "mean_absolute_percentage_error",
+    "perturb_waits",
+    "queue_features",
+    "replay_wait_predictions",
+    "wait_prediction_errors",
+]

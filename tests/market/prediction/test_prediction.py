@@ -1,0 +1,152 @@
+"""Queue-wait prediction (features, clustering, ridge, replay) and SARIMA price forecasts."""
+
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+from market.energy import HourlyPrices, read_prices, synthetic_prices
+from market.errors import InvalidInput
+from market.job import Job
+from market.prediction import (
+    PriceOutlook,
+    QueueWaitPredictor,
+    SarimaForecaster,
+    forecast_errors,
+    mean_absolute_percentage_error,
+    perturb_waits,
+    queue_features,
+    replay_wait_predictions,
+    wait_prediction_errors,
+)
+from market.scheduling import EASYScheduler
+
+
+def test_features_read_queue_and_running_jobs():
+    s = EASYScheduler(8)
+    s.submit(Job(1, 0, 6, 500, 1000), 0)
+    s.schedule(0)
+    s.submit(Job(2, 100, 4, 10, 50), 100)
+    s.submit(Job(3, 150, 8, 10, 70), 150)
+    s.schedule(150)
+    f = queue_features(2, 300, s, 200)
+    assert f.tolist() == [2, 300, 12, 120, 100 + 50, 6, 200, 1000]
+
+
+def test_predictor_uses_a_close_cluster_weighted_mean():
+    p = QueueWaitPredictor(min_samples=3)
+    rng = np.random.default_rng(0)
+    for _ in range(30):  # a tight group of small jobs with ~100 s waits
+        p.observe(np.array([1, 60, 0, 0, 0, 2, 10, 100]) + rng.normal(0, 0.01, 8), 100 + rng.normal(0, 5))
+    for _ in range(30):  # big jobs on a loaded machine waiting ~10 h
+        p.observe(np.array([64, 36000, 500, 1e6, 1e5, 120, 1e5, 1e6]) + rng.normal(0, 1, 8), 36000 + rng.normal(0, 100))
+    assert p.predict(np.array([1, 60, 0, 0, 0, 2, 10, 100])) == pytest.approx(100, abs=10)
+    assert p.predict(np.array([64, 36000, 500, 1e6, 1e5, 120, 1e5, 1e6])) == pytest.approx(36000, rel=0.02)
+    assert p.n_cluster == 2 and p.n_ridge == 0
+
+
+def test_predictor_falls_back_to_ridge_far_from_any_cluster():
+    p = QueueWaitPredictor(min_samples=3, close=0.1)
+    rng = np.random.default_rng(1)
+    for _ in range(200):
+        x = rng.uniform(0, 100, 8)
+        p.observe(x, 10 * x[2] + 5 * x[5])
+    q = np.full(8, 50.0)
+    assert p.predict(q) == pytest.approx(750, rel=0.1)
+    assert p.n_ridge == 1
+
+
+def test_predictor_without_history_predicts_zero_and_keeps_only_its_window():
+    p = QueueWaitPredictor(history=5)
+    assert p.predict(np.zeros(8)) == 0.0
+    for w in range(10):
+        p.observe(np.zeros(8), w)
+    assert len(p) == 5
+
+
+def test_predictor_rejects_bad_settings_and_negative_waits():
+    with pytest.raises(InvalidInput, match="history"):
+        QueueWaitPredictor(history=0)
+    with pytest.raises(InvalidInput, match="wait"):
+        QueueWaitPredictor().observe(np.zeros(8), -1)
+
+
+def test_perturbation_adds_one_to_p_hours():
+    w = perturb_waits(np.full(2000, 600.0), 6, rng=np.random.default_rng(4))
+    assert (w >= 600 + 3600).all() and (w <= 600 + 6 * 3600).all()
+    with pytest.raises(InvalidInput, match="threshold"):
+        perturb_waits(np.zeros(2), 0.5, rng=np.random.default_rng(0))
+
+
+def test_replay_on_synthetic_jobs_predicts_known_waits():
+    # every 1000 s: A fills the machine for 300 s; B arrives 100 s later and waits 200 s
+    jobs = []
+    for k in range(60):
+        jobs += [Job(2 * k + 1, 1000 * k, 4, 300, 300), Job(2 * k + 2, 1000 * k + 100, 4, 100, 100)]
+    frame = replay_wait_predictions(jobs, procs=4).iloc[20:]
+    assert frame["wait"].tolist() == [0, 200] * 50
+    assert np.abs(frame["predicted"] - frame["wait"]).max() < 1
+
+
+def test_wait_prediction_error_on_replayed_sdsc_sp2_trace(shared_data):
+    from market.workloads import read_swf
+
+    w = read_swf(shared_data / "traces" / "SDSC-SP2-1998-4.2-cln.swf.gz")
+    jobs = list(w.jobs[10000:11200])
+    jobs = [replace(j, submit=j.submit - jobs[0].submit) for j in jobs]
+    frame = replay_wait_predictions(jobs, procs=w.max_procs)
+    e = wait_prediction_errors(frame)
+    naive = np.abs(frame["wait"] - frame["wait"].expanding().mean().shift(fill_value=0)).mean()
+    assert e["jobs"] == 1200
+    assert e["aae"] < 0.9 * naive  # better than the running mean of past waits
+    assert e["within_1h"] > 0.5
+
+
+# ---------------------------------------------------------------- prices
+def test_mape_floors_near_zero_prices():
+    assert mean_absolute_percentage_error(np.array([0.0]), np.array([0.5])) == 50.0
+    with pytest.raises(InvalidInput):
+        mean_absolute_percentage_error(np.array([1.0]), np.array([1.0, 2.0]))
+
+
+def test_sarima_learns_a_daily_pattern():
+    t = np.arange(24 * 4)
+    rng = np.random.default_rng(2)
+    series = 50 + 15 * np.sin(2 * np.pi * t / 24) + rng.normal(0, 0.5, t.size)
+    f = SarimaForecaster().forecast(series[:72], 24)
+    assert mean_absolute_percentage_error(series[72:], f) < 5
+
+
+def test_sarima_rejects_short_or_nan_history():
+    with pytest.raises(InvalidInput, match="at least"):
+        SarimaForecaster().forecast(np.ones(30), 24)
+    with pytest.raises(InvalidInput, match="NaN"):
+        SarimaForecaster().forecast(np.r_[np.ones(71), np.nan], 24)
+
+
+def test_outlook_knows_today_and_forecasts_tomorrow():
+    actual = synthetic_prices(6, rng=np.random.default_rng(3))
+
+    class Flat:
+        def forecast(self, history, horizon):
+            return np.full(horizon, -1.0)
+
+    outlook = PriceOutlook(actual, forecaster=Flat())
+    view = outlook.view(3 * 86400 + 5 * 3600)  # 05:00 on day 3: known until midnight
+    assert np.array_equal(view.prices[: 4 * 24], actual.prices[: 4 * 24])
+    assert (view.prices[4 * 24:] == -1.0).all() and view.n_hours == 8 * 24
+    with pytest.raises(InvalidInput, match="3 days of history"):
+        outlook.view(3600)
+
+
+def test_outlook_respects_local_midnight():
+    actual = HourlyPrices(np.arange(24 * 5.0), start=np.datetime64("2014-06-01T19", "h"))
+    outlook = PriceOutlook(actual, forecaster=None)
+    assert outlook.known_until(0) == 5  # 19:00 local -> midnight 5 hours later
+
+
+def test_sarima_mape_on_real_nordpool_prices(shared_data):
+    series = read_prices(shared_data / "prices" / "nordpool_system_2013-2018_epftoolbox.csv",
+                         start="2014-01-01", end="2014-01-12")
+    report = forecast_errors(series, n_days=5)
+    assert report["mape"] < 15  # the paper reports 8 % (ERCOT, June 2014)
