@@ -13,12 +13,14 @@ import mesa
 import pandas as pd
 from mesa.time import Priority
 
+from agents.messages import Dispatch, Message, Submit
+from market.energy.electricity_cost import electricity_costs
+from market.energy.prices import HourlyPrices
 from market.errors import InvalidInput
 from market.job import Job
+from market.prediction.queue_wait import QueueWaitPredictor, queue_features
 from market.scheduling import make_scheduler
 from market.simulation import MachineSimulation, job_records
-
-from agents.messages import Dispatch, Message, Submit
 
 __all__ = ["ResourceProvider"]
 
@@ -34,14 +36,34 @@ class ResourceProvider(mesa.Agent):
         The machine's own event loop (ends, arrivals, passes).
     """
 
-    def __init__(self, model: mesa.Model, name: str, procs: int, policy: str = "easy") -> None:
+    def __init__(
+        self,
+        model: mesa.Model,
+        name: str,
+        procs: int,
+        policy: str = "easy",
+        *,
+        prices: HourlyPrices | None = None,
+        watts_per_proc: float = 0.0,
+    ) -> None:
         super().__init__(model)
         self.name = name
         self.procs = procs
         self.policy = policy
+        self.prices = prices
+        self.watts_per_proc = watts_per_proc
         self.machine = MachineSimulation(make_scheduler(policy, procs))
+        self.wait_predictor: QueueWaitPredictor | None = None
+        self._features: dict[int, tuple] = {}  # job id -> (queue features, submit)
         self._wake_at: int | None = None
         self._event = None
+
+    def track_waits(self, predictor: QueueWaitPredictor | None = None) -> None:
+        """Feed ``predictor`` (default a fresh one) with every job this provider starts from now on.
+
+        The features are the queue state when the job arrives (Murali & Vadhiyar, sec. 3.1).
+        """
+        self.wait_predictor = predictor if predictor is not None else QueueWaitPredictor()
 
     # ------------------------------------------------------------- messages
     def receive(self, message: Message) -> None:
@@ -50,6 +72,10 @@ class ResourceProvider(mesa.Agent):
             job = message.payload
             if not isinstance(job, Job):
                 raise InvalidInput(f"{self.name}: {message.kind} carries {job!r}, not a Job")
+            if self.wait_predictor is not None:
+                self.catch_up(job.submit - 1)
+                feats = queue_features(job.procs, job.estimate, self.machine.scheduler, job.submit)
+                self._features[job.id] = (feats, job.submit)
             self.machine.submit(job)
             self._schedule_wake(job.submit)
         else:
@@ -68,11 +94,28 @@ class ResourceProvider(mesa.Agent):
         return self.procs - self.machine.scheduler.n_free
 
     def records(self) -> pd.DataFrame:
-        """Per-job records of the jobs that ended so far, with this site's name."""
+        """Per-job records of the jobs that ended so far, with this site's name.
+
+        With a price series, ``electricity_cost`` is each job's eq. (7) cost:
+        ``procs x watts_per_proc`` over ``[start, end)`` at the hourly prices.
+        """
         done = [j for j in self.machine.jobs if j.id in self.machine.end]
         frame = job_records(done, self.machine.start, self.machine.end)
         frame.insert(1, "site", self.name)
+        if self.prices is not None and len(frame):
+            if int(frame["end"].max()) > self.prices.end_time:
+                raise InvalidInput(f"{self.name}: a job ends at {int(frame['end'].max())} s, past the price "
+                                   f"series ({self.prices.end_time} s)")
+            watts = frame["procs"].to_numpy() * float(self.watts_per_proc)
+            frame["electricity_cost"] = electricity_costs(watts, frame["start"].to_numpy(), frame["end"].to_numpy(),
+                                                          self.prices)
         return frame
+
+    def catch_up(self, t: int) -> None:
+        """Apply every machine event up to ``t`` now (a metascheduler reading queue state)."""
+        if t >= self.machine.now:
+            self.machine.run_until(t)
+            self._observe()
 
     # ------------------------------------------------------------- time
     def _schedule_wake(self, t: int) -> None:
@@ -88,6 +131,15 @@ class ResourceProvider(mesa.Agent):
         now = int(self.model.time)
         self._wake_at = self._event = None
         self.machine.run_until(now)
+        self._observe()
         nxt = self.machine.next_time()
         if nxt is not None:
             self._schedule_wake(nxt)
+
+    def _observe(self) -> None:
+        if not self._features:
+            return
+        start = self.machine.start
+        for job_id in [j for j in self._features if j in start]:
+            feats, submit = self._features.pop(job_id)
+            self.wait_predictor.observe(feats, start[job_id] - submit)

@@ -3,7 +3,10 @@
 Times are integer seconds from simulation start. Routing of best-effort jobs
 (``route``): ``site`` (the job's origin site), ``round-robin``, ``random``
 (the model's rng) or ``least-loaded`` (fewest queued processor-seconds per
-processor at submit time). The user holds one pending event: the next submit.
+processor at submit time). When the model has a metascheduler, each job
+goes to it instead with probability ``grid_fraction`` (f_g; one draw from the
+model's rng per job, Murali & Vadhiyar sec. 5.6). The user holds one pending
+event: the next submit.
 """
 
 from __future__ import annotations
@@ -13,10 +16,9 @@ from collections.abc import Sequence
 import mesa
 from mesa.time import Priority
 
+from agents.messages import Submit
 from market.errors import InvalidInput
 from market.job import Job
-
-from agents.messages import Submit
 
 __all__ = ["ROUTES", "User"]
 
@@ -26,11 +28,22 @@ ROUTES = ("site", "round-robin", "random", "least-loaded")
 class User(mesa.Agent):
     """Submits ``jobs`` (sorted by submit time) to the model's providers."""
 
-    def __init__(self, model: mesa.Model, name: str, jobs: Sequence[Job], route: str = "round-robin") -> None:
+    def __init__(
+        self,
+        model: mesa.Model,
+        name: str,
+        jobs: Sequence[Job],
+        route: str = "round-robin",
+        *,
+        grid_fraction: float = 0.0,
+    ) -> None:
         super().__init__(model)
         if route not in ROUTES:
             raise InvalidInput(f"user {name!r}: route must be one of {ROUTES}, got {route!r}")
+        if not 0 <= grid_fraction <= 1:
+            raise InvalidInput(f"user {name!r}: grid_fraction must be in [0, 1], got {grid_fraction!r}")
         self.name = name
+        self.grid_fraction = grid_fraction
         self.jobs = list(jobs)
         self.route = route
         self._next = 0
@@ -61,6 +74,11 @@ class User(mesa.Agent):
         while self._next < len(jobs) and jobs[self._next].submit == now:
             job = jobs[self._next]
             self._next += 1
-            self.model.send(Submit(self.name, self._target(job), now, job))
+            meta = self.model.metascheduler
+            if meta is not None and self.grid_fraction > 0 and self.model.rng.random() < self.grid_fraction:
+                target = meta.name
+            else:
+                target = self._target(job)
+            self.model.send(Submit(self.name, target, now, job))
         if self._next < len(jobs):
             self.model.schedule_event(self.submit_due, at=jobs[self._next].submit, priority=Priority.HIGH)

@@ -110,8 +110,9 @@ def _parser() -> argparse.ArgumentParser:
                      f"(default {DEFAULT_SEED})")
     sim.set_defaults(run=_simulate)
 
-    from scenarios import market_cli, provisioning
+    from scenarios import compare, market_cli, provisioning
 
+    compare.add_subcommands(sub)
     market_cli.add_subcommands(sub)
     prov = sub.add_parser(
         "provision",

@@ -1,0 +1,140 @@
+"""A grid metascheduler agent: every cycle it clears the pending grid jobs across providers.
+
+Murali & Vadhiyar, sec. 3: for each pending job and each provider that can
+run it, the agent predicts the wait (a ``market.prediction.QueueWaitPredictor``
+per provider, fed by that provider's started jobs), the response (wait +
+estimate since submission) and the electricity cost of running then (the
+provider's hourly prices, eq. 7); it then clears the cycle with
+``market.clearing.clear_mcmf`` on the eq. (4)-(6) combined cost with capacity
+MaxQ, or with ``market.clearing.stable_match`` (jobs ranking providers by
+response, providers ranking jobs by electricity cost), and sends one
+``Dispatch`` per assigned job. Jobs left over wait for the next cycle.
+
+Times are integer seconds from simulation start; prices ``price_per_mwh``.
+The metascheduler knows the actual hourly prices (perfect day-ahead
+knowledge); SARIMA outlooks (``market.prediction.PriceOutlook``) are not wired yet.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+import mesa
+import numpy as np
+from mesa.time import Priority
+
+from agents.messages import Dispatch, Message, Submit
+from market.clearing import ClearingProblem, clear_mcmf, combined_cost, stable_match
+from market.energy.electricity_cost import WH_PER_MWH
+from market.errors import InvalidInput
+from market.job import Job
+from market.prediction.queue_wait import queue_features
+
+__all__ = ["CLEARINGS", "Metascheduler", "MetaschedulerSpec"]
+
+CLEARINGS = ("mcmf", "stable")
+
+
+@dataclass(frozen=True, slots=True)
+class MetaschedulerSpec:
+    """How the metascheduler clears: ``clearing`` (mcmf|stable), ``w_t`` (%), ``maxq``, ``cycle`` (s)."""
+
+    clearing: str = "mcmf"
+    w_t: float = 25.0
+    maxq: int | None = 2
+    cycle: int = 600
+
+    def __post_init__(self) -> None:
+        if self.clearing not in CLEARINGS:
+            raise InvalidInput(f"metascheduler clearing must be one of {CLEARINGS}, got {self.clearing!r}")
+        if not 0 <= self.w_t <= 100:
+            raise InvalidInput(f"metascheduler w_t must be in [0, 100], got {self.w_t!r}")
+        if self.maxq is not None and (not isinstance(self.maxq, int) or self.maxq < 1):
+            raise InvalidInput(f"metascheduler maxq must be an int >= 1 or None, got {self.maxq!r}")
+        if not isinstance(self.cycle, int) or self.cycle < 1:
+            raise InvalidInput(f"metascheduler cycle must be an int >= 1 s, got {self.cycle!r}")
+
+
+class Metascheduler(mesa.Agent):
+    """Receives ``Submit`` messages of grid jobs; dispatches them every ``spec.cycle`` seconds."""
+
+    name = "metascheduler"
+
+    def __init__(self, model: mesa.Model, spec: MetaschedulerSpec) -> None:
+        super().__init__(model)
+        self.spec = spec
+        self.pending: list[Job] = []
+        self.n_cycles = 0
+        self.predicted_wait: dict[int, float] = {}
+        for provider in model.providers.values():
+            provider.track_waits()
+        self._next_cycle: int | None = None
+
+    def receive(self, message: Message) -> None:
+        """Queue a grid job until the next cycle."""
+        if not isinstance(message, Submit) or not isinstance(message.payload, Job):
+            raise InvalidInput(f"metascheduler: cannot handle {message.kind!r} carrying {message.payload!r}")
+        job = message.payload
+        if not any(p.procs >= job.procs for p in self.model.providers.values()):
+            raise InvalidInput(f"job {job.id} needs {job.procs} processors; no provider has that many")
+        self.pending.append(job)
+        if self._next_cycle is None:
+            # cycles fall on multiples of the cycle length, after the submission
+            t = (job.submit // self.spec.cycle + 1) * self.spec.cycle
+            self._next_cycle = t
+            self.model.schedule_event(self.clear, at=t, priority=Priority.HIGH)
+
+    def clear(self) -> None:
+        """One cycle: predict, clear, dispatch; sleep until the next cycle if jobs remain."""
+        now = int(self.model.time)
+        self._next_cycle = None
+        self.n_cycles += 1
+        providers = list(self.model.providers.values())
+        for p in providers:
+            p.catch_up(now - 1)
+        ready = [j for j in self.pending if j.submit < now]
+        if ready:
+            assignment, waits = self._clear(ready, providers, now)
+            by_id = {j.id: j for j in ready}
+            for job_id in sorted(assignment):
+                name = assignment[job_id]
+                self.predicted_wait[job_id] = waits[job_id]
+                self.model.send(Dispatch(self.name, name, now, replace(by_id[job_id], submit=now, site=name)))
+            self.pending = [j for j in self.pending if j.id not in assignment]
+        if self.pending:
+            self._next_cycle = now + self.spec.cycle
+            self.model.schedule_event(self.clear, at=self._next_cycle, priority=Priority.HIGH)
+
+    def _clear(self, ready: list[Job], providers: list, now: int) -> tuple[dict[int, str], dict[int, float]]:
+        m, n = len(ready), len(providers)
+        response = np.full((m, n), np.nan)
+        energy = np.full((m, n), np.nan)
+        waits = np.full((m, n), np.nan)
+        submits = np.array([j.submit for j in ready])
+        for col, p in enumerate(providers):
+            rows = [r for r, j in enumerate(ready) if j.procs <= p.procs]
+            if not rows:
+                continue
+            feats = np.array([queue_features(ready[r].procs, ready[r].estimate, p.machine.scheduler, now)
+                              for r in rows])
+            wait = np.rint(p.wait_predictor.predict_many(feats))
+            est = np.array([ready[r].estimate for r in rows])
+            start = now + wait
+            end = np.minimum(start + est, p.prices.end_time)
+            start = np.minimum(start, end)
+            watts = np.array([ready[r].procs * p.watts_per_proc for r in rows])
+            response[rows, col] = end - submits[rows]
+            energy[rows, col] = watts * p.prices.integral(start.astype(np.int64), end.astype(np.int64)) / WH_PER_MWH
+            waits[rows, col] = wait
+        ids = [j.id for j in ready]
+        names = [p.name for p in providers]
+        caps = [self.spec.maxq] * n
+        if self.spec.clearing == "stable":
+            result = stable_match(ClearingProblem(ids, names, response, caps), proposing="jobs", system_cost=energy)
+        else:
+            cost = combined_cost(response, energy, self.spec.w_t)
+            result = clear_mcmf(ClearingProblem(ids, names, cost, caps))
+        col = {name: c for c, name in enumerate(names)}
+        row = {j: r for r, j in enumerate(ids)}
+        predicted = {j: float(waits[row[j], col[s]]) for j, s in result.assignment.items()}
+        return dict(result.assignment), predicted

@@ -1,0 +1,394 @@
+"""Scenario configuration as data: frozen dataclasses, loaded from TOML or built in Python.
+
+A scenario names its providers (size, local policy, electricity prices), its
+workload (a trace file or a synthetic model with parameters), the interaction
+models to compare, the market parameters (α, w_t, MaxQ, f_g, reservation
+fraction, penalty), a duration and a seed. Everything is checked on
+construction; errors name the key (``providers[1].procs``) and, for unknown
+names, suggest the closest known one.
+
+Times are integer seconds from simulation start (``duration_seconds``,
+``cycle_seconds``); electricity prices are ``price_per_mwh``; power ``watts``.
+
+Examples
+--------
+>>> cfg = load_toml_text('''
+... name = "tiny"
+... seed = 3
+... models = ["best-effort"]
+... [[providers]]
+... name = "a"
+... procs = 16
+... [workload]
+... source = "lublin"
+... n_jobs = 10
+... procs = 16
+... ''')
+>>> cfg.providers[0].policy, cfg.workload.n_jobs, cfg.parameters.w_t
+('easy', 10, 25.0)
+>>> with_overrides(cfg, {"alpha": 0.25, "seed": 4}).parameters.alpha
+0.25
+"""
+
+from __future__ import annotations
+
+import difflib
+import math
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields, replace
+from pathlib import Path
+from typing import Any
+
+from market.errors import InvalidInput
+from market.scheduling import POLICIES
+
+__all__ = [
+    "INTERACTION_MODELS",
+    "PRICE_SOURCES",
+    "WORKLOAD_SOURCES",
+    "Parameters",
+    "ProviderConfig",
+    "ScenarioConfig",
+    "WorkloadConfig",
+    "from_dict",
+    "load_toml",
+    "load_toml_text",
+    "suggest",
+    "with_overrides",
+]
+
+INTERACTION_MODELS = {
+    "best-effort": "users submit every job to their home provider's local queue (no market)",
+    "mcmf": "a metascheduler clears grid jobs each cycle by min-cost max-flow (Murali & Vadhiyar, eqs. 4-6)",
+    "stable": "a metascheduler clears grid jobs each cycle by stable matching, jobs proposing (sec. 3.3.2)",
+}
+"""Interaction models the agents implement today, by name (see ``scenarios.compare``)."""
+
+PRICE_SOURCES = ("synthetic", "fixed")
+"""Electricity price sources; any other value is read as a price CSV path (``market.energy.read_prices``)."""
+
+WORKLOAD_SOURCES = ("lublin", "trace")
+
+
+def suggest(name: str, known) -> str:
+    """``" (did you mean 'x'?)"`` for the closest of ``known``, or a list of them.
+
+    >>> suggest("alpah", ["alpha", "w_t"])
+    " (did you mean 'alpha'?)"
+    """
+    known = list(known)
+    close = difflib.get_close_matches(name, known, n=1)
+    if close:
+        return f" (did you mean {close[0]!r}?)"
+    return f"; known: {', '.join(known)}"
+
+
+def _check_type(where: str, value, kinds, what: str):
+    if isinstance(value, bool) and bool not in (kinds if isinstance(kinds, tuple) else (kinds,)):
+        raise InvalidInput(f"{where} must be {what}, got {value!r}")
+    if not isinstance(value, kinds):
+        raise InvalidInput(f"{where} must be {what}, got {value!r}")
+    return value
+
+
+def _int_at_least(where: str, value, low: int) -> None:
+    _check_type(where, value, int, f"an int >= {low}")
+    if value < low:
+        raise InvalidInput(f"{where} must be an int >= {low}, got {value!r}")
+
+
+def _number_in(where: str, value, low: float, high: float) -> None:
+    _check_type(where, value, (int, float), f"a number in [{low}, {high}]")
+    if not low <= value <= high:
+        raise InvalidInput(f"{where} must be in [{low}, {high}], got {value!r}")
+
+
+@dataclass(frozen=True, slots=True)
+class ProviderConfig:
+    """A resource provider: one machine with a local policy and an electricity tariff.
+
+    Parameters
+    ----------
+    name : str
+    procs : int
+        Processors, >= 1.
+    policy : str
+        Local policy (``market.scheduling.POLICIES``).
+    prices : str
+        ``"synthetic"`` (seeded day-ahead-like series around ``price_per_mwh``),
+        ``"fixed"`` (flat ``price_per_mwh``) or a price CSV path.
+    price_per_mwh : float
+        Mean (synthetic) or flat (fixed) price per MWh.
+    watts_per_proc : float
+        Power drawn per busy processor (HPL power / cores), watts.
+    """
+
+    name: str
+    procs: int
+    policy: str = "easy"
+    prices: str = "synthetic"
+    price_per_mwh: float = 40.0
+    watts_per_proc: float = 20.0
+
+    def __post_init__(self) -> None:
+        where = f"provider {self.name!r}"
+        if not isinstance(self.name, str) or not self.name:
+            raise InvalidInput(f"provider name must be a non-empty str, got {self.name!r}")
+        _int_at_least(f"{where}: procs", self.procs, 1)
+        if self.policy not in POLICIES:
+            raise InvalidInput(f"{where}: unknown policy {self.policy!r}{suggest(self.policy, sorted(POLICIES))}")
+        _check_type(f"{where}: prices", self.prices, str, "'synthetic', 'fixed' or a CSV path")
+        _number_in(f"{where}: price_per_mwh", self.price_per_mwh, 0, math.inf)
+        _number_in(f"{where}: watts_per_proc", self.watts_per_proc, 0, math.inf)
+
+
+@dataclass(frozen=True, slots=True)
+class WorkloadConfig:
+    """Where the jobs come from.
+
+    Parameters
+    ----------
+    source : str
+        ``"lublin"``: ``market.workloads.lublin_workload`` (Lublin & Feitelson 2003)
+        with ``n_jobs``, ``procs`` and ``estimates``; ``"trace"``: an SWF/GWF file ``trace``.
+    n_jobs : int
+        Jobs of the synthetic model, or the first jobs kept of a trace (0 = all).
+    procs : int
+        Machine size the synthetic model draws job sizes for.
+    estimates : str
+        ``"tsafrir"`` (realistic user estimates) or ``"exact"``.
+    load_factor : float
+        Multiplies the offered load (inter-arrival times divided by it).
+    n_users : int
+        Synthetic jobs are dealt to this many users (job id mod n_users); each
+        user's home provider is user mod number of providers.
+    """
+
+    source: str = "lublin"
+    trace: str | None = None
+    n_jobs: int = 200
+    procs: int = 64
+    estimates: str = "tsafrir"
+    load_factor: float = 1.0
+    n_users: int = 8
+
+    def __post_init__(self) -> None:
+        if self.source not in WORKLOAD_SOURCES:
+            raise InvalidInput(f"workload.source: unknown source {self.source!r}{suggest(self.source, WORKLOAD_SOURCES)}")
+        if self.source == "trace" and not self.trace:
+            raise InvalidInput("workload.trace: a trace source needs a file path")
+        if self.trace is not None:
+            _check_type("workload.trace", self.trace, str, "a file path")
+        _int_at_least("workload.n_jobs", self.n_jobs, 0 if self.source == "trace" else 1)
+        _int_at_least("workload.procs", self.procs, 1)
+        if self.estimates not in ("tsafrir", "exact"):
+            raise InvalidInput(f"workload.estimates must be 'tsafrir' or 'exact', got {self.estimates!r}")
+        _check_type("workload.load_factor", self.load_factor, (int, float), "a number > 0")
+        if not self.load_factor > 0:
+            raise InvalidInput(f"workload.load_factor must be > 0, got {self.load_factor!r}")
+        _int_at_least("workload.n_users", self.n_users, 1)
+
+
+@dataclass(frozen=True, slots=True)
+class Parameters:
+    """Market parameters shared by the interaction models.
+
+    Parameters
+    ----------
+    alpha : float
+        Cost/time trade-off factor in [0, 1] (Singh eq. 15 and Fig. 51).
+    w_t : float
+        Weight of response time in the metascheduler's cost, percent (Murali eq. 6).
+    maxq : int or None
+        Jobs a provider may receive per metascheduling cycle; None = unbounded.
+    f_g : float
+        Fraction of jobs users route to the metascheduler (a seeded trial per job).
+    reservation_fraction : float
+        Fraction of jobs that ask for an advance reservation (VAR / combined).
+    penalty : float
+        Cancellation penalty as a fraction of the reservation's price (Singh eq. 23).
+    cycle_seconds : int
+        Seconds between metascheduling cycles.
+    """
+
+    alpha: float = 0.5
+    w_t: float = 25.0
+    maxq: int | None = 2
+    f_g: float = 1.0
+    reservation_fraction: float = 0.1
+    penalty: float = 0.1
+    cycle_seconds: int = 600
+
+    def __post_init__(self) -> None:
+        _number_in("parameters.alpha", self.alpha, 0, 1)
+        _number_in("parameters.w_t", self.w_t, 0, 100)
+        if self.maxq is not None:
+            _int_at_least("parameters.maxq", self.maxq, 1)
+        _number_in("parameters.f_g", self.f_g, 0, 1)
+        _number_in("parameters.reservation_fraction", self.reservation_fraction, 0, 1)
+        _number_in("parameters.penalty", self.penalty, 0, 1)
+        _int_at_least("parameters.cycle_seconds", self.cycle_seconds, 1)
+
+
+@dataclass(frozen=True, slots=True)
+class ScenarioConfig:
+    """A whole scenario: who, what workload, which interaction models, with which parameters.
+
+    ``duration_seconds`` = None runs until every job has ended; otherwise only
+    jobs submitted before it are replayed.
+    """
+
+    name: str
+    providers: tuple[ProviderConfig, ...]
+    workload: WorkloadConfig = field(default_factory=WorkloadConfig)
+    models: tuple[str, ...] = tuple(INTERACTION_MODELS)
+    parameters: Parameters = field(default_factory=Parameters)
+    duration_seconds: int | None = None
+    seed: int = 1
+    description: str = ""
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.name, str) or not self.name:
+            raise InvalidInput(f"name must be a non-empty str, got {self.name!r}")
+        if not self.providers:
+            raise InvalidInput("providers: a scenario needs at least one provider")
+        names = [p.name for p in self.providers]
+        dup = sorted({n for n in names if names.count(n) > 1})
+        if dup:
+            raise InvalidInput(f"providers: names must be unique, {dup} repeated")
+        if not self.models:
+            raise InvalidInput("models: name at least one interaction model")
+        for m in self.models:
+            if m not in INTERACTION_MODELS:
+                raise InvalidInput(f"models: unknown interaction model {m!r}{suggest(m, INTERACTION_MODELS)}")
+        if self.duration_seconds is not None:
+            _int_at_least("duration_seconds", self.duration_seconds, 1)
+        _int_at_least("seed", self.seed, 0)
+
+    def to_dict(self) -> dict:
+        """Plain data (for manifests and TOML round trips); ``from_dict(cfg.to_dict()) == cfg``."""
+        out = {f.name: getattr(self, f.name) for f in fields(self)}
+        out["providers"] = [_as_dict(p) for p in self.providers]
+        out["workload"] = _as_dict(self.workload)
+        out["parameters"] = _as_dict(self.parameters)
+        out["models"] = list(self.models)
+        return out
+
+
+def _as_dict(obj) -> dict:
+    return {f.name: getattr(obj, f.name) for f in fields(obj)}
+
+
+# ----------------------------------------------------------------------------- loading
+def _build(cls, data: Any, where: str):
+    if not isinstance(data, Mapping):
+        raise InvalidInput(f"{where} must be a table, got {data!r}")
+    known = [f.name for f in fields(cls)]
+    for key in data:
+        if key not in known:
+            raise InvalidInput(f"{where}: unknown key {key!r}{suggest(key, known)}")
+    return cls(**data)
+
+
+def from_dict(data: Mapping[str, Any], *, where: str = "scenario") -> ScenarioConfig:
+    """Build and check a :class:`ScenarioConfig` from plain data (a parsed TOML document).
+
+    Raises
+    ------
+    InvalidInput
+        Naming the key (``providers[0].policy``) and suggesting the closest known name.
+    """
+    if not isinstance(data, Mapping):
+        raise InvalidInput(f"{where}: expected a table, got {data!r}")
+    known = [f.name for f in fields(ScenarioConfig)]
+    for key in data:
+        if key not in known:
+            raise InvalidInput(f"{where}: unknown key {key!r}{suggest(key, known)}")
+    data = dict(data)
+    if "providers" not in data:
+        raise InvalidInput(f"{where}: missing key 'providers' (a list of [[providers]] tables)")
+    if "name" not in data:
+        raise InvalidInput(f"{where}: missing key 'name'")
+    raw = data["providers"]
+    if not isinstance(raw, (list, tuple)):
+        raise InvalidInput(f"{where}: providers must be a list of tables, got {raw!r}")
+    providers = []
+    for i, p in enumerate(raw):
+        try:
+            providers.append(_build(ProviderConfig, p, f"providers[{i}]"))
+        except TypeError as exc:  # a missing required key
+            raise InvalidInput(f"{where}: providers[{i}]: {exc}") from None
+        except InvalidInput as exc:
+            raise InvalidInput(f"{where}: providers[{i}]: {exc}") from None
+    data["providers"] = tuple(providers)
+    for key, cls in (("workload", WorkloadConfig), ("parameters", Parameters)):
+        if key in data:
+            try:
+                data[key] = _build(cls, data[key], key)
+            except InvalidInput as exc:
+                raise InvalidInput(f"{where}: {exc}") from None
+    if "models" in data:
+        if not isinstance(data["models"], (list, tuple)):
+            raise InvalidInput(f"{where}: models must be a list of names, got {data['models']!r}")
+        data["models"] = tuple(data["models"])
+    try:
+        return ScenarioConfig(**data)
+    except InvalidInput as exc:
+        raise InvalidInput(f"{where}: {exc}") from None
+
+
+def load_toml_text(text: str, *, where: str = "scenario") -> ScenarioConfig:
+    """Parse TOML ``text`` into a checked :class:`ScenarioConfig`."""
+    try:
+        doc = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise InvalidInput(f"{where}: not TOML: {exc}") from None
+    return from_dict(doc, where=where)
+
+
+def load_toml(path: str | Path) -> ScenarioConfig:
+    """Read a scenario TOML file; errors start with the path."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise InvalidInput(f"{path}: cannot read scenario: {exc}") from None
+    return load_toml_text(text, where=str(path))
+
+
+# ----------------------------------------------------------------------------- overrides
+_TOP = ("seed", "duration_seconds", "models")
+
+
+def overridable() -> list[str]:
+    """Names :func:`with_overrides` accepts: top-level keys, parameters, ``workload.*``."""
+    return (list(_TOP) + [f.name for f in fields(Parameters)]
+            + [f"workload.{f.name}" for f in fields(WorkloadConfig)])
+
+
+def with_overrides(config: ScenarioConfig, values: Mapping[str, Any]) -> ScenarioConfig:
+    """A copy of ``config`` with parameter values replaced (for sweeps and the CLI).
+
+    Keys are parameter names (``alpha``, ``w_t``, ...), ``seed``,
+    ``duration_seconds``, ``models`` or ``workload.<key>``. Unknown names
+    raise ``InvalidInput`` suggesting the closest.
+    """
+    params, work, top = {}, {}, {}
+    pnames = {f.name for f in fields(Parameters)}
+    wnames = {f.name for f in fields(WorkloadConfig)}
+    for key, value in values.items():
+        if key in _TOP:
+            top[key] = tuple(value) if key == "models" else value
+        elif key in pnames:
+            params[key] = value
+        elif key.startswith("workload.") and key.removeprefix("workload.") in wnames:
+            work[key.removeprefix("workload.")] = value
+        else:
+            raise InvalidInput(f"unknown parameter {key!r}{suggest(key, overridable())}")
+    return replace(
+        config,
+        parameters=replace(config.parameters, **params),
+        workload=replace(config.workload, **work),
+        **top,
+    )

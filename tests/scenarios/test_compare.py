@@ -1,0 +1,135 @@
+"""Scenario configs, the registry, `gridmarket compare` and resumable sweeps."""
+
+import json
+
+import pandas as pd
+import pytest
+
+from market.errors import InvalidInput
+from scenarios import compare as compare_cli
+from scenarios.config import ProviderConfig, load_toml, load_toml_text, with_overrides
+from scenarios.experiment import compare
+from scenarios.registry import get_scenario
+from scenarios.sweep import parse_grid, run_sweep
+
+TOML = """
+name = "tiny"
+seed = 2
+models = ["best-effort", "mcmf"]
+[[providers]]
+name = "a"
+procs = 16
+[[providers]]
+name = "b"
+procs = 32
+policy = "conservative"
+prices = "fixed"
+[workload]
+source = "lublin"
+n_jobs = 40
+procs = 16
+load_factor = 4.0
+[parameters]
+maxq = 8
+"""
+
+
+@pytest.fixture
+def tiny():
+    return load_toml_text(TOML)
+
+
+@pytest.mark.parametrize(
+    ("text", "match"),
+    [
+        (TOML.replace("procs = 32", "procs = 0"), r"providers\[1\]: provider 'b': procs must be an int >= 1"),
+        (TOML.replace('policy = "conservative"', 'policy = "conservativ"'), r"did you mean 'conservative'"),
+        (TOML.replace("maxq = 8", "maxqq = 8"), r"parameters: unknown key 'maxqq' \(did you mean 'maxq'\?\)"),
+        (TOML.replace("maxq = 8", "alpha = 1.5"), r"parameters.alpha must be in \[0, 1\], got 1.5"),
+        (TOML.replace('"mcmf"', '"mcfm"'), r"unknown interaction model 'mcfm' \(did you mean 'mcmf'\?\)"),
+        (TOML.replace("seed = 2", "sed = 2"), r"unknown key 'sed' \(did you mean 'seed'\?\)"),
+        (TOML.replace('source = "lublin"', 'source = "trace"'), r"workload.trace: a trace source needs a file"),
+        (TOML + "\n[oops", r"not TOML"),
+    ],
+)
+def test_bad_scenario_toml_names_the_key(text, match):
+    with pytest.raises(InvalidInput, match=match):
+        load_toml_text(text)
+
+
+def test_toml_file_round_trips_through_the_dataclasses(tmp_path, tiny):
+    path = tmp_path / "s.toml"
+    path.write_text(TOML)
+    assert load_toml(path) == tiny
+    assert tiny.providers[1] == ProviderConfig("b", 32, "conservative", "fixed")
+    with pytest.raises(InvalidInput, match="cannot read scenario"):
+        load_toml(tmp_path / "missing.toml")
+
+
+def test_registry_and_overrides_suggest_the_closest_name(tiny):
+    assert get_scenario("quickstart").name == "quickstart"
+    with pytest.raises(InvalidInput, match=r"unknown scenario 'quick-start' \(did you mean 'quickstart'\?\)"):
+        get_scenario("quick-start")
+    with pytest.raises(InvalidInput, match=r"unknown parameter 'alhpa' \(did you mean 'alpha'\?\)"):
+        with_overrides(tiny, {"alhpa": 0.5})
+    assert with_overrides(tiny, {"w_t": 100, "workload.n_jobs": 5}).workload.n_jobs == 5
+
+
+def test_compare_is_deterministic_for_a_seed_and_every_model_runs_every_job(tiny):
+    first = compare(tiny)
+    again = compare(tiny)
+    strip = lambda runs: [{k: v for k, v in r.summary.items() if k != "seconds"} for r in runs]
+    assert strip(first) == strip(again)
+    for a, b in zip(first, again):
+        pd.testing.assert_frame_equal(a.records, b.records)
+    assert [r.model for r in first] == ["best-effort", "mcmf"]
+    assert all(r.summary["jobs"] == 40 for r in first)
+    assert first[0].messages == {"submit": 40}
+    assert first[1].messages == {"submit": 40, "dispatch": 40}
+    routed = first[1].records
+    assert routed["routed"].all() and (routed["dispatch"] > routed["submit"]).all()
+    assert set(compare(with_overrides(tiny, {"seed": 3}))[0].records["submit"]) != set(first[0].records["submit"])
+
+
+def test_compare_command_writes_the_results_folder_and_refuses_to_overwrite(tmp_path, capsys):
+    out = tmp_path / "res"
+    args = ["compare", "--scenario", "quickstart", "--models", "best-effort", "--out", str(out)]
+    assert compare_cli.main(args) == 0
+    assert "best-effort" in capsys.readouterr().out
+    assert sorted(p.name for p in out.iterdir()) == [
+        "jobs.csv", "manifest.json", "messages.png", "metrics.png", "summary.csv", "summary.md"]
+    jobs = pd.read_csv(out / "jobs.csv")
+    assert {"model", "seed", "job_id", "site", "submit", "start", "end", "procs", "electricity_cost"} <= set(jobs)
+    doc = json.loads((out / "manifest.json").read_text())
+    assert doc["seed"] == 1 and doc["scenario"]["name"] == "quickstart" and doc["packages"]["mesa"]
+    assert (out / "metrics.png").read_bytes()[:4] == b"\x89PNG"
+    assert compare_cli.main(args) == 2
+    assert "pass --force" in capsys.readouterr().err
+    assert compare_cli.main(args + ["--force"]) == 0
+
+
+def test_sweep_resumes_and_skips_finished_runs(tmp_path, tiny):
+    tiny = with_overrides(tiny, {"models": ["best-effort"]})
+    grid = parse_grid(["w_t=0,100", "seed=1..2"])
+    seen = []
+    table = run_sweep(tiny, grid, tmp_path, progress=lambda rid, s: seen.append((rid, s)))
+    assert len(table) == 4 and sorted(table["seed"]) == [1, 1, 2, 2]
+    assert {s for _, s in seen} == {"done"}
+    victim = tmp_path / "runs" / "tiny-w_t0-seed2.json"
+    victim.unlink()  # as if killed before this run finished
+    seen.clear()
+    again = run_sweep(tiny, grid, tmp_path, progress=lambda rid, s: seen.append((rid, s)))
+    assert [rid for rid, s in seen if s == "done"] == ["tiny-w_t0-seed2"]
+    pd.testing.assert_frame_equal(table.drop(columns="seconds"), again.drop(columns="seconds"))
+    with pytest.raises(InvalidInput, match="different sweep"):
+        run_sweep(tiny, parse_grid(["seed=1..3"]), tmp_path)
+
+
+@pytest.mark.parametrize(
+    ("spec", "match"),
+    [("alpha", "expected NAME=v1"), ("alpah=1", "did you mean 'alpha'"), ("seed=3..1", "empty range"),
+     ("alpha=0,,1", "empty value")],
+)
+def test_bad_grid_syntax_is_refused(spec, match):
+    with pytest.raises(InvalidInput, match=match):
+        parse_grid([spec])
