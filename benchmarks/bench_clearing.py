@@ -70,7 +70,7 @@ def nordugrid_run(days: float, strategy: str, seed: int) -> int:
 
     rng = np.random.default_rng(seed)
     systems = nordugrid_systems(rng)
-    n_days = int(np.ceil(days)) * 4 + 3 + 30  # INST piles jobs onto the fastest systems: long tails
+    n_days = int(np.ceil(days)) * 8 + 3 + 30  # INST piles jobs onto the fastest systems: long tails
     sites = []
     for k, system in enumerate(systems):
         prices = (fixed_prices(60.0, n_days * 24) if k % 2 else

@@ -110,10 +110,11 @@ def _parser() -> argparse.ArgumentParser:
                      f"(default {DEFAULT_SEED})")
     sim.set_defaults(run=_simulate)
 
-    from scenarios import compare, market_cli, provisioning
+    from scenarios import compare, market_cli, metascheduling, provisioning
 
     compare.add_subcommands(sub)
     market_cli.add_subcommands(sub)
+    metascheduling.add_clear_parser(sub)
     prov = sub.add_parser(
         "provision",
         help="provision a workflow over slots (MOGA over advertisements or greedy over quotes)",
