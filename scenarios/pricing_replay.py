@@ -5,10 +5,15 @@ fraction of its jobs (default 10 %) become reservation requests: at its
 submit time each asks for its processors for its estimate with query form
 (18), gets every candidate start with its adaptive price (Fig. 22), picks one
 by eq. (20) with trade-off ``alpha`` and reserves it; the job then runs in
-its reservation. The other jobs are best-effort jobs of the local queue. The
-thesis stopped at the first 30 days of its traces because pricing every
-candidate start was too slow; this replays the whole trace (see
-``benchmarks/bench_pricing.py``).
+its reservation; when it ends before its estimate the rest of the
+reservation goes back to the plan (``--hold`` keeps it). The other jobs are
+best-effort jobs of the local queue. The thesis stopped at the first 30 days
+of its traces because pricing every candidate start was too slow; this
+replays the whole trace (see ``benchmarks/bench_pricing.py``).
+
+The simulator has no public way yet to drop a reservation or to ask for a
+pass at the current instant: the early release uses
+:func:`market.pricing.withdraw_reservation` and ``MachineSimulation._wake``.
 
 This module only composes :mod:`market.simulation` and :mod:`market.pricing`.
 Run it as ``python -m scenarios.pricing_replay --trace FILE.swf.gz`` (``--help``
@@ -18,6 +23,7 @@ for options). Times are seconds; prices are SU (processor-hours).
 from __future__ import annotations
 
 import argparse
+import heapq
 import sys
 import time
 import warnings
@@ -30,7 +36,14 @@ import pandas as pd
 
 from market.errors import InvalidInput, MarketError
 from market.job import Job
-from market.pricing import PRICING_POLICIES, ExternalityPricer, choose, quote_flexible, state_from_scheduler
+from market.pricing import (
+    PRICING_POLICIES,
+    ExternalityPricer,
+    choose,
+    quote_flexible,
+    state_from_scheduler,
+    withdraw_reservation,
+)
 from market.reservation import Reservation
 from market.scheduling import make_scheduler
 from market.simulation import ESTIMATES, MachineSimulation
@@ -77,6 +90,7 @@ def pricing_replay(
     seed: int = 1,
     estimates: str = "requested",
     decisions: Mapping[int, int] | None = None,
+    release: bool = True,
 ) -> ReplayResult:
     """Replay ``jobs`` on ``procs`` processors with a fraction of them as priced reservations.
 
@@ -103,6 +117,12 @@ def pricing_replay(
         (``result.reservations``): the requests are placed there without
         pricing (same draw, same simulation), which times the simulation
         apart from the pricing.
+    release : bool
+        A reserved job that ends before its estimate gives the rest of its
+        reservation back to the plan (a slot is a task with a fixed start,
+        ch. 5.3), as a best-effort job gives back the rest of its planned
+        time. If False the reservation is held to its end, which with
+        requested estimates wastes the capacity users over-asked for.
 
     Returns
     -------
@@ -141,8 +161,22 @@ def pricing_replay(
     scheduler = make_scheduler(policy, procs)
     sim = MachineSimulation(scheduler, best_effort)
     rows = []
+    ends: list[tuple[int, str]] = []  # (end of a reserved job that ends early, reservation id)
+
+    def release_until(t: int | None) -> None:
+        # a reserved job that ends before its estimate hands the rest of its reservation back
+        while ends and (t is None or ends[0][0] <= t):
+            at, name = heapq.heappop(ends)
+            sim.run_until(at)
+            withdraw_reservation(scheduler, name, at)
+            # the scheduler may now start jobs at `at`: one more pass then (no public hook yet)
+            sim._wake(at)
+            sim.run_until(at)
+
     for job, a in zip(requests, alphas):
         now = job.submit
+        if release:
+            release_until(now)
         sim.run_until(now)
         if decisions is None:
             pricer = ExternalityPricer(state_from_scheduler(scheduler, now), policy,
@@ -154,8 +188,11 @@ def pricing_replay(
         else:
             start, f, n_quotes = decisions[job.id], float("nan"), 0
         sim.add_reservation(Reservation(f"job{job.id}", start, job.procs, job.estimate))
+        if release and job.runtime < job.estimate:
+            heapq.heappush(ends, (start + job.runtime, f"job{job.id}"))
         rows.append((job.id, job.submit, job.procs, job.estimate, start, start - job.submit, f, n_quotes, float(a),
                      job.runtime))
+    release_until(None)
     sim.run_until(None)
 
     n = len(best_effort)
@@ -209,6 +246,8 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--estimates", default="requested", choices=ESTIMATES,
                         help="plan with requested runtimes or exact ones (default requested)")
     parser.add_argument("--days", type=float, help="replay only the jobs submitted in the first N days")
+    parser.add_argument("--hold", action="store_true",
+                        help="hold a reservation to its end even when its job ends early (default: give the rest back)")
     parser.add_argument("--out", help="directory for jobs.csv and reservations.csv")
     return parser
 
@@ -233,7 +272,7 @@ def main(argv: list[str] | None = None) -> int:
             raise InvalidInput(f"{args.trace}: no machine size: pass --procs")
         t0 = time.perf_counter()
         result = pricing_replay(jobs, procs=procs, policy=args.policy, fraction=args.fraction, alpha=alpha,
-                                seed=args.seed, estimates=args.estimates)
+                                seed=args.seed, estimates=args.estimates, release=not args.hold)
         seconds = time.perf_counter() - t0
     except (MarketError, OSError) as err:
         print(f"pricing_replay: error: {err}", file=sys.stderr)

@@ -114,8 +114,10 @@ class ProviderPlan:
         if not isinstance(state, ProviderState):
             raise InvalidInput(f"plan: state must be a ProviderState, got {type(state).__name__}")
         check_policy(policy)
-        # validate the prices once, through the record that carries them
-        Slot(0, 1, 1, unit_cost, 0.0, penalty_factor=penalty_factor)
+        try:  # validate the prices once, through the record that carries them
+            Slot(0, 1, 1, unit_cost, 0.0, penalty_factor=penalty_factor)
+        except InvalidInput as err:
+            raise InvalidInput(f"plan: {str(err).removeprefix('slot at 0: ')}") from None
         self.policy = policy
         self.unit_cost = unit_cost
         self.penalty_factor = penalty_factor
@@ -129,7 +131,8 @@ class ProviderPlan:
         """The plan of a live :class:`~market.scheduling.base.LocalScheduler` at ``now``.
 
         Conservative and slot schedulers keep their planned starts; they are
-        used as they are. The scheduler is not changed.
+        used as they are. The scheduler is not changed. Mid-run:
+        ``ProviderPlan.from_scheduler(sim.scheduler, sim.now)``.
         """
         policy = kwargs.pop("policy", scheduler.name)
         planned = getattr(scheduler, "planned", None) if policy in BACKFILL_POLICIES else None

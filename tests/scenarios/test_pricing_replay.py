@@ -1,0 +1,98 @@
+"""The priced trace replay (Singh 2008, ch. 5.3 on a whole trace): records, determinism, golden summary."""
+
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from market.errors import InvalidInput
+from market.job import Job
+from market.workloads import lublin_workload, scale_load
+from scenarios.pricing_replay import main, pricing_replay, run_id
+
+
+@pytest.fixture(scope="module")
+def busy_jobs():
+    """500 Lublin jobs on 64 processors, load x4, Tsafrir estimates (seeded)."""
+    workload = lublin_workload(500, procs=64, rng=np.random.default_rng(5), estimates="tsafrir")
+    return list(scale_load(workload, 4.0).jobs)
+
+
+def test_golden_summary_conservative_alpha_half_seed3(busy_jobs):
+    r = pricing_replay(busy_jobs, procs=64, policy="conservative", alpha=0.5, seed=3)
+    s = r.summary
+    assert s["run_id"] == "singh-pricing-conservative-a0.5-seed3"
+    assert (s["n_jobs"], s["n_reservations"]) == (500, 50)
+    assert s["mean_price_su"] == pytest.approx(14.3063, abs=1e-4)
+    assert s["mean_reservation_wait_h"] == pytest.approx(9.2182, abs=1e-4)
+    assert s["mean_best_effort_wait_h"] == pytest.approx(0.5035, abs=1e-4)
+
+
+def test_records_per_reservation_and_per_best_effort_job(busy_jobs):
+    r = pricing_replay(busy_jobs, procs=64, alpha=0.0, seed=1)
+    res, jobs = r.reservations, r.jobs
+    assert list(res.columns) == ["job_id", "submit", "procs", "duration", "start", "wait", "price", "n_quotes",
+                                 "alpha", "runtime"]
+    assert set(res["job_id"]).isdisjoint(jobs["job_id"]) and len(res) + len(jobs) == 500
+    assert (res["wait"] == res["start"] - res["submit"]).all() and (res["wait"] >= 0).all()
+    assert (res["price"] >= 0).all() and (res["n_quotes"] >= 1).all()
+    assert (jobs["wait"] >= 0).all()
+
+
+def test_alpha_one_always_pays_nothing(busy_jobs):
+    r = pricing_replay(busy_jobs, procs=64, alpha=1.0, seed=2)
+    assert (r.reservations["price"] == 0).all()
+
+
+def test_same_seed_same_run_and_recorded_decisions_replay_it(busy_jobs):
+    a = pricing_replay(busy_jobs, procs=64, alpha=None, seed=4)
+    b = pricing_replay(busy_jobs, procs=64, alpha=None, seed=4)
+    assert a.reservations.equals(b.reservations) and a.jobs.equals(b.jobs)
+    decisions = dict(zip(a.reservations["job_id"], a.reservations["start"]))
+    c = pricing_replay(busy_jobs, procs=64, alpha=None, seed=4, decisions=decisions)
+    assert c.jobs["start"].tolist() == a.jobs["start"].tolist()
+
+
+def test_easy_provider_prices_with_its_own_policy(busy_jobs):
+    r = pricing_replay(busy_jobs[:200], procs=64, policy="easy", alpha=0.5, seed=3)
+    assert r.summary["policy"] == "easy" and (r.reservations["price"] >= 0).all()
+
+
+def test_releasing_early_ends_never_hurts_best_effort_jobs_here(busy_jobs):
+    held = pricing_replay(busy_jobs, procs=64, alpha=0.5, seed=3, release=False)
+    freed = pricing_replay(busy_jobs, procs=64, alpha=0.5, seed=3)
+    assert freed.summary["mean_best_effort_wait_h"] <= held.summary["mean_best_effort_wait_h"]
+
+
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [({"fraction": 1.5}, "fraction must be in"), ({"alpha": -1.0}, "alpha must be in"),
+     ({"policy": "psp"}, "unknown pricing policy"), ({"estimates": "guess"}, "estimates must be one of")],
+)
+def test_bad_settings_are_refused(kwargs, message):
+    with pytest.raises(InvalidInput, match=message):
+        pricing_replay([Job(1, 0, 1, 10, 10)], procs=4, **kwargs)
+
+
+def test_run_id_is_readable():
+    assert run_id("easy", None, 7) == "singh-pricing-easy-arand-seed7"
+
+
+def test_command_line_runs_a_trace_and_writes_rows(tmp_path, capsys):
+    trace = tmp_path / "t.swf"
+    lines = ["; MaxProcs: 8"] + [f"{i} {i * 30} -1 {100 + i} {1 + i % 4} -1 -1 {1 + i % 4} {300} -1 1 1 1 -1 -1 -1 -1 -1"
+                                 for i in range(1, 41)]
+    trace.write_text("\n".join(lines) + "\n")
+    assert main(["--trace", str(trace), "--alpha", "random", "--seed", "2", "--out", str(tmp_path / "o")]) == 0
+    out = capsys.readouterr().out
+    assert "singh-pricing-conservative-arand-seed2" in out and "mean_price_su" in out
+    assert (tmp_path / "o" / "reservations.csv").exists() and (tmp_path / "o" / "jobs.csv").exists()
+    assert main(["--trace", str(tmp_path / "missing.swf")]) == 2
+    assert main(["--trace", str(trace), "--alpha", "x"]) == 2
+
+
+def test_module_help_runs():
+    out = subprocess.run([sys.executable, "-m", "scenarios.pricing_replay", "--help"], capture_output=True, text=True,
+                         check=True)
+    assert "--fraction" in out.stdout and "form 18" in out.stdout
