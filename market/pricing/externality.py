@@ -115,7 +115,7 @@ class ExternalityPricer:
     Cost: O(C (Q - k) S) for C candidates that do not fit beside the plan,
     Q queued jobs and S steps scanned per job, against O(C Q S) for Fig. 22
     applied C times. On the whole CTC-SP2 trace (77k jobs, 10 % priced
-    requests) this is about 20 ms per request; see
+    requests) this is about 18 ms per request; see
     ``benchmarks/RESULTS_pricing.md`` for the figures against the plain replay.
 
     EASY and FCFS plan only their queue head, so each price runs the policy
