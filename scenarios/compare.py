@@ -14,7 +14,6 @@ from pathlib import Path
 
 import pandas as pd
 
-from market.errors import MarketError
 from scenarios.config import INTERACTION_MODELS, with_overrides
 from scenarios.experiment import compare
 from scenarios.registry import get_scenario, scenario_names
@@ -112,14 +111,9 @@ def add_subcommands(subparsers) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     """``python -m scenarios.compare {compare,sweep} ...``; returns the exit status."""
-    parser = argparse.ArgumentParser(prog="gridmarket", description=__doc__.splitlines()[0])
-    add_subcommands(parser.add_subparsers(dest="command", required=True))
-    args = parser.parse_args(argv)
-    try:
-        return args.run(args)
-    except (MarketError, OSError) as err:
-        print(f"gridmarket: error: {err}", file=sys.stderr)
-        return 2
+    from scenarios.cli import run_standalone
+
+    return run_standalone(add_subcommands, argv, __doc__.splitlines()[0])
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -11,7 +11,7 @@ import argparse
 import json
 import sys
 
-from market.errors import InvalidInput, MarketError
+from market.errors import InvalidInput
 from market.pricing import PRICING_POLICIES, ProviderPlan, read_state
 
 __all__ = ["STATE_HELP", "add_subcommands", "main"]
@@ -128,14 +128,9 @@ def add_subcommands(subparsers: argparse._SubParsersAction) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     """Run ``quote`` or ``advertise`` standalone; returns the exit status."""
-    parser = argparse.ArgumentParser(prog="gridmarket", description=__doc__.splitlines()[0])
-    add_subcommands(parser.add_subparsers(dest="command", required=True))
-    args = parser.parse_args(argv)
-    try:
-        return args.run(args)
-    except (MarketError, OSError) as err:
-        print(f"gridmarket: error: {err}", file=sys.stderr)
-        return 2
+    from scenarios.cli import run_standalone
+
+    return run_standalone(add_subcommands, argv, __doc__.splitlines()[0])
 
 
 if __name__ == "__main__":  # pragma: no cover
