@@ -36,7 +36,10 @@ from market.workloads import lublin_workload, read_gwf, read_swf, scale_load, tr
 from market.workloads.workload import Workload
 from scenarios.config import INTERACTION_MODELS, ScenarioConfig, suggest
 
-__all__ = ["SUMMARY_COLUMNS", "ModelRun", "build_prices", "build_workload", "compare", "run_id", "run_model"]
+__all__ = [
+    "SUMMARY_COLUMNS", "ModelRun", "build_inputs", "build_market", "build_prices", "build_workload", "compare",
+    "run_id", "run_model",
+]  # fmt: skip
 
 SUMMARY_COLUMNS = (
     "model", "jobs", "makespan", "mean_wait", "mean_response", "mean_bsld", "allocation_cost",
@@ -150,6 +153,34 @@ def _summary(model: str, records: pd.DataFrame, procs: int, messages: dict[str, 
     return row
 
 
+def build_market(config: ScenarioConfig, model: str, workload: Workload, prices: dict[str, HourlyPrices], *,
+                 rng) -> MarketModel:
+    """The Mesa market of ``config`` for one interaction model, ready to step or run.
+
+    ``workload`` and ``prices`` come from :func:`build_workload` and
+    :func:`build_prices`; ``rng`` seeds the model (the third stream of
+    ``config.seed`` in :func:`run_model`).
+    """
+    if model not in INTERACTION_MODELS:
+        raise InvalidInput(f"unknown interaction model {model!r}{suggest(model, INTERACTION_MODELS)}")
+    specs = [ProviderSpec(p.name, p.procs, p.policy, prices[p.name], p.watts_per_proc) for p in config.providers]
+    par = config.parameters
+    meta = None
+    if model in ("mcmf", "stable"):
+        meta = MetaschedulerSpec(model, par.w_t, par.maxq, par.cycle_seconds)
+    return MarketModel(specs, workload, route="site", metascheduler=meta, grid_fraction=par.f_g, rng=rng)
+
+
+def build_inputs(config: ScenarioConfig) -> tuple[Workload, dict[str, HourlyPrices], np.random.Generator]:
+    """The scenario's workload, price series and model rng, all from ``config.seed``."""
+    w_rng, p_rng, m_rng = _streams(config.seed)
+    workload = build_workload(config, rng=w_rng)
+    with warnings.catch_warnings():
+        warnings.simplefilter("default")
+        prices = build_prices(config, _horizon(workload, config), rng=p_rng)
+    return workload, prices, m_rng
+
+
 def run_model(config: ScenarioConfig, model: str, *, workload: Workload | None = None,
               prices: dict[str, HourlyPrices] | None = None) -> ModelRun:
     """Run one interaction model of ``config`` as agents and return its records and summary.
@@ -164,13 +195,8 @@ def run_model(config: ScenarioConfig, model: str, *, workload: Workload | None =
         workload = build_workload(config, rng=w_rng)
     if prices is None:
         prices = build_prices(config, _horizon(workload, config), rng=p_rng)
-    specs = [ProviderSpec(p.name, p.procs, p.policy, prices[p.name], p.watts_per_proc) for p in config.providers]
-    par = config.parameters
-    meta = None
-    if model in ("mcmf", "stable"):
-        meta = MetaschedulerSpec(model, par.w_t, par.maxq, par.cycle_seconds)
     started = time.perf_counter()
-    market = MarketModel(specs, workload, route="site", metascheduler=meta, grid_fraction=par.f_g, rng=m_rng)
+    market = build_market(config, model, workload, prices, rng=m_rng)
     result = market.run()
     seconds = time.perf_counter() - started
     records = result.records.copy()
