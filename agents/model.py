@@ -16,16 +16,19 @@ import mesa
 import pandas as pd
 from mesa.time import Schedule
 
+from agents.broker import BROKER_METHODS, Broker, WorkflowRequest
 from agents.messages import Message
 from agents.metascheduler import Metascheduler, MetaschedulerSpec
 from agents.provider import ResourceProvider
 from agents.user import User
 from market.energy.prices import HourlyPrices
 from market.errors import InvalidInput
+from market.energy.electricity_cost import electricity_costs
 from market.metrics import summarize
+from market.pricing import BASE_RATE, SECONDS_PER_HOUR
 from market.workloads.workload import Workload
 
-__all__ = ["MarketModel", "ProviderSpec", "RunResult"]
+__all__ = ["BrokerSpec", "MarketModel", "ProviderSpec", "RunResult"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,6 +40,29 @@ class ProviderSpec:
     policy: str = "easy"
     prices: HourlyPrices | None = None
     watts_per_proc: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class BrokerSpec:
+    """How the broker provisions: ``method`` (``agents.broker.BROKER_METHODS``), α, penalty p, MOGA size."""
+
+    method: str = "best-effort"
+    alpha: float = 0.5
+    penalty: float = 0.1
+    population: int = 50
+    generations: int = 10
+
+    def __post_init__(self) -> None:
+        if self.method not in BROKER_METHODS:
+            raise InvalidInput(f"broker method must be one of {BROKER_METHODS}, got {self.method!r}")
+        if not 0 <= self.alpha <= 1:
+            raise InvalidInput(f"broker alpha must be in [0, 1], got {self.alpha!r}")
+        if not 0 <= self.penalty <= 1:
+            raise InvalidInput(f"broker penalty must be in [0, 1], got {self.penalty!r}")
+        for name, low in (("population", 2), ("generations", 0)):
+            value = getattr(self, name)
+            if not isinstance(value, int) or value < low:
+                raise InvalidInput(f"broker {name} must be an int >= {low}, got {value!r}")
 
 
 @dataclass(frozen=True)
@@ -51,6 +77,8 @@ class RunResult:
     records: pd.DataFrame
     summaries: dict[str, dict]
     messages: dict[str, int]
+    workflows: pd.DataFrame | None = None
+    reservations: pd.DataFrame | None = None
 
 
 class MarketModel(mesa.Model):
@@ -91,6 +119,9 @@ class MarketModel(mesa.Model):
         metascheduler: MetaschedulerSpec | None = None,
         grid_fraction: float = 1.0,
         collect_every: int = 3600,
+        workflows: Sequence[WorkflowRequest] = (),
+        reservations: dict[int, int] | None = None,
+        broker: BrokerSpec | None = None,
         rng=None,
     ) -> None:
         super().__init__(rng=rng)
@@ -112,9 +143,24 @@ class MarketModel(mesa.Model):
         self.workload = workload
         self.message_counts: Counter[str] = Counter()
         self.round_robin_turn = 0
+        self.reservation_starts: dict[int, int] = dict(reservations or {})
+        unknown = set(self.reservation_starts) - {j.id for j in workload.jobs}
+        if unknown:
+            raise InvalidInput(f"reservations name jobs not in the workload: {sorted(unknown)[:5]}")
+        self.broker = None
+        if workflows or self.reservation_starts or broker is not None:
+            spec = broker if broker is not None else BrokerSpec()
+            first = 1 + max((j.id for j in workload.jobs), default=0)
+            self.broker = Broker(self, spec.method, alpha=spec.alpha, penalty=spec.penalty,
+                                 population=spec.population, generations=spec.generations, first_id=first)
+        self.brokers = {} if self.broker is None else {self.broker.name: self.broker}
         by_user: dict[int, list] = {}
         for job in workload.jobs:
             by_user.setdefault(job.user, []).append(job)
+        for wf in workflows:
+            by_user.setdefault(wf.user, []).append(wf)
+        for items in by_user.values():
+            items.sort(key=lambda x: x.submit)  # stable: workload order within a second
         fraction = grid_fraction if metascheduler is not None else 0.0
         self.users = [User(self, f"user{u}", jobs, route, grid_fraction=fraction) for u, jobs in sorted(by_user.items())]
         self.submitted: dict[int, int] = {j.id: j.submit for j in workload.jobs}
@@ -129,17 +175,23 @@ class MarketModel(mesa.Model):
     def _collect(self) -> None:
         self.datacollector.collect(self)
 
-    def send(self, message: Message) -> None:
-        """Count ``message`` and deliver it to its receiver."""
+    def send(self, message: Message) -> Message | None:
+        """Count ``message``, deliver it to its receiver and return the receiver's reply, if any (counted too)."""
         self.message_counts[message.kind] += 1
         if self.metascheduler is not None and message.receiver == self.metascheduler.name:
             self.metascheduler.receive(message)
-            return
+            return None
+        if self.broker is not None and message.receiver == self.broker.name:
+            self.broker.receive(message)
+            return None
         try:
             receiver = self.providers[message.receiver]
         except KeyError:
             raise InvalidInput(f"message to unknown agent {message.receiver!r}") from None
-        receiver.receive(message)
+        reply = receiver.receive(message)
+        if reply is not None:  # a provider answering a query
+            self.message_counts[reply.kind] += 1
+        return reply
 
     def _pending(self) -> bool:
         for p in self.providers.values():
@@ -148,20 +200,34 @@ class MarketModel(mesa.Model):
                 return True
         if self.metascheduler is not None and self.metascheduler.pending:
             return True
+        if self.broker is not None and any(w["finish"] is None for w in self.broker.workflows.values()):
+            return True
         return any(u._next < len(u.jobs) for u in self.users)
 
-    def run(self, until: int | None = None) -> RunResult:
-        """Run to ``until`` seconds (or until every job has ended); return the records."""
-        horizon = 86400
+    def run(self, until: int | None = None, *, progress=None) -> RunResult:
+        """Run to ``until`` seconds (or until every job has ended); return the records.
+
+        ``progress``, if given, is called with the simulated time (s) after
+        every six simulated hours (for a progress bar).
+        """
+        horizon = 6 * 3600
         while self._pending() and (until is None or self.time < until):
             target = self.time + horizon if until is None else min(until, self.time + horizon)
             self.run_until(target)
+            if progress is not None:
+                progress(int(self.time))
         self._sampler.stop()
         frames = [p.records() for p in self.providers.values()]
         records = pd.concat(frames, ignore_index=True)
+        records["cost"] = records["procs"] * (records["end"] - records["start"]) * BASE_RATE / SECONDS_PER_HOUR
+        records["kind"] = "job"
+        records["workflow"] = pd.array([pd.NA] * len(records), dtype="Int64")
+        workflows = reservations = None
+        if self.broker is not None:
+            records, workflows, reservations = self._broker_records(records)
         if self.metascheduler is not None:
             records["dispatch"] = records["submit"]
-            records["submit"] = records["job_id"].map(self.submitted).astype("int64")
+            records["submit"] = records["job_id"].map(self.submitted).fillna(records["submit"]).astype("int64")
             records["wait"] = records["start"] - records["submit"]
             records["routed"] = records["job_id"].isin(self.metascheduler.predicted_wait)
         records = records.sort_values(["submit", "job_id"], ignore_index=True)
@@ -172,4 +238,33 @@ class MarketModel(mesa.Model):
         }
         if len(records):
             summaries["all"] = summarize(records, sum(p.procs for p in self.providers.values()))
-        return RunResult(records, summaries, dict(self.message_counts))
+        return RunResult(records, summaries, dict(self.message_counts), workflows, reservations)
+
+    def _broker_records(self, records: pd.DataFrame):
+        """Merge the broker's reserved runs into the machine records; tables of workflows and reservations."""
+        b = self.broker
+        kinds = b.kinds
+        records["kind"] = records["job_id"].map(lambda j: kinds.get(j, "job"))
+        records["workflow"] = records["job_id"].map(b.task_of).astype("Int64")
+        for job_id, cost in b.costs.items():
+            records.loc[records["job_id"] == job_id, "cost"] = cost
+        records = records[records["kind"] != "cancelled"]  # a VAR job that ended as it started (Fig. 45)
+        if b.rows:
+            rows = pd.DataFrame(b.rows)
+            rows["workflow"] = rows["workflow"].astype("Int64")
+            if "electricity_cost" in records:
+                rows["electricity_cost"] = 0.0
+                for site, p in self.providers.items():
+                    at = rows["site"] == site
+                    if at.any() and p.prices is not None:
+                        watts = rows.loc[at, "procs"].to_numpy() * float(p.watts_per_proc)
+                        rows.loc[at, "electricity_cost"] = electricity_costs(
+                            watts, rows.loc[at, "start"].to_numpy(), rows.loc[at, "end"].to_numpy(), p.prices)
+            records = pd.concat([records, rows[records.columns]], ignore_index=True)
+        workflows = pd.DataFrame(
+            [{"workflow": k, **v, "makespan": v["finish"] - v["submit"]} for k, v in sorted(b.workflows.items())],
+            columns=["workflow", "submit", "finish", "provisioned", "cost", "makespan"])
+        reservations = pd.DataFrame(
+            [{"job_id": k, "start_wanted": self.reservation_starts[k], **v} for k, v in sorted(b.outcomes.items())],
+            columns=["job_id", "start_wanted", "success", "normalized_cost", "used"])
+        return records, workflows, reservations

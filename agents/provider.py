@@ -13,12 +13,14 @@ import mesa
 import pandas as pd
 from mesa.time import Priority
 
-from agents.messages import Dispatch, Message, Submit
+from agents.messages import Advertise, Cancel, Dispatch, Message, Query, Quote, Reserve, Submit
 from market.energy.electricity_cost import electricity_costs
 from market.energy.prices import HourlyPrices
 from market.errors import InvalidInput
 from market.job import Job
 from market.prediction.queue_wait import QueueWaitPredictor, queue_features
+from market.pricing import ProviderPlan, withdraw_reservation
+from market.reservation import Reservation
 from market.scheduling import make_scheduler
 from market.simulation import MachineSimulation, job_records
 
@@ -57,6 +59,12 @@ class ResourceProvider(mesa.Agent):
         self._features: dict[int, tuple] = {}  # job id -> (queue features, submit)
         self._wake_at: int | None = None
         self._event = None
+        self.price_log: list[tuple[int, float, str]] = []  # (time s, SU, "quote" | "paid" | "penalty")
+        self.start_observers: list = []  # fn(job, start) for every job this provider starts
+        self._on_start: dict[int, object] = {}  # job id -> fn(job_id, t), called once
+        self._on_end: dict[int, object] = {}
+        self._by_id: dict[int, Job] = {}
+        self._seen_starts = 0
 
     def track_waits(self, predictor: QueueWaitPredictor | None = None) -> None:
         """Feed ``predictor`` (default a fresh one) with every job this provider starts from now on.
@@ -65,9 +73,23 @@ class ResourceProvider(mesa.Agent):
         """
         self.wait_predictor = predictor if predictor is not None else QueueWaitPredictor()
 
+    def watch(self, job_id: int, *, on_start=None, on_end=None) -> None:
+        """Call ``on_start(job_id, t)`` / ``on_end(job_id, t)`` once when the job starts / ends (t in s)."""
+        if on_start is not None:
+            self._on_start[job_id] = on_start
+        if on_end is not None:
+            self._on_end[job_id] = on_end
+
     # ------------------------------------------------------------- messages
-    def receive(self, message: Message) -> None:
-        """Handle a message addressed to this provider."""
+    def receive(self, message: Message) -> Message | None:
+        """Handle a message addressed to this provider; a query is answered with the reply message.
+
+        ``Submit``/``Dispatch`` carry a Job; ``Query`` carries ``"advertise"``
+        (answered by an ``Advertise`` of the plan's free slots, ch. 3) or
+        ``"plan"`` (answered by a ``Quote`` carrying the priced plan, ch. 5);
+        ``Reserve`` carries a :class:`~market.reservation.Reservation` placed
+        in the machine's plan; ``Cancel`` carries ``(reservation id, penalty SU)``.
+        """
         if isinstance(message, (Submit, Dispatch)):
             job = message.payload
             if not isinstance(job, Job):
@@ -77,9 +99,41 @@ class ResourceProvider(mesa.Agent):
                 feats = queue_features(job.procs, job.estimate, self.machine.scheduler, job.submit)
                 self._features[job.id] = (feats, job.submit)
             self.machine.submit(job)
+            self._by_id[job.id] = job
             self._schedule_wake(job.submit)
-        else:
-            raise InvalidInput(f"{self.name}: cannot handle a {message.kind!r} message")
+            return None
+        if isinstance(message, Query):
+            now = message.time
+            self._advance(now)
+            plan = ProviderPlan.from_scheduler(self.machine.scheduler, now)
+            if message.payload == "advertise":
+                return Advertise(self.name, message.sender, now, plan.advertise())
+            if message.payload == "plan":
+                return Quote(self.name, message.sender, now, plan)
+            raise InvalidInput(f"{self.name}: a query asks for 'advertise' or 'plan', got {message.payload!r}")
+        if isinstance(message, Reserve):
+            reservation = message.payload
+            if not isinstance(reservation, Reservation):
+                raise InvalidInput(f"{self.name}: reserve carries {reservation!r}, not a Reservation")
+            self._advance(message.time)
+            self.machine.add_reservation(reservation)
+            self._schedule_wake(self.machine.next_time())
+            return None
+        if isinstance(message, Cancel):
+            reservation_id, penalty = message.payload
+            if message.time > self.machine.now:
+                self.catch_up(message.time)
+            withdraw_reservation(self.machine.scheduler, reservation_id, self.machine.now)
+            self.machine.wake_at(self.machine.now)
+            self.price_log.append((message.time, float(penalty), "penalty"))
+            self._schedule_wake(self.machine.now)
+            return None
+        raise InvalidInput(f"{self.name}: cannot handle a {message.kind!r} message")
+
+    def kill(self, job_id: int) -> None:
+        """End running job ``job_id`` now (a broker cancelling a VAR job as it starts, Fig. 45)."""
+        self.machine.kill(job_id)
+        self._schedule_wake(self.machine.now)
 
     # ------------------------------------------------------------- state
     @property
@@ -117,8 +171,16 @@ class ResourceProvider(mesa.Agent):
             self.machine.run_until(t)
             self._observe()
 
+    def _advance(self, t: int) -> None:
+        """Apply every machine event before ``t``; the machine's clock then reads ``t``."""
+        if t > self.machine.now:
+            self.machine.advance(t)
+            self._observe()
+
     # ------------------------------------------------------------- time
-    def _schedule_wake(self, t: int) -> None:
+    def _schedule_wake(self, t: int | None) -> None:
+        if t is None:
+            return
         if self._wake_at is not None and self._wake_at <= t:
             return
         if self._event is not None:
@@ -137,6 +199,25 @@ class ResourceProvider(mesa.Agent):
             self._schedule_wake(nxt)
 
     def _observe(self) -> None:
+        m = self.machine
+        if self.start_observers or self._on_start:
+            starts = m.start
+            if len(starts) > self._seen_starts:
+                new = list(starts.items())[self._seen_starts:]
+                self._seen_starts = len(starts)
+                for job_id, t in new:
+                    job = self._by_id.get(job_id)
+                    if job is not None:
+                        for fn in self.start_observers:
+                            fn(job, t)
+                    fn = self._on_start.pop(job_id, None)
+                    if fn is not None:
+                        fn(job_id, t)
+        if self._on_end:
+            for job_id in [j for j in self._on_end if j in m.end]:
+                fn = self._on_end.pop(job_id, None)  # a callback may have observed it already
+                if fn is not None:
+                    fn(job_id, m.end[job_id])
         if not self._features:
             return
         start = self.machine.start

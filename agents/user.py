@@ -16,6 +16,7 @@ from collections.abc import Sequence
 import mesa
 from mesa.time import Priority
 
+from agents.broker import ReservationRequest
 from agents.messages import Submit
 from market.errors import InvalidInput
 from market.job import Job
@@ -26,7 +27,11 @@ ROUTES = ("site", "round-robin", "random", "least-loaded")
 
 
 class User(mesa.Agent):
-    """Submits ``jobs`` (sorted by submit time) to the model's providers."""
+    """Submits ``jobs`` (sorted by submit time) to the model's providers.
+
+    ``jobs`` may hold :class:`agents.broker.WorkflowRequest` items too; they
+    and the jobs listed in ``model.reservation_starts`` go to the model's broker.
+    """
 
     def __init__(
         self,
@@ -74,6 +79,14 @@ class User(mesa.Agent):
         while self._next < len(jobs) and jobs[self._next].submit == now:
             job = jobs[self._next]
             self._next += 1
+            broker = self.model.broker
+            if not isinstance(job, Job):  # a workflow: the broker provisions and runs it
+                self.model.send(Submit(self.name, broker.name, now, job))
+                continue
+            start = self.model.reservation_starts.get(job.id)
+            if start is not None:  # an advance reservation request: through the broker
+                self.model.send(Submit(self.name, broker.name, now, ReservationRequest(job, start)))
+                continue
             meta = self.model.metascheduler
             if meta is not None and self.grid_fraction > 0 and self.model.rng.random() < self.grid_fraction:
                 target = meta.name

@@ -103,6 +103,7 @@ class MachineSimulation:
         self._heap: list[tuple[int, int, Job | None]] = []
         self._seq = 0
         self.now = 0
+        self.killed: set[int] = set()  # jobs ended early by :meth:`kill`
 
     def submit(self, job: Job) -> None:
         """Add an arrival after construction (an agent submitting a job).
@@ -140,9 +141,45 @@ class MachineSimulation:
             if w is not None:
                 self._wake(max(w, self.now))
 
+    def advance(self, t: int) -> None:
+        """Process every event before ``t``; the clock then reads ``t`` (events at ``t`` still pending).
+
+        What an outside agent calls before it changes the plan at ``t`` (a
+        reservation bought at ``t`` is placed at ``t``, not in the past).
+        """
+        if t > self.now:
+            self.run_until(t - 1)
+            self.now = t
+
+    def wake_at(self, t: int) -> None:
+        """Make the policy run a pass at ``t`` (seconds, >= now): after a change made from outside.
+
+        A withdrawn reservation or a killed job frees processors; the policy
+        sees them at its next pass, which this call makes happen at ``t``.
+        """
+        if t < self.now:
+            raise InvalidInput(f"cannot wake the machine at {t}, before now ({self.now})")
+        self._wake(t)
+
     def _wake(self, t: int) -> None:
         self._seq += 1
         heapq.heappush(self._heap, (t, self._seq, None))
+
+    def kill(self, job_id: int) -> None:
+        """End running job ``job_id`` now (a user cancelling it); its processors free at once.
+
+        The job's end is ``now``; it is listed in :attr:`killed` and the
+        policy runs a pass at ``now``. Raises ``InvalidInput`` (state
+        unchanged) if the job is not running.
+        """
+        running = self.scheduler.running.get(job_id)
+        if running is None:
+            raise InvalidInput(f"job {job_id} is not running: only a running job can be killed")
+        job = running[0]
+        self.scheduler.finish(job, self.now)
+        self.end[job_id] = self.now
+        self.killed.add(job_id)
+        self._wake(self.now)
 
     def next_time(self) -> int | None:
         """Time of the next event, or None when nothing is left."""
@@ -163,6 +200,7 @@ class MachineSimulation:
         i, seq = self._next, self._seq
         last_wake = None
         last_t = self.now
+        killed = self.killed
         while True:
             t = heap[0][0] if heap else None
             if i < n and (t is None or jobs[i].submit < t):
@@ -173,6 +211,8 @@ class MachineSimulation:
             while heap and heap[0][0] == t:
                 job = heappop(heap)[2]
                 if job is not None:
+                    if killed and job.id in killed:  # its end was moved to the kill
+                        continue
                     end[job.id] = t
                     finish(job, t)
             while i < n and jobs[i].submit == t:

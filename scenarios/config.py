@@ -62,6 +62,12 @@ INTERACTION_MODELS = {
     "best-effort": "users submit every job to their home provider's local queue (no market)",
     "mcmf": "a metascheduler clears grid jobs each cycle by min-cost max-flow (Murali & Vadhiyar, eqs. 4-6)",
     "stable": "a metascheduler clears grid jobs each cycle by stable matching, jobs proposing (sec. 3.3.2)",
+    "moga": "advertisement + MOGA: a broker buys advertised slots for workflows by MOGA and eq. 15 "
+            "(Singh ch. 3-4)",
+    "greedy": "adaptive pricing + greedy: providers quote externality prices, a broker buys task by task "
+              "(Singh ch. 5, 7)",
+    "var": "virtual advance reservations: reservation requests become jobs submitted early (Singh ch. 6, Fig. 33)",
+    "combined": "priced reservation raced by a VAR job, the cheaper kept (Singh ch. 6.4, Fig. 45)",
 }
 """Interaction models the agents implement today, by name (see ``scenarios.compare``)."""
 
@@ -163,6 +169,11 @@ class WorkloadConfig:
     n_users : int
         Synthetic jobs are dealt to this many users (job id mod n_users); each
         user's home provider is user mod number of providers.
+    n_workflows : int
+        Workflows (Singh's layered generator, ch. 4.7) submitted at evenly
+        spread instants over the jobs' submit span; 0 = none.
+    workflow_tasks, workflow_runtime, workflow_procs
+        Tasks per workflow, mean task runtime (s) and mean processors per task.
     """
 
     source: str = "lublin"
@@ -172,6 +183,10 @@ class WorkloadConfig:
     estimates: str = "tsafrir"
     load_factor: float = 1.0
     n_users: int = 8
+    n_workflows: int = 0
+    workflow_tasks: int = 20
+    workflow_runtime: float = 1000.0
+    workflow_procs: float = 4.0
 
     def __post_init__(self) -> None:
         if self.source not in WORKLOAD_SOURCES:
@@ -188,6 +203,10 @@ class WorkloadConfig:
         if not self.load_factor > 0:
             raise InvalidInput(f"workload.load_factor must be > 0, got {self.load_factor!r}")
         _int_at_least("workload.n_users", self.n_users, 1)
+        _int_at_least("workload.n_workflows", self.n_workflows, 0)
+        _int_at_least("workload.workflow_tasks", self.workflow_tasks, 1)
+        _number_in("workload.workflow_runtime", self.workflow_runtime, 1, math.inf)
+        _number_in("workload.workflow_procs", self.workflow_procs, 1, math.inf)
 
 
 @dataclass(frozen=True, slots=True)
@@ -210,6 +229,10 @@ class Parameters:
         Cancellation penalty as a fraction of the reservation's price (Singh eq. 23).
     cycle_seconds : int
         Seconds between metascheduling cycles.
+    reservation_lead : int
+        Seconds between a reservation request and the start it asks for.
+    population, generations : int
+        MOGA's population size and generations (Singh ch. 4.5; 100 x 10 there).
     """
 
     alpha: float = 0.5
@@ -219,6 +242,9 @@ class Parameters:
     reservation_fraction: float = 0.1
     penalty: float = 0.1
     cycle_seconds: int = 600
+    reservation_lead: int = 7200
+    population: int = 50
+    generations: int = 10
 
     def __post_init__(self) -> None:
         _number_in("parameters.alpha", self.alpha, 0, 1)
@@ -229,6 +255,9 @@ class Parameters:
         _number_in("parameters.reservation_fraction", self.reservation_fraction, 0, 1)
         _number_in("parameters.penalty", self.penalty, 0, 1)
         _int_at_least("parameters.cycle_seconds", self.cycle_seconds, 1)
+        _int_at_least("parameters.reservation_lead", self.reservation_lead, 0)
+        _int_at_least("parameters.population", self.population, 2)
+        _int_at_least("parameters.generations", self.generations, 0)
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,15 +14,18 @@ electricity cost is in the price series' currency (eq. 7 of Murali & Vadhiyar).
 from __future__ import annotations
 
 import math
+import sys
 import time
 import warnings
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from agents import MarketModel, MetaschedulerSpec, ProviderSpec
+from agents.broker import BROKER_METHODS, WorkflowRequest
+from agents.model import BrokerSpec, RunResult
 from market.energy.prices import (
     HourlyPrices,
     fixed_prices,
@@ -31,23 +34,23 @@ from market.energy.prices import (
 )
 from market.errors import InvalidInput
 from market.metrics import summarize
-from market.pricing import BASE_RATE, SECONDS_PER_HOUR
 from market.workloads import lublin_workload, read_gwf, read_swf, scale_load, truncate
+from market.workflows.generators import layered_workflow
 from market.workloads.workload import Workload
 from scenarios.config import INTERACTION_MODELS, ScenarioConfig, suggest
 
 __all__ = [
-    "SUMMARY_COLUMNS", "ModelRun", "build_inputs", "build_market", "build_prices", "build_workload", "compare",
+    "SUMMARY_COLUMNS", "ModelRun", "Requests", "build_inputs", "build_market", "build_prices", "build_requests", "build_workload", "compare",
     "run_id", "run_model",
 ]  # fmt: skip
 
 SUMMARY_COLUMNS = (
-    "model", "jobs", "makespan", "mean_wait", "mean_response", "mean_bsld", "allocation_cost",
-    "electricity_cost", "success_rate", "messages",
+    "model", "jobs", "makespan", "mean_wait", "mean_response", "mean_bsld", "workflow_makespan",
+    "reservation_success", "reservation_cost", "allocation_cost", "electricity_cost", "success_rate", "messages",
 )  # fmt: skip
 """Columns of the comparison table, in print order (``msg_<kind>`` columns follow)."""
 
-_STREAMS = 3  # workload, prices, model
+_STREAMS = 4  # workload, prices, model, workflows and reservation requests (spawned children are stable by index)
 
 
 def run_id(config: ScenarioConfig, model: str) -> str:
@@ -100,11 +103,49 @@ def build_workload(config: ScenarioConfig, *, rng: np.random.Generator) -> Workl
     return Workload(tuple(jobs), name=workload.name, max_procs=workload.max_procs)
 
 
+@dataclass(frozen=True)
+class Requests:
+    """What users hand to brokers: workflows, and advance-reservation requests (job id -> wanted start, s)."""
+
+    workflows: tuple[WorkflowRequest, ...] = ()
+    reservations: dict[int, int] = field(default_factory=dict)
+
+
+def build_requests(config: ScenarioConfig, workload: Workload, *, rng: np.random.Generator) -> Requests:
+    """The scenario's workflows and reservation requests, the same for every interaction model.
+
+    ``n_workflows`` layered workflows (Singh ch. 4.7 generator) arrive at
+    evenly spaced instants over the jobs' submit span, from users taken in
+    turn, each at its user's home provider. A seeded ``reservation_fraction``
+    of the jobs ask, at their submit time, for their processors over
+    ``estimate`` seconds from ``submit + reservation_lead`` (Singh ch. 6).
+    """
+    w, par = config.workload, config.parameters
+    jobs = workload.jobs
+    first, last = min(j.submit for j in jobs), max(j.submit for j in jobs)
+    biggest = max(p.procs for p in config.providers)
+    workflows = []
+    for k in range(w.n_workflows):
+        graph = layered_workflow(w.workflow_tasks, mean_runtime=w.workflow_runtime, mean_procs=w.workflow_procs,
+                                 rng=rng)
+        for t in graph:
+            graph.nodes[t]["procs"] = min(graph.nodes[t]["procs"], biggest)
+        user = k % w.n_users
+        site = config.providers[user % len(config.providers)].name
+        submit = first + (last - first) * (k + 1) // (w.n_workflows + 1)
+        workflows.append(WorkflowRequest(k + 1, submit, user, site, graph))
+    picked = rng.random(len(jobs)) < par.reservation_fraction
+    reservations = {j.id: j.submit + par.reservation_lead for j, p in zip(jobs, picked) if p}
+    return Requests(tuple(workflows), reservations)
+
+
 def _horizon(workload: Workload, config: ScenarioConfig) -> int:
     """Seconds a price series must cover: every job could end by the last submit plus all runs in a row."""
-    last = max(j.submit for j in workload.jobs)
+    w = config.workload
+    last = max(j.submit for j in workload.jobs) + config.parameters.reservation_lead
     serial = sum(min(j.runtime, j.estimate) for j in workload.jobs)
-    return last + serial + config.parameters.cycle_seconds * (len(workload.jobs) + 1)
+    serial += w.n_workflows * w.workflow_tasks * 10 * w.workflow_runtime  # generous: task runtimes are drawn
+    return last + int(serial) + config.parameters.cycle_seconds * (len(workload.jobs) + 1)
 
 
 def build_prices(config: ScenarioConfig, horizon: int, *, rng: np.random.Generator) -> dict[str, HourlyPrices]:
@@ -130,21 +171,41 @@ class ModelRun:
     summary: dict
     messages: dict[str, int]
     seconds: float
+    workflows: pd.DataFrame | None = None
+    reservations: pd.DataFrame | None = None
+    front: list = field(default_factory=list)  # last MOGA Pareto set: (allocation cost SU, makespan s)
+    choice: int | None = None  # index of the plan eq. (15) chose in ``front``
+    price_log: dict = field(default_factory=dict)  # provider -> [(time s, SU, kind)]
 
 
-def _summary(model: str, records: pd.DataFrame, procs: int, messages: dict[str, int], n_jobs: int) -> dict:
-    s = summarize(records, procs)
-    run_seconds = records["end"] - records["start"]
+def _summary(model: str, result: RunResult, procs: int, n_jobs: int) -> dict:
+    """One comparison row: job metrics over the users' own jobs, workflow makespan, reservation success.
+
+    ``success_rate`` counts completed jobs, finished workflows and
+    reservations started by their wanted start, over all three.
+    """
+    records, messages = result.records, result.messages
+    jobs = records[records["kind"] == "job"]
+    s = summarize(jobs, procs)
+    wf, ar = result.workflows, result.reservations
+    n_wf = 0 if wf is None else len(wf)
+    n_ar = 0 if ar is None else len(ar)
+    ok = int((jobs["outcome"] == "completed").sum())
+    ok += 0 if wf is None else int(wf["finish"].notna().sum())
+    ok += 0 if ar is None else int(ar["success"].astype(bool).sum())
     row = {
         "model": model,
-        "jobs": s["jobs"],
-        "makespan": s["makespan"],
+        "jobs": int(records["kind"].isin(("job", "reservation")).sum()),  # the workload's jobs that ran
+        "makespan": int(records["end"].max() - records["submit"].min()),
         "mean_wait": s["mean_wait"],
         "mean_response": s["mean_response"],
         "mean_bsld": s["mean_bsld"],
-        "allocation_cost": float((records["procs"] * run_seconds).sum()) * BASE_RATE / SECONDS_PER_HOUR,
+        "workflow_makespan": float(wf["makespan"].mean()) if n_wf else math.nan,
+        "reservation_success": float(ar["success"].astype(bool).mean()) if n_ar else math.nan,
+        "reservation_cost": float(ar.loc[ar["success"].astype(bool), "normalized_cost"].mean()) if n_ar else math.nan,
+        "allocation_cost": float(records["cost"].sum()),
         "electricity_cost": float(records["electricity_cost"].sum()) if "electricity_cost" in records else math.nan,
-        "success_rate": float((records["outcome"] == "completed").sum()) / n_jobs,
+        "success_rate": ok / (n_jobs + n_wf),  # the reservation requests are jobs of the workload
         "utilization": s["utilization"],
         "messages": int(sum(messages.values())),
     }
@@ -154,12 +215,14 @@ def _summary(model: str, records: pd.DataFrame, procs: int, messages: dict[str, 
 
 
 def build_market(config: ScenarioConfig, model: str, workload: Workload, prices: dict[str, HourlyPrices], *,
-                 rng) -> MarketModel:
+                 rng, requests: Requests | None = None) -> MarketModel:
     """The Mesa market of ``config`` for one interaction model, ready to step or run.
 
-    ``workload`` and ``prices`` come from :func:`build_workload` and
-    :func:`build_prices`; ``rng`` seeds the model (the third stream of
-    ``config.seed`` in :func:`run_model`).
+    ``workload``, ``prices`` and ``requests`` come from :func:`build_inputs`;
+    ``rng`` seeds the model (the third stream of ``config.seed``). Broker
+    models (``moga``, ``greedy``, ``var``, ``combined``) hand workflows and
+    reservation requests to a broker using that method; the others to a
+    best-effort broker (tasks just in time, reservations submitted at their start).
     """
     if model not in INTERACTION_MODELS:
         raise InvalidInput(f"unknown interaction model {model!r}{suggest(model, INTERACTION_MODELS)}")
@@ -168,59 +231,74 @@ def build_market(config: ScenarioConfig, model: str, workload: Workload, prices:
     meta = None
     if model in ("mcmf", "stable"):
         meta = MetaschedulerSpec(model, par.w_t, par.maxq, par.cycle_seconds)
-    return MarketModel(specs, workload, route="site", metascheduler=meta, grid_fraction=par.f_g, rng=rng)
+    requests = requests or Requests()
+    method = model if model in BROKER_METHODS else "best-effort"
+    broker = BrokerSpec(method, par.alpha, par.penalty, par.population, par.generations)
+    return MarketModel(specs, workload, route="site", metascheduler=meta, grid_fraction=par.f_g,
+                       workflows=requests.workflows, reservations=requests.reservations, broker=broker, rng=rng)
 
 
-def build_inputs(config: ScenarioConfig) -> tuple[Workload, dict[str, HourlyPrices], np.random.Generator]:
-    """The scenario's workload, price series and model rng, all from ``config.seed``."""
-    w_rng, p_rng, m_rng = _streams(config.seed)
+def build_inputs(config: ScenarioConfig) -> tuple[Workload, dict[str, HourlyPrices], Requests,
+                                                  np.random.Generator]:
+    """The scenario's workload, price series, broker requests and model rng, all from ``config.seed``."""
+    w_rng, p_rng, m_rng, r_rng = _streams(config.seed)
     workload = build_workload(config, rng=w_rng)
+    requests = build_requests(config, workload, rng=r_rng)
     with warnings.catch_warnings():
         warnings.simplefilter("default")
         prices = build_prices(config, _horizon(workload, config), rng=p_rng)
-    return workload, prices, m_rng
+    return workload, prices, requests, m_rng
 
 
-def run_model(config: ScenarioConfig, model: str, *, workload: Workload | None = None,
-              prices: dict[str, HourlyPrices] | None = None) -> ModelRun:
+def run_model(config: ScenarioConfig, model: str, *, inputs=None, progress=None) -> ModelRun:
     """Run one interaction model of ``config`` as agents and return its records and summary.
 
-    ``workload`` and ``prices`` default to the scenario's own (built from its
-    seed); :func:`compare` builds them once and shares them.
+    ``inputs`` = ``(workload, prices, requests)`` default to the scenario's own
+    (built from its seed by :func:`build_inputs`); :func:`compare` builds them
+    once and shares them. The model's rng is always the seed's own stream.
+    ``progress(t)`` is called with the simulated time (s) as the run goes.
     """
     if model not in INTERACTION_MODELS:
         raise InvalidInput(f"unknown interaction model {model!r}{suggest(model, INTERACTION_MODELS)}")
-    w_rng, p_rng, m_rng = _streams(config.seed)
-    if workload is None:
-        workload = build_workload(config, rng=w_rng)
-    if prices is None:
-        prices = build_prices(config, _horizon(workload, config), rng=p_rng)
+    m_rng = _streams(config.seed)[2]
+    if inputs is None:
+        workload, prices, requests, m_rng = build_inputs(config)
+    else:
+        workload, prices, requests = inputs
     started = time.perf_counter()
-    market = build_market(config, model, workload, prices, rng=m_rng)
-    result = market.run()
+    market = build_market(config, model, workload, prices, rng=m_rng, requests=requests)
+    result = market.run(progress=progress)
     seconds = time.perf_counter() - started
     records = result.records.copy()
     records.insert(0, "model", model)
     records.insert(1, "seed", config.seed)
-    summary = _summary(model, result.records, sum(p.procs for p in config.providers), result.messages,
-                       len(workload.jobs))
+    summary = _summary(model, result, sum(p.procs for p in config.providers), len(workload.jobs))
     summary = {"run_id": run_id(config, model), "seed": config.seed, **summary, "seconds": seconds}
-    return ModelRun(model, records, summary, dict(result.messages), seconds)
+    return ModelRun(model, records, summary, dict(result.messages), seconds, result.workflows,
+                    result.reservations, market.broker.last_front if market.broker else [],
+                    market.broker.last_choice if market.broker else None,
+                    {n: list(p.price_log) for n, p in market.providers.items()})
 
 
-def compare(config: ScenarioConfig, *, progress=None) -> list[ModelRun]:
+def compare(config: ScenarioConfig, *, progress: bool = False) -> list[ModelRun]:
     """Run every model of ``config.models`` on the same workload, prices and seed.
 
-    ``progress``, if given, is called with each model's name before it runs.
+    ``progress=True`` shows a bar per model on stderr (a terminal only, via
+    tqdm: simulated hours up to the last submission) and a line per finished model.
     """
-    w_rng, p_rng, _ = _streams(config.seed)
-    workload = build_workload(config, rng=w_rng)
-    with warnings.catch_warnings():
-        warnings.simplefilter("default")
-        prices = build_prices(config, _horizon(workload, config), rng=p_rng)
+    workload, prices, requests, _ = build_inputs(config)
+    last = max([j.submit for j in workload.jobs] + [w.submit for w in requests.workflows])
     runs = []
-    for model in config.models:
-        if progress is not None:
-            progress(model)
-        runs.append(run_model(config, model, workload=workload, prices=prices))
+    for k, model in enumerate(config.models, 1):
+        bar = None
+        if progress:
+            from tqdm import tqdm
+
+            bar = tqdm(total=max(1, last // 3600), desc=f"[{k}/{len(config.models)}] {model}", unit="h",
+                       file=sys.stderr, disable=None, leave=False)
+        tick = None if bar is None else (lambda t, b=bar: b.update(min(t // 3600, b.total) - b.n))
+        runs.append(run_model(config, model, inputs=(workload, prices, requests), progress=tick))
+        if bar is not None:
+            bar.close()
+            print(f"  [{k}/{len(config.models)}] {model}: {runs[-1].seconds:.1f} s", file=sys.stderr, flush=True)
     return runs

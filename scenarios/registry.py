@@ -82,7 +82,8 @@ def quickstart() -> ScenarioConfig:
             ProviderConfig("west", 64, "easy", "fixed", 45.0, 25.0),
         ),
         workload=WorkloadConfig(source="lublin", n_jobs=150, procs=32, estimates="tsafrir", load_factor=10.0,
-                                n_users=8),
+                                n_users=8, n_workflows=4, workflow_tasks=16, workflow_runtime=1800.0,
+                                workflow_procs=6.0),
         parameters=Parameters(alpha=0.5, w_t=25.0, maxq=8, f_g=1.0, cycle_seconds=600),
         seed=1,
     )

@@ -8,6 +8,11 @@ Layout of ``OUT/``::
     metrics.png     bars per model: mean wait, mean response, bounded slowdown, makespan,
                     allocation cost, electricity cost
     messages.png    messages per type and model
+    workflows.csv   one row per workflow and model (submit, finish, makespan, provisioned, cost)
+    reservations.csv  one row per reservation request and model (success, normalized extra cost, used)
+    pareto.png      the last MOGA Pareto set, the chosen plan marked
+    prices.png      slot prices quoted and paid over time, per model and provider
+    gantt.png       one provider's schedule under a broker model
     manifest.json   scenario, seed, package versions, git commit, command
 
 Per-job rows are CSV, not Parquet: pyarrow would be a ~40 MB dependency for
@@ -24,6 +29,7 @@ import platform
 import subprocess
 import sys
 import tempfile
+from collections.abc import Mapping, Sequence
 from importlib import metadata
 from pathlib import Path
 
@@ -34,7 +40,7 @@ from market.errors import InvalidInput
 __all__ = ["PACKAGES", "format_table", "manifest", "prepare_out", "write_atomic", "write_results"]
 
 PACKAGES = ("gridmarket", "mesa", "numpy", "pandas", "networkx", "scipy", "deap", "ortools", "scikit-learn",
-            "statsmodels", "matplotlib")
+            "statsmodels", "matplotlib", "tqdm")
 
 _PLOTTED = (("mean_wait", "mean wait (s)"), ("mean_response", "mean response (s)"),
             ("mean_bsld", "mean bounded slowdown"), ("makespan", "makespan (s)"),
@@ -92,19 +98,32 @@ def manifest(config_dict: dict, seed: int, *, command: list[str] | None = None) 
     }
 
 
+_HEADERS = {
+    "model": "model", "makespan": "makespan_s", "mean_wait": "wait_s", "mean_response": "response_s",
+    "mean_bsld": "bsld", "workflow_makespan": "wf_makespan_s", "reservation_success": "ar_success",
+    "reservation_cost": "ar_extra_cost", "allocation_cost": "alloc_SU", "electricity_cost": "energy_cost",
+    "success_rate": "success", "messages": "messages",
+}  # fmt: skip
+
+
 def format_table(summary: pd.DataFrame) -> str:
-    """The comparison as a fixed-width text table (one row per model)."""
-    cols = ["model", "makespan", "mean_wait", "mean_response", "mean_bsld", "allocation_cost",
-            "electricity_cost", "success_rate"] + [c for c in summary.columns if c.startswith("msg_")]
+    """The comparison as a fixed-width text table (one row per model; message counts by type are in the CSV).
+
+    Jobs' wait, response and bounded slowdown are over the users' own jobs;
+    ``wf_makespan_s`` is the mean workflow makespan, ``ar_success`` the share of
+    reservation requests started by their wanted start and ``ar_extra_cost``
+    their mean extra cost over n·D (Singh ch. 6.3).
+    """
+    cols = [c for c in _HEADERS if c in summary.columns]
     frame = summary[cols].copy()
-    for c in ("mean_wait", "mean_response"):
-        frame[c] = frame[c].map(lambda v: f"{v:.1f}")
-    for c in ("mean_bsld", "allocation_cost", "electricity_cost", "success_rate"):
-        frame[c] = frame[c].map(lambda v: f"{v:.3f}")
-    for c in frame.columns:
-        if c.startswith("msg_"):
-            frame[c] = frame[c].fillna(0).astype(int)
-    return frame.to_string(index=False)
+    for c in ("mean_wait", "mean_response", "workflow_makespan"):
+        if c in frame:
+            frame[c] = frame[c].map(lambda v: "-" if pd.isna(v) else f"{v:.0f}")
+    for c in ("mean_bsld", "allocation_cost", "electricity_cost", "success_rate", "reservation_success",
+              "reservation_cost"):
+        if c in frame:
+            frame[c] = frame[c].map(lambda v: "-" if pd.isna(v) else f"{v:.3f}")
+    return frame.rename(columns=_HEADERS).to_string(index=False)
 
 
 def _markdown(frame: pd.DataFrame) -> str:
@@ -152,16 +171,41 @@ def _message_bars(summary: pd.DataFrame, path: Path, title: str) -> None:
     fig.savefig(path, dpi=110)
 
 
-def write_results(out: Path, jobs: pd.DataFrame, summary: pd.DataFrame, manifest_doc: dict, title: str) -> list[Path]:
-    """Write the folder's files (see module docstring); return their paths."""
+def write_results(out: Path, jobs: pd.DataFrame, summary: pd.DataFrame, manifest_doc: dict, title: str,
+                  runs: Sequence | None = None, procs: Mapping[str, int] | None = None) -> list[Path]:
+    """Write the folder's files (see module docstring); return their paths.
+
+    ``runs`` (the :class:`scenarios.experiment.ModelRun` list) adds
+    workflows.csv, reservations.csv, pareto.png, prices.png and gantt.png;
+    ``procs`` (provider -> processors) sizes the Gantt chart.
+    """
+    from scenarios import plots
+
     out = Path(out)
     written = []
-    for name, text in (("jobs.csv", jobs.to_csv(index=False)), ("summary.csv", summary.to_csv(index=False)),
-                       ("summary.md", f"# {title}\n\n" + _markdown(summary) + "\n"),
-                       ("manifest.json", json.dumps(manifest_doc, indent=2, default=str) + "\n")):
+    files = [("jobs.csv", jobs.to_csv(index=False)), ("summary.csv", summary.to_csv(index=False)),
+             ("summary.md", f"# {title}\n\n" + _markdown(summary) + "\n"),
+             ("manifest.json", json.dumps(manifest_doc, indent=2, default=str) + "\n")]
+    for attr in ("workflows", "reservations"):
+        frames = [getattr(r, attr).assign(model=r.model) for r in runs or () if getattr(r, attr) is not None]
+        if frames:
+            files.append((f"{attr}.csv", pd.concat(frames, ignore_index=True).to_csv(index=False)))
+    for name, text in files:
         write_atomic(out / name, text)
         written.append(out / name)
     _bars(summary, out / "metrics.png", title)
     _message_bars(summary, out / "messages.png", title)
     written += [out / "metrics.png", out / "messages.png"]
+    if runs:
+        moga = next((r for r in runs if r.front), None)
+        plots.pareto_front(moga.front if moga else [], moga.choice if moga else None, out / "pareto.png",
+                           f"{title}: last MOGA Pareto set" + (f" ({moga.model})" if moga else ""))
+        plots.price_history({r.model: r.price_log for r in runs}, out / "prices.png", f"{title}: slot prices")
+        written += [out / "pareto.png", out / "prices.png"]
+        if procs:
+            run = next((r for r in runs if r.model in ("moga", "greedy")), runs[0])
+            site = max(procs, key=lambda s: (len(run.records[run.records["site"] == s]), s))
+            plots.gantt(run.records[run.records["site"] == site], procs[site], out / "gantt.png",
+                        f"{title}: {site} under {run.model}")
+            written.append(out / "gantt.png")
     return written
