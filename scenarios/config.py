@@ -68,6 +68,8 @@ INTERACTION_MODELS = {
               "(Singh ch. 5, 7)",
     "var": "virtual advance reservations: reservation requests become jobs submitted early (Singh ch. 6, Fig. 33)",
     "combined": "priced reservation raced by a VAR job, the cheaper kept (Singh ch. 6.4, Fig. 45)",
+    "grand": "a greedy broker buys priced slots for workflows and reservations while an MCMF metascheduler "
+             "clears the other jobs across sites by electricity price (no seed studied the two together)",
 }
 """Interaction models the agents implement today, by name (see ``scenarios.compare``)."""
 

@@ -221,18 +221,19 @@ def build_market(config: ScenarioConfig, model: str, workload: Workload, prices:
     ``workload``, ``prices`` and ``requests`` come from :func:`build_inputs`;
     ``rng`` seeds the model (the third stream of ``config.seed``). Broker
     models (``moga``, ``greedy``, ``var``, ``combined``) hand workflows and
-    reservation requests to a broker using that method; the others to a
-    best-effort broker (tasks just in time, reservations submitted at their start).
+    reservation requests to a broker using that method; ``grand`` to a greedy
+    broker beside an MCMF metascheduler; the others to a best-effort broker
+    (tasks just in time, reservations submitted at their start).
     """
     if model not in INTERACTION_MODELS:
         raise InvalidInput(f"unknown interaction model {model!r}{suggest(model, INTERACTION_MODELS)}")
     specs = [ProviderSpec(p.name, p.procs, p.policy, prices[p.name], p.watts_per_proc) for p in config.providers]
     par = config.parameters
     meta = None
-    if model in ("mcmf", "stable"):
-        meta = MetaschedulerSpec(model, par.w_t, par.maxq, par.cycle_seconds)
+    if model in ("mcmf", "stable", "grand"):
+        meta = MetaschedulerSpec("stable" if model == "stable" else "mcmf", par.w_t, par.maxq, par.cycle_seconds)
     requests = requests or Requests()
-    method = model if model in BROKER_METHODS else "best-effort"
+    method = model if model in BROKER_METHODS else "greedy" if model == "grand" else "best-effort"
     broker = BrokerSpec(method, par.alpha, par.penalty, par.population, par.generations)
     return MarketModel(specs, workload, route="site", metascheduler=meta, grid_fraction=par.f_g,
                        workflows=requests.workflows, reservations=requests.reservations, broker=broker, rng=rng)

@@ -1,0 +1,51 @@
+"""Every registered agent scenario runs, at a reduced size, for every interaction model it names."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from scenarios.config import INTERACTION_MODELS, with_overrides
+from scenarios.experiment import compare
+from scenarios.registry import get_scenario, scenario_names
+
+
+@pytest.mark.parametrize("name", scenario_names())
+def test_registered_scenario_runs_small(name):
+    config = get_scenario(name)
+    assert config.description and get_scenario.__doc__
+    small = with_overrides(config, {"workload.n_jobs": 60, "workload.n_workflows": min(2, config.workload.n_workflows),
+                                    "workload.workflow_tasks": 6, "population": 10, "generations": 2})
+    runs = compare(small)
+    assert [r.model for r in runs] == list(config.models)
+    for r in runs:
+        s = r.summary
+        assert s["jobs"] == 60, r.model
+        assert 0 < s["success_rate"] <= 1
+        assert all(math.isfinite(s[k]) for k in ("mean_wait", "allocation_cost", "electricity_cost", "makespan"))
+
+
+def test_grand_market_runs_broker_and_metascheduler_together():
+    config = with_overrides(get_scenario("grand-market"), {
+        "workload.n_jobs": 80, "workload.n_workflows": 2, "workload.workflow_tasks": 6, "models": ("grand",)})
+    (run,) = compare(config)
+    assert "grand" in INTERACTION_MODELS
+    assert run.messages["dispatch"] > 0 and run.messages["quote"] > 0 and run.messages["reserve"] > 0
+    assert run.workflows["provisioned"].all()
+
+
+def test_the_readme_main_command_runs_every_interaction_model(tmp_path, capsys):
+    from pathlib import Path
+
+    from scenarios.cli import main
+
+    readme = (Path(__file__).parents[2] / "README.md").read_text().splitlines()
+    first = next(line for line in readme if line.startswith("python -m venv"))
+    assert first.endswith("gridmarket compare")
+    assert main(["compare", "--out", str(tmp_path / "res")]) == 0
+    table = capsys.readouterr().out
+    for model in INTERACTION_MODELS:
+        if model in get_scenario("quickstart").models:
+            assert f"\n{model:>11} " in table or f"\n{model} " in table, model
+    assert (tmp_path / "res" / "pareto.png").exists() and (tmp_path / "res" / "gantt.png").exists()
