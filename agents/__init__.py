@@ -1,5 +1,6 @@
 """Mesa agents and the market model (DESIGN.md, layer ``agents/``)."""
 
+from agents.broker import BROKER_METHODS, Broker, ReservationRequest, WorkflowRequest
 from agents.messages import (
     Advertise,
     Cancel,
@@ -11,14 +12,17 @@ from agents.messages import (
     Submit,
 )
 from agents.metascheduler import CLEARINGS, Metascheduler, MetaschedulerSpec
-from agents.model import MarketModel, ProviderSpec, RunResult
+from agents.model import BrokerSpec, MarketModel, ProviderSpec, RunResult
 from agents.provider import ResourceProvider
 from agents.user import ROUTES, User
 
 __all__ = [
+    "BROKER_METHODS",
     "CLEARINGS",
     "ROUTES",
     "Advertise",
+    "Broker",
+    "BrokerSpec",
     "Cancel",
     "Dispatch",
     "MarketModel",
@@ -29,8 +33,10 @@ __all__ = [
     "Query",
     "Quote",
     "Reserve",
+    "ReservationRequest",
     "ResourceProvider",
     "RunResult",
     "Submit",
     "User",
+    "WorkflowRequest",
 ]
