@@ -217,9 +217,9 @@ class Broker(mesa.Agent):
             plan = provision_greedy(wf.graph, quoting, alpha=self.alpha, release=now)
         except Infeasible:
             return None
-        for q in quoting:  # every query after the first per provider is a further message
+        for q in quoting:  # the plan came with the first query and quote: every further query is a pair
             self.model.message_counts["query"] += max(0, q.n_queries - 1)
-            self.model.message_counts["quote"] += q.n_queries
+            self.model.message_counts["quote"] += max(0, q.n_queries - 1)
         placements = [pl for pl in plan.placements.values() if pl.resource is not None]
         for pl in placements:
             self.model.providers[pl.resource].price_log.append((now, plan.prices[pl.task], "paid"))

@@ -18,7 +18,7 @@ from scenarios.config import INTERACTION_MODELS, with_overrides
 from scenarios.experiment import compare
 from scenarios.registry import get_scenario, scenario_names
 from scenarios.results import format_table, manifest, prepare_out, write_results
-from scenarios.sweep import parse_grid, run_sweep
+from scenarios.sweep import EXECUTORS, parse_grid, run_sweep
 
 __all__ = ["add_subcommands", "main", "run_compare", "run_sweep_command"]
 
@@ -47,14 +47,14 @@ def run_compare(args: argparse.Namespace) -> int:
     prepare_out(out, force=args.force)  # refuse before the work, not after
     print(f"{config.name}: {len(config.providers)} providers, models {', '.join(config.models)}, "
           f"seed {config.seed}", file=sys.stderr)
-    runs = compare(config, progress=lambda m: print(f"  running {m} ...", file=sys.stderr, flush=True))
+    runs = compare(config, progress=True)
     jobs = pd.concat([r.records for r in runs], ignore_index=True)
     summary = pd.DataFrame([r.summary for r in runs])
     title = f"{config.name}, seed {config.seed}"
     print(title)
     print(format_table(summary))
     doc = manifest(config.to_dict(), config.seed, command=["gridmarket", *sys.argv[1:]])
-    written = write_results(out, jobs, summary, doc, title)
+    written = write_results(out, jobs, summary, doc, title, runs, {p.name: p.procs for p in config.providers})
     print(f"\nwrote {len(written)} files to {out}/ ({len(jobs)} job rows)")
     return 0
 
@@ -66,8 +66,12 @@ def run_sweep_command(args: argparse.Namespace) -> int:
     if not grid:
         grid = {"seed": [config.seed]}
     out = Path(args.out or f"sweep-{config.name}")
-    table = run_sweep(config, grid, out, workers=args.workers,
-                      progress=lambda rid, status: print(f"  {rid}: {status}", file=sys.stderr, flush=True))
+
+    def progress(rid: str, status: str, n_done: int, n_total: int) -> None:
+        print(f"  [{n_done}/{n_total}] {rid}: {status}", file=sys.stderr, flush=True)
+
+    table = run_sweep(config, grid, out, executor=args.executor, workers=args.workers, scheduler=args.scheduler,
+                      resume=args.resume, force=args.force, progress=progress)
     cols = [c for c in table.columns if c.startswith("grid.")] + [
         "model", "mean_wait", "mean_response", "mean_bsld", "electricity_cost", "makespan"]
     print(table[cols].to_string(index=False, float_format=lambda v: f"{v:.3f}"))
@@ -97,15 +101,23 @@ def add_subcommands(subparsers) -> None:
 
     sw = subparsers.add_parser(
         "sweep",
-        help="run a scenario over a grid of parameter values (resumable, local process pool)",
-        description="One result file per run in OUT/runs/, written atomically; a re-run skips finished runs; "
-        "the combined table goes to OUT/sweep.csv.",
+        help="run a scenario over a grid of parameter values (resumable; local processes or Dask)",
+        description="One result file per run in OUT/runs/, written atomically when the run finishes; "
+        "--resume skips finished runs (after a crash or a kill); the combined table goes to OUT/sweep.csv.",
     )
     sw.add_argument("scenario", help=f"a registered scenario ({names}) or a scenario .toml file")
     sw.add_argument("--grid", action="append", metavar="NAME=VALUES",
                     help="e.g. alpha=0,0.5,1 or seed=1..10 or model=mcmf,stable (repeatable)")
-    sw.add_argument("--workers", type=int, default=1, help="processes (default 1)")
-    sw.add_argument("--out", help="sweep folder (default sweep-SCENARIO); re-use it to resume")
+    sw.add_argument("--executor", choices=EXECUTORS, default="local",
+                    help="local: a process pool (default); dask: a Dask distributed cluster")
+    sw.add_argument("--scheduler", metavar="tcp://HOST:PORT",
+                    help="with --executor dask: the running scheduler (default: start a loopback LocalCluster)")
+    sw.add_argument("--workers", type=int,
+                    help="processes: local pool (default 1 = this process) or LocalCluster (default CPU count)")
+    sw.add_argument("--out", help="sweep folder (default sweep-SCENARIO)")
+    again = sw.add_mutually_exclusive_group()
+    again.add_argument("--resume", action="store_true", help="continue the same sweep in --out: skip finished runs")
+    again.add_argument("--force", action="store_true", help="delete the sweep in --out and start over")
     sw.set_defaults(run=run_sweep_command)
 
 

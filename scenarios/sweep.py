@@ -1,12 +1,23 @@
-"""Parameter sweeps: a grid of scenario overrides, one result file per run, resumable.
+"""Parameter sweeps: a grid of scenario overrides, one result file per run, resumable, local or on Dask.
 
 ``run_sweep(config, grid, out)`` runs :func:`scenarios.experiment.compare` for
-every point of the Cartesian product of ``grid`` (parameter name -> values),
-writing ``out/runs/<run_id>.json`` atomically when a run finishes. A re-run
-skips every run whose file exists (resume after a crash or a kill), then
-writes the combined table ``out/sweep.csv`` (one row per run and interaction
-model, with the grid values and the seed). Runs go through a local process
-pool (``workers``; 1 = in this process).
+every point of the Cartesian product of ``grid`` (parameter name -> values).
+Layout of ``OUT/``::
+
+    sweep.json          the sweep's manifest: scenario and grid (a resume must match it), versions
+    runs/<run_id>.json  one file per finished run: its grid point and summary rows
+    sweep.csv           the combined table (one row per run and interaction model), written at the end
+
+A run's file is written atomically (temporary file + rename) by the process
+that ran it, the moment it finishes, so a sweep killed at any instant leaves
+only whole files: finished runs, plus perhaps a hidden ``.*.tmp`` that a
+resume deletes. ``resume=True`` skips every run whose file exists; an
+existing folder is refused unless ``resume`` or ``force`` (start over).
+
+Executors: ``"local"`` (``workers`` processes; 1 = in this process) or
+``"dask"``: a ``distributed`` scheduler at ``scheduler`` (``tcp://HOST:PORT``,
+e.g. started by dask-jobqueue on an HPC site), or without it a loopback
+``LocalCluster`` of ``workers`` processes, closed at the end.
 
 Grid syntax (``parse_grid``): ``name=v1,v2,...`` or ``name=a..b`` (integers,
 inclusive); ``model=mcmf,stable`` picks one interaction model per run. Times
@@ -15,10 +26,14 @@ are seconds.
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
 import itertools
 import json
+import logging
+import os
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
 
@@ -27,11 +42,19 @@ import pandas as pd
 from market.errors import InvalidInput
 from scenarios.config import ScenarioConfig, overridable, suggest, with_overrides
 from scenarios.experiment import compare
-from scenarios.results import write_atomic
+from scenarios.results import manifest, prepare_out, write_atomic
 
-__all__ = ["parse_grid", "point_id", "run_point", "run_sweep"]
+__all__ = ["EXECUTORS", "MANIFEST", "parse_grid", "point_id", "run_point", "run_sweep"]
+
+EXECUTORS = ("local", "dask")
+MANIFEST = "sweep.json"
+"""The sweep manifest's file name inside ``OUT/``."""
+
+DASK_HINT = 'pip install "gridmarket[dask]"'
 
 _RANGE = re.compile(r"^(-?\d+)\.\.(-?\d+)$")
+_BAD_RANGE = re.compile(r"^[-\d.]*\.\.[-\d.]*$")
+_log = logging.getLogger(__name__)
 
 
 def _value(text: str):
@@ -69,6 +92,8 @@ def parse_grid(specs: Sequence[str]) -> dict[str, list]:
             if hi < lo:
                 raise InvalidInput(f"bad grid {spec!r}: empty range {lo}..{hi}")
             grid[name] = list(range(lo, hi + 1))
+        elif _BAD_RANGE.match(values.strip()):  # a range typo; a path such as ../x.swf is a value
+            raise InvalidInput(f"bad grid {spec!r}: {values.strip()!r} is not a range a..b of integers")
         else:
             parts = [v for v in values.split(",")]
             if any(not p.strip() for p in parts):
@@ -90,12 +115,151 @@ def _configure(config: ScenarioConfig, point: Mapping) -> ScenarioConfig:
     return with_overrides(config, values)
 
 
+def _absolute_paths(config: ScenarioConfig) -> ScenarioConfig:
+    """``config`` with its trace and price-CSV paths made absolute (workers may run in another folder)."""
+    work = config.workload
+    if work.trace is not None:
+        work = dataclasses.replace(work, trace=str(Path(work.trace).resolve()))
+    providers = tuple(
+        p if p.prices in ("synthetic", "fixed") else dataclasses.replace(p, prices=str(Path(p.prices).resolve()))
+        for p in config.providers)
+    return dataclasses.replace(config, workload=work, providers=providers)
+
+
 def run_point(config: ScenarioConfig, point: dict, path: str) -> str:
-    """Run one grid point and write its rows to ``path`` atomically; returns the path."""
+    """Run one grid point; write its document to ``path`` atomically when that folder exists here.
+
+    Returns the document (JSON text), so that a client whose Dask workers do
+    not share its file system can write it itself.
+    """
     runs = compare(_configure(config, point))
     rows = [{**{f"grid.{k}": v for k, v in point.items()}, **r.summary} for r in runs]
-    write_atomic(Path(path), json.dumps({"point": point, "rows": rows}, indent=1, default=str) + "\n")
-    return path
+    text = json.dumps({"point": point, "rows": rows}, indent=1, default=str) + "\n"
+    if Path(path).parent.is_dir():
+        write_atomic(Path(path), text)
+    return text
+
+
+def _finished(path: Path) -> bool:
+    """Whether ``path`` holds a whole run document (a file cut short by a crash is redone)."""
+    if not path.exists():
+        return False
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        _log.warning("%s: unreadable run file; running that point again", path)
+        return False
+    return isinstance(doc, dict) and isinstance(doc.get("rows"), list)
+
+
+# ---- the folder -------------------------------------------------------------
+
+
+def _spec_differences(old: dict, new: dict) -> list[str]:
+    diffs = []
+    if old.get("grid") != new["grid"]:
+        diffs.append(f"grid {old.get('grid')} here, {new['grid']} asked")
+    old_s, new_s = old.get("scenario") or {}, new["scenario"]
+    for key in sorted(set(old_s) | set(new_s)):
+        if old_s.get(key) != new_s.get(key):
+            diffs.append(f"scenario {key} {old_s.get(key)!r} here, {new_s.get(key)!r} asked")
+    return diffs
+
+
+def _check_out(out: Path, spec: dict, *, resume: bool, force: bool) -> None:
+    """Refuse ``out`` before any work: exists without resume/force, or resume of another sweep."""
+    if out.exists() and not out.is_dir():
+        raise InvalidInput(f"{out}: exists and is not a folder")
+    if force or not out.exists() or not any(out.iterdir()):
+        return
+    spec_path = out / MANIFEST
+    if not spec_path.exists():
+        prepare_out(out, force=False)  # its message: folder exists; pass --force to overwrite it
+    try:
+        old = json.loads(spec_path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as err:
+        raise InvalidInput(f"{spec_path}: unreadable sweep manifest ({err}); pass --force to start over") from None
+    n_done = sum(1 for _ in (out / "runs").glob("*.json")) if (out / "runs").is_dir() else 0
+    diffs = _spec_differences(old, spec)
+    if diffs:
+        raise InvalidInput(f"{out}: holds a different sweep ({'; '.join(diffs)}); choose another --out, "
+                           "or pass --force to delete its runs and start over")
+    if not resume:
+        raise InvalidInput(f"{out}: folder exists with {n_done} finished runs of this sweep; "
+                           "pass --resume to continue it or --force to start over")
+
+
+def _init_out(out: Path, spec: dict, *, force: bool) -> None:
+    """Create ``out`` (manifest first, then ``runs/``); ``force`` deletes the old sweep; drop a kill's temporaries."""
+    prepare_out(out, force=True)  # refusals were _check_out's; this creates the folder
+    runs_dir = out / "runs"
+    if force:
+        for path in [*runs_dir.glob("*.json"), out / "sweep.csv", out / MANIFEST]:
+            path.unlink(missing_ok=True)
+    spec_path = out / MANIFEST
+    if not spec_path.exists():
+        provenance = manifest(spec["scenario"], spec["scenario"].get("seed"))
+        doc = {**spec, "created_with": {k: provenance[k] for k in ("python", "packages", "git_commit", "command")}}
+        write_atomic(spec_path, json.dumps(doc, indent=1, default=str) + "\n")
+    runs_dir.mkdir(exist_ok=True)
+    for tmp in runs_dir.glob(".*.tmp"):
+        tmp.unlink(missing_ok=True)
+
+
+# ---- executors --------------------------------------------------------------
+
+
+def _local(config, todo, workers: int) -> Iterator[tuple[str, str, str]]:
+    if workers == 1:
+        for rid, point, path in todo:
+            yield rid, path, run_point(config, point, path)
+        return
+    with ProcessPoolExecutor(max_workers=workers) as pool:
+        futures = {pool.submit(run_point, config, point, path): (rid, path) for rid, point, path in todo}
+        try:
+            for fut in as_completed(futures):
+                rid, path = futures[fut]
+                yield rid, path, fut.result()
+        finally:
+            for fut in futures:
+                fut.cancel()
+
+
+@contextlib.contextmanager
+def _dask_client(scheduler: str | None, workers: int, timeout_seconds: float):
+    try:
+        from distributed import Client, LocalCluster
+    except ImportError:
+        raise InvalidInput(f"the dask executor needs dask.distributed, which is not installed: {DASK_HINT}") from None
+    if scheduler is None:
+        with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, host="127.0.0.1",
+                          dashboard_address=None) as cluster, Client(cluster) as client:
+            yield client
+        return
+    try:
+        client = Client(scheduler, timeout=f"{timeout_seconds}s")
+    except (OSError, TimeoutError, ValueError, TypeError) as err:
+        raise InvalidInput(f"cannot reach the Dask scheduler at {scheduler!r} within {timeout_seconds:g} s: "
+                           f"{err}") from None
+    with client:
+        if not client.scheduler_info().get("workers"):
+            _log.warning("the Dask scheduler at %s has no workers yet; runs start when workers join", scheduler)
+        yield client
+
+
+def _dask(client, config, todo) -> Iterator[tuple[str, str, str]]:
+    from distributed import as_completed as dask_completed
+
+    futures = {client.submit(run_point, config, point, path, pure=False): (rid, path) for rid, point, path in todo}
+    try:
+        for fut in dask_completed(futures):
+            rid, path = futures[fut]
+            yield rid, path, fut.result()
+    finally:
+        client.cancel(list(futures))
+
+
+# ---- the sweep --------------------------------------------------------------
 
 
 def run_sweep(
@@ -103,54 +267,98 @@ def run_sweep(
     grid: Mapping[str, Sequence],
     out: str | Path,
     *,
-    workers: int = 1,
-    progress: Callable[[str, str], None] | None = None,
+    executor: str = "local",
+    workers: int | None = None,
+    scheduler: str | None = None,
+    resume: bool = False,
+    force: bool = False,
+    progress: Callable[[str, str, int, int], None] | None = None,
+    timeout_seconds: float = 5.0,
 ) -> pd.DataFrame:
-    """Run every point of ``grid`` not already done in ``out``; return the combined table.
+    """Run every point of ``grid`` into ``out``; return the combined table (also ``out/sweep.csv``).
 
-    ``progress(run_id, status)`` is called with status ``skipped`` or ``done``.
-    Every point is checked (``with_overrides``) before any run starts.
+    Parameters
+    ----------
+    config, grid
+        The scenario and its grid (``parse_grid``); every point is checked
+        (``with_overrides``) before any run starts.
+    out
+        The sweep folder. An existing non-empty one is refused unless
+        ``resume`` (same scenario and grid: finished runs are skipped) or
+        ``force`` (its run files, table and manifest are deleted first).
+    executor, workers, scheduler
+        ``"local"``: ``workers`` processes (default 1 = in this process).
+        ``"dask"``: connect to ``scheduler`` (``tcp://HOST:PORT``; its own
+        workers run the sweep, so ``workers`` must be None), or without it
+        start a loopback ``LocalCluster`` of ``workers`` processes (default:
+        the CPU count).
+    progress
+        Called as ``progress(run_id, status, n_done, n_total)`` with status
+        ``"skipped"`` (finished earlier) or ``"done"``, in completion order.
+    timeout_seconds
+        How long to try to reach ``scheduler``.
+
+    Raises
+    ------
+    InvalidInput
+        Bad arguments or grid values, a refused folder, an unreachable
+        scheduler, or dask not installed; all before any run starts.
     """
-    if not isinstance(workers, int) or workers < 1:
+    if executor not in EXECUTORS:
+        raise InvalidInput(f"unknown executor {executor!r}{suggest(executor, EXECUTORS)}")
+    if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 1):
         raise InvalidInput(f"workers must be an int >= 1, got {workers!r}")
+    if scheduler is not None and executor != "dask":
+        raise InvalidInput(f"a scheduler ({scheduler!r}) needs the dask executor")
+    if scheduler is not None and workers is not None:
+        raise InvalidInput(f"workers={workers} sizes a local cluster; the scheduler {scheduler!r} "
+                           "brings its own workers")
+    if resume and force:
+        raise InvalidInput("resume and force exclude each other: resume keeps finished runs, force deletes them")
     out = Path(out)
     names = list(grid)
     points = [dict(zip(names, combo)) for combo in itertools.product(*(grid[n] for n in names))]
+    if not points:
+        raise InvalidInput(f"empty grid {dict(grid)!r}: no run to do")
     for point in points:
         _configure(config, point)  # bad values fail here, before hours of work
-    spec = {"scenario": config.to_dict(), "grid": {k: list(v) for k, v in grid.items()}}
-    runs_dir = out / "runs"
-    runs_dir.mkdir(parents=True, exist_ok=True)
-    spec_path = out / "sweep.json"
-    text = json.dumps(spec, indent=1, default=str) + "\n"
-    if spec_path.exists() and spec_path.read_text(encoding="utf-8") != text:
-        raise InvalidInput(f"{out}: holds a different sweep (see {spec_path}); choose another --out")
-    write_atomic(spec_path, text)
-    todo = []
-    for point in points:
-        rid = point_id(config.name, point)
-        path = runs_dir / f"{rid}.json"
-        if path.exists():
-            if progress:
-                progress(rid, "skipped")
-        else:
-            todo.append((rid, point, str(path)))
-    if workers == 1:
-        for rid, point, path in todo:
-            run_point(config, point, path)
-            if progress:
-                progress(rid, "done")
-    elif todo:
-        with ProcessPoolExecutor(max_workers=workers) as pool:
-            futures = {pool.submit(run_point, config, point, path): rid for rid, point, path in todo}
-            for fut in as_completed(futures):
-                fut.result()
+    ids = [point_id(config.name, point) for point in points]
+    if len(set(ids)) != len(ids):
+        raise InvalidInput(f"grid {dict(grid)!r} gives two runs the same id; give each value once")
+    spec = json.loads(json.dumps({"scenario": config.to_dict(), "grid": {k: list(v) for k, v in grid.items()}},
+                                 default=str))
+    _check_out(out, spec, resume=resume, force=force)
+    runs_dir = (out / "runs").resolve()
+    finished = set() if force else {rid for rid in ids if _finished(runs_dir / f"{rid}.json")}
+    todo = [(rid, point, str(runs_dir / f"{rid}.json")) for rid, point in zip(ids, points) if rid not in finished]
+
+    with contextlib.ExitStack() as stack:
+        client = None
+        if executor == "dask" and todo:  # before the folder is touched: an unreachable scheduler leaves nothing
+            n = workers if workers is not None else (os.cpu_count() or 1)
+            client = stack.enter_context(_dask_client(scheduler, n, timeout_seconds))
+        _init_out(out, spec, force=force)
+        n_total, n_done = len(points), 0
+        for rid in ids:
+            if rid in finished:
+                n_done += 1
                 if progress:
-                    progress(futures[fut], "done")
+                    progress(rid, "skipped", n_done, n_total)
+        run_config = _absolute_paths(config)
+        if client is not None:
+            results = _dask(client, run_config, todo)
+        else:
+            results = _local(run_config, todo, workers or 1)
+        for rid, path, text in stack.enter_context(contextlib.closing(results)):
+            if not Path(path).exists():  # a Dask worker that does not share this file system
+                write_atomic(Path(path), text)
+            n_done += 1
+            if progress:
+                progress(rid, "done", n_done, n_total)
+
     rows = []
-    for point in points:
-        doc = json.loads((runs_dir / f"{point_id(config.name, point)}.json").read_text(encoding="utf-8"))
-        rows += doc["rows"]
+    for rid in ids:
+        rows += json.loads((runs_dir / f"{rid}.json").read_text(encoding="utf-8"))["rows"]
     table = pd.DataFrame(rows)
     write_atomic(out / "sweep.csv", table.to_csv(index=False))
     return table

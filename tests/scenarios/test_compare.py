@@ -1,4 +1,4 @@
-"""Scenario configs, the registry, `gridmarket compare` and resumable sweeps."""
+"""Scenario configs, the registry and `gridmarket compare` (sweeps: test_sweep.py)."""
 
 import json
 
@@ -10,7 +10,6 @@ from scenarios import compare as compare_cli
 from scenarios.config import ProviderConfig, load_toml, load_toml_text, with_overrides
 from scenarios.experiment import compare
 from scenarios.registry import get_scenario
-from scenarios.sweep import parse_grid, run_sweep
 
 TOML = """
 name = "tiny"
@@ -84,9 +83,11 @@ def test_compare_is_deterministic_for_a_seed_and_every_model_runs_every_job(tiny
         pd.testing.assert_frame_equal(a.records, b.records)
     assert [r.model for r in first] == ["best-effort", "mcmf"]
     assert all(r.summary["jobs"] == 40 for r in first)
-    assert first[0].messages == {"submit": 40}
-    assert first[1].messages == {"submit": 40, "dispatch": 40}
-    routed = first[1].records
+    # 40 jobs, 4 of them reservation requests that go user -> broker -> provider
+    assert first[0].messages == {"submit": 40 + len(first[0].reservations)}
+    n_ar = len(first[1].reservations)
+    assert first[1].messages == {"submit": 40 + n_ar, "dispatch": 40 - n_ar}
+    routed = first[1].records[first[1].records["kind"] == "job"]
     assert routed["routed"].all() and (routed["dispatch"] > routed["submit"]).all()
     assert set(compare(with_overrides(tiny, {"seed": 3}))[0].records["submit"]) != set(first[0].records["submit"])
 
@@ -97,7 +98,8 @@ def test_compare_command_writes_the_results_folder_and_refuses_to_overwrite(tmp_
     assert compare_cli.main(args) == 0
     assert "best-effort" in capsys.readouterr().out
     assert sorted(p.name for p in out.iterdir()) == [
-        "jobs.csv", "manifest.json", "messages.png", "metrics.png", "summary.csv", "summary.md"]
+        "gantt.png", "jobs.csv", "manifest.json", "messages.png", "metrics.png", "pareto.png", "prices.png",
+        "reservations.csv", "summary.csv", "summary.md", "workflows.csv"]
     jobs = pd.read_csv(out / "jobs.csv")
     assert {"model", "seed", "job_id", "site", "submit", "start", "end", "procs", "electricity_cost"} <= set(jobs)
     doc = json.loads((out / "manifest.json").read_text())
@@ -106,30 +108,3 @@ def test_compare_command_writes_the_results_folder_and_refuses_to_overwrite(tmp_
     assert compare_cli.main(args) == 2
     assert "pass --force" in capsys.readouterr().err
     assert compare_cli.main(args + ["--force"]) == 0
-
-
-def test_sweep_resumes_and_skips_finished_runs(tmp_path, tiny):
-    tiny = with_overrides(tiny, {"models": ["best-effort"]})
-    grid = parse_grid(["w_t=0,100", "seed=1..2"])
-    seen = []
-    table = run_sweep(tiny, grid, tmp_path, progress=lambda rid, s: seen.append((rid, s)))
-    assert len(table) == 4 and sorted(table["seed"]) == [1, 1, 2, 2]
-    assert {s for _, s in seen} == {"done"}
-    victim = tmp_path / "runs" / "tiny-w_t0-seed2.json"
-    victim.unlink()  # as if killed before this run finished
-    seen.clear()
-    again = run_sweep(tiny, grid, tmp_path, progress=lambda rid, s: seen.append((rid, s)))
-    assert [rid for rid, s in seen if s == "done"] == ["tiny-w_t0-seed2"]
-    pd.testing.assert_frame_equal(table.drop(columns="seconds"), again.drop(columns="seconds"))
-    with pytest.raises(InvalidInput, match="different sweep"):
-        run_sweep(tiny, parse_grid(["seed=1..3"]), tmp_path)
-
-
-@pytest.mark.parametrize(
-    ("spec", "match"),
-    [("alpha", "expected NAME=v1"), ("alpah=1", "did you mean 'alpha'"), ("seed=3..1", "empty range"),
-     ("alpha=0,,1", "empty value")],
-)
-def test_bad_grid_syntax_is_refused(spec, match):
-    with pytest.raises(InvalidInput, match=match):
-        parse_grid([spec])
