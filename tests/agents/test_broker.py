@@ -150,7 +150,7 @@ def busy_ok(rows: pd.DataFrame, procs: int) -> bool:
     return True
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(scenario())
 def test_every_method_keeps_capacity_runs_every_job_once_and_finishes_every_workflow(case):
     jobs, reservations, workflows, method, policy = case
