@@ -66,6 +66,7 @@ class Metascheduler(mesa.Agent):
         self.pending: list[Job] = []
         self.n_cycles = 0
         self.predicted_wait: dict[int, float] = {}
+        self.dispatch_log: list[tuple[int, str, int]] = []  # (cycle time s, site, jobs dispatched)
         for provider in model.providers.values():
             provider.track_waits()
         self._next_cycle: int | None = None
@@ -96,6 +97,8 @@ class Metascheduler(mesa.Agent):
         if ready:
             assignment, waits = self._clear(ready, providers, now)
             by_id = {j.id: j for j in ready}
+            for site in sorted(set(assignment.values())):
+                self.dispatch_log.append((now, site, sum(1 for s in assignment.values() if s == site)))
             for job_id in sorted(assignment):
                 name = assignment[job_id]
                 self.predicted_wait[job_id] = waits[job_id]

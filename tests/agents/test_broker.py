@@ -200,3 +200,15 @@ def test_provisioned_workflows_finish_sooner_than_best_effort_on_a_loaded_grid()
     for model in ("moga", "greedy"):
         assert runs[model]["workflow_makespan"] < runs["best-effort"]["workflow_makespan"]
     assert not math.isnan(runs["moga"]["reservation_success"])
+
+
+def test_metascheduler_logs_dispatches_per_site_and_cycle():
+    from agents.metascheduler import MetaschedulerSpec
+
+    jobs = [Job(k, 10 * k, 2, 600, 600, site="p0") for k in range(1, 9)]
+    m = MarketModel([ProviderSpec("p0", 8), ProviderSpec("p1", 8)], Workload(tuple(jobs), name="t"),
+                    route="site", metascheduler=MetaschedulerSpec("mcmf", 25.0, None, 600), rng=1)
+    r = m.run()
+    log = m.metascheduler.dispatch_log
+    assert sum(n for _, _, n in log) == r.messages["dispatch"] == 8
+    assert all(t % 600 == 0 for t, _, _ in log)
