@@ -205,8 +205,12 @@ def test_provisioned_workflows_finish_sooner_than_best_effort_on_a_loaded_grid()
 def test_metascheduler_logs_dispatches_per_site_and_cycle():
     from agents.metascheduler import MetaschedulerSpec
 
+    from market.energy.prices import fixed_prices
+
     jobs = [Job(k, 10 * k, 2, 600, 600, site="p0") for k in range(1, 9)]
-    m = MarketModel([ProviderSpec("p0", 8), ProviderSpec("p1", 8)], Workload(tuple(jobs), name="t"),
+    specs = [ProviderSpec(f"p{k}", 8, prices=fixed_prices(40.0 + k, 48, zone=f"p{k}"), watts_per_proc=10.0)
+             for k in range(2)]
+    m = MarketModel(specs, Workload(tuple(jobs), name="t"),
                     route="site", metascheduler=MetaschedulerSpec("mcmf", 25.0, None, 600), rng=1)
     r = m.run()
     log = m.metascheduler.dispatch_log
