@@ -76,7 +76,7 @@ def parse_grid(specs: Sequence[str]) -> dict[str, list]:
     {'alpha': [0, 0.5, 1], 'seed': [1, 2, 3], 'model': ['mcmf']}
     """
     grid: dict[str, list] = {}
-    names = overridable() + ["model"]
+    names = [n for n in overridable() if n != "models"] + ["model"]  # one model per run: a point's value is one name
     for spec in specs:
         name, sep, values = spec.partition("=")
         name = name.strip()
@@ -155,15 +155,17 @@ def _finished(path: Path) -> bool:
 # ---- the folder -------------------------------------------------------------
 
 
+def _differences(where: str, old, new) -> list[str]:
+    if isinstance(old, dict) and isinstance(new, dict):
+        return [d for key in sorted(set(old) | set(new), key=str)
+                for d in _differences(f"{where}.{key}", old.get(key), new.get(key))]
+    return [] if old == new else [f"{where} {old!r} here, {new!r} asked"]
+
+
 def _spec_differences(old: dict, new: dict) -> list[str]:
-    diffs = []
-    if old.get("grid") != new["grid"]:
-        diffs.append(f"grid {old.get('grid')} here, {new['grid']} asked")
-    old_s, new_s = old.get("scenario") or {}, new["scenario"]
-    for key in sorted(set(old_s) | set(new_s)):
-        if old_s.get(key) != new_s.get(key):
-            diffs.append(f"scenario {key} {old_s.get(key)!r} here, {new_s.get(key)!r} asked")
-    return diffs
+    """What differs between two sweep manifests' scenario and grid, e.g. ``scenario.seed 1 here, 2 asked``."""
+    return (_differences("scenario", old.get("scenario"), new["scenario"])
+            + _differences("grid", old.get("grid"), new["grid"]))
 
 
 def _check_out(out: Path, spec: dict, *, resume: bool, force: bool) -> None:
@@ -185,7 +187,8 @@ def _check_out(out: Path, spec: dict, *, resume: bool, force: bool) -> None:
         raise InvalidInput(f"{out}: holds a different sweep ({'; '.join(diffs)}); choose another --out, "
                            "or pass --force to delete its runs and start over")
     if not resume:
-        raise InvalidInput(f"{out}: folder exists with {n_done} finished runs of this sweep; "
+        runs = "run" if n_done == 1 else "runs"
+        raise InvalidInput(f"{out}: folder exists with {n_done} finished {runs} of this sweep; "
                            "pass --resume to continue it or --force to start over")
 
 

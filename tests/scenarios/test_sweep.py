@@ -1,0 +1,237 @@
+"""Sweeps: grid syntax, the folder's refuse/resume/force rules, Dask (a real loopback cluster), a kill mid-way."""
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+
+import pandas as pd
+import psutil
+import pytest
+
+from market.errors import InvalidInput
+from scenarios import compare as compare_cli
+from scenarios.config import with_overrides
+from scenarios.registry import get_scenario
+from scenarios.sweep import MANIFEST, parse_grid, run_sweep
+
+distributed = pytest.importorskip("distributed")
+
+
+@pytest.fixture(scope="module")
+def quick():
+    """The quickstart scenario cut to 30 jobs and best effort: a run takes well under a second."""
+    return with_overrides(get_scenario("quickstart"), {"workload.n_jobs": 30, "models": ("best-effort",)})
+
+
+def _recorder():
+    seen = []
+    return seen, lambda rid, status, n_done, n_total: seen.append((rid, status, n_done, n_total))
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.mark.parametrize(
+    ("spec", "match"),
+    [("alpha", "expected NAME=v1"), ("alpah=1", "did you mean 'alpha'"), ("seed=3..1", "empty range"),
+     ("alpha=0,,1", "empty value"), ("seed=1..", r"'1\.\.' is not a range a\.\.b of integers"),
+     ("seed=0.5..2", "not a range"), ("=1,2", "expected NAME=v1"), ("seed=", "expected NAME=v1"),
+     ("models=mcmf", r"unknown parameter 'models' \(did you mean 'model'\?\)")],
+)
+def test_bad_grid_syntax_is_refused(spec, match):
+    with pytest.raises(InvalidInput, match=match):
+        parse_grid([spec])
+
+
+def test_grid_parameter_given_twice_is_refused():
+    assert parse_grid(["seed=1,2", "model=mcmf"]) == {"seed": [1, 2], "model": ["mcmf"]}
+    with pytest.raises(InvalidInput, match="'seed' given twice"):
+        parse_grid(["seed=1,2", "seed=3"])
+
+
+def test_bad_grid_on_the_command_line_exits_2_before_creating_the_folder(tmp_path, capsys):
+    out = tmp_path / "sw"
+    assert compare_cli.main(["sweep", "quickstart", "--grid", "alpha=0,,1", "--out", str(out)]) == 2
+    assert "gridmarket: error: bad grid 'alpha=0,,1': empty value" in capsys.readouterr().err
+    assert not out.exists()
+    assert compare_cli.main(["sweep", "quickstart", "--grid", "alpha=0,2", "--out", str(out)]) == 2
+    assert "alpha must be in [0, 1], got 2" in capsys.readouterr().err  # values checked before any run
+    assert not out.exists()
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [({"executor": "daks"}, r"unknown executor 'daks' \(did you mean 'dask'\?\)"),
+     ({"scheduler": "tcp://127.0.0.1:1"}, "needs the dask executor"),
+     ({"executor": "dask", "scheduler": "tcp://127.0.0.1:1", "workers": 2}, "brings its own workers"),
+     ({"workers": 0}, "workers must be an int >= 1, got 0"),
+     ({"resume": True, "force": True}, "exclude each other")],
+)
+def test_bad_executor_arguments_are_refused(tmp_path, quick, kwargs, match):
+    with pytest.raises(InvalidInput, match=match):
+        run_sweep(quick, {"seed": [1]}, tmp_path / "sw", **kwargs)
+    assert not (tmp_path / "sw").exists()
+
+
+def test_existing_folder_needs_resume_or_force_and_resume_needs_the_same_sweep(tmp_path, quick):
+    out = tmp_path / "sw"
+    grid = parse_grid(["w_t=0,100", "seed=1..2"])
+    seen, progress = _recorder()
+    table = run_sweep(quick, grid, out, progress=progress)
+    assert len(table) == 4 and sorted(table["seed"]) == [1, 1, 2, 2]
+    assert [(s, n, t) for _, s, n, t in seen] == [("done", n, 4) for n in (1, 2, 3, 4)]
+    doc = json.loads((out / MANIFEST).read_text())
+    assert doc["grid"] == {"w_t": [0, 100], "seed": [1, 2]} and doc["scenario"]["name"] == "quickstart"
+
+    (out / "runs" / "quickstart-w_t0-seed2.json").unlink()  # as if killed before this run finished
+    (out / "runs" / "quickstart-w_t100-seed2.json").write_text('{"point": {"w_t": 1')  # cut short by a crash
+    (out / "runs" / ".quickstart-w_t0-seed2.json.abc.tmp").write_text("{")  # a kill's temporary
+    with pytest.raises(InvalidInput, match=r"sw: folder exists with 3 finished runs of this sweep; pass --resume"):
+        run_sweep(quick, grid, out)
+    with pytest.raises(InvalidInput,
+                       match=r"holds a different sweep \(grid.seed \[1, 2\] here, \[1, 2, 3\] asked\); choose another"):
+        run_sweep(quick, parse_grid(["w_t=0,100", "seed=1..3"]), out, resume=True)
+    with pytest.raises(InvalidInput, match=r"holds a different sweep \(scenario.workload.n_jobs 30 here, 31 asked\)"):
+        run_sweep(with_overrides(quick, {"workload.n_jobs": 31}), grid, out, resume=True)
+
+    seen.clear()
+    again = run_sweep(quick, grid, out, resume=True, progress=progress)
+    assert sorted((rid, s) for rid, s, _, _ in seen if s == "done") == [
+        ("quickstart-w_t0-seed2", "done"), ("quickstart-w_t100-seed2", "done")]
+    assert [n for *_, n, _ in seen] == [1, 2, 3, 4]
+    assert not list((out / "runs").glob(".*.tmp"))
+    pd.testing.assert_frame_equal(table.drop(columns="seconds"), again.drop(columns="seconds"))
+
+    seen.clear()
+    other = parse_grid(["seed=3"])
+    fresh = run_sweep(quick, other, out, force=True, progress=progress)
+    assert [rid for rid, *_ in seen] == ["quickstart-seed3"] and list(fresh["seed"]) == [3]
+    assert sorted(p.name for p in (out / "runs").iterdir()) == ["quickstart-seed3.json"]
+    assert json.loads((out / MANIFEST).read_text())["grid"] == {"seed": [3]}
+
+
+def test_folder_that_is_no_sweep_is_refused_unless_force(tmp_path, quick):
+    (tmp_path / "notes.txt").write_text("mine")
+    with pytest.raises(InvalidInput, match="folder exists; pass --force"):
+        run_sweep(quick, {"seed": [1]}, tmp_path, resume=True)
+    with pytest.raises(InvalidInput, match="exists and is not a folder"):
+        run_sweep(quick, {"seed": [1]}, tmp_path / "notes.txt")
+    run_sweep(quick, {"seed": [1]}, tmp_path, force=True)
+    assert (tmp_path / "notes.txt").read_text() == "mine"  # --force deletes only the sweep's own files
+
+
+def test_dask_runs_give_the_serial_summaries(tmp_path):
+    """A loopback LocalCluster started here (--scheduler) and one started by the sweep: same rows as serial."""
+    config = with_overrides(get_scenario("quickstart"), {"workload.n_jobs": 30})
+    grid = parse_grid(["seed=1..2", "model=best-effort,mcmf"])
+    serial = run_sweep(config, grid, tmp_path / "serial").drop(columns="seconds")
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
+                                  dashboard_address=None) as cluster:
+        seen, progress = _recorder()
+        on_dask = run_sweep(config, grid, tmp_path / "dask", executor="dask", scheduler=cluster.scheduler_address,
+                            progress=progress)
+    pd.testing.assert_frame_equal(serial, on_dask.drop(columns="seconds"))
+    assert sorted(s for _, s, _, _ in seen) == ["done"] * 4 and [n for *_, n, _ in seen] == [1, 2, 3, 4]
+    assert {p.name for p in (tmp_path / "dask" / "runs").iterdir()} == {
+        p.name for p in (tmp_path / "serial" / "runs").iterdir()}
+
+    before = {p.pid for p in psutil.Process().children(recursive=True)}
+    own = run_sweep(config, {"seed": [2], "model": ["best-effort"]}, tmp_path / "own", executor="dask", workers=2)
+    own = own.drop(columns="seconds")
+    pd.testing.assert_frame_equal(own, serial.loc[[2], list(own.columns)].reset_index(drop=True))
+    deadline = time.monotonic() + 10
+    while {p.pid for p in psutil.Process().children(recursive=True)} - before and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not {p.pid for p in psutil.Process().children(recursive=True)} - before  # the cluster was closed
+
+
+def test_unreachable_scheduler_is_a_clear_error_within_seconds(tmp_path, capsys):
+    address = f"tcp://127.0.0.1:{_free_port()}"
+    out = tmp_path / "sw"
+    start = time.monotonic()
+    rc = compare_cli.main(["sweep", "quickstart", "--grid", "seed=1..2", "--executor", "dask",
+                           "--scheduler", address, "--out", str(out)])
+    assert time.monotonic() - start < 15
+    assert rc == 2
+    err = capsys.readouterr().err
+    assert f"gridmarket: error: cannot reach the Dask scheduler at '{address}' within 5 s" in err
+    assert not out.exists()  # nothing to refuse or resume afterwards
+    with pytest.raises(InvalidInput, match="cannot reach the Dask scheduler at 'nonsense'"):
+        run_sweep(get_scenario("quickstart"), {"seed": [1]}, out, executor="dask", scheduler="nonsense")
+
+
+def test_dask_not_installed_says_what_to_install(tmp_path, quick, monkeypatch):
+    monkeypatch.setitem(sys.modules, "distributed", None)  # import distributed raises ImportError
+    with pytest.raises(InvalidInput, match=r'pip install "gridmarket\[dask\]"'):
+        run_sweep(quick, {"seed": [1]}, tmp_path / "sw", executor="dask", workers=1)
+
+
+def test_sweep_killed_mid_way_leaves_whole_files_and_resumes(tmp_path, capsys):
+    out = tmp_path / "killed"
+    args = ["sweep", "quickstart", "--grid", "seed=1..6", "--grid", "model=mcmf", "--grid", "workload.n_jobs=60",
+            "--out", str(out)]
+    proc = subprocess.Popen([sys.executable, "-m", "scenarios.compare", *args], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 60
+        while not list(out.glob("runs/*.json")):
+            assert proc.poll() is None, proc.communicate()[1].decode()
+            assert time.monotonic() < deadline, "no run finished within 60 s"
+            time.sleep(0.01)
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=10)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    proc.stdout.close()
+    proc.stderr.close()
+    assert proc.returncode == -signal.SIGKILL
+
+    finished = sorted(out.glob("runs/*.json"))
+    assert 1 <= len(finished) < 6, "the kill came after the sweep ended: make the runs longer"
+    for path in finished:  # no partial file passes for a finished run
+        doc = json.loads(path.read_text())
+        assert len(doc["rows"]) == 1 and doc["rows"][0]["jobs"] == 60
+    assert not (out / "sweep.csv").exists()
+    mtimes = {p.name: p.stat().st_mtime_ns for p in finished}
+
+    assert compare_cli.main(args) == 2
+    assert "pass --resume to continue it or --force to start over" in capsys.readouterr().err
+    assert compare_cli.main(args + ["--resume"]) == 0
+    err = capsys.readouterr().err
+    skipped = sorted(line.split()[1].removesuffix(":") + ".json" for line in err.splitlines() if "skipped" in line)
+    assert skipped == sorted(mtimes)
+    assert sum("done" in line for line in err.splitlines()) == 6 - len(mtimes)
+    assert {p.name: p.stat().st_mtime_ns for p in out.glob("runs/*.json") if p.name in mtimes} == mtimes
+    assert not list(out.glob("runs/.*"))
+    table = pd.read_csv(out / "sweep.csv")
+    assert list(table["seed"]) == [1, 2, 3, 4, 5, 6] and set(table["model"]) == {"mcmf"}
+
+
+def test_readme_sweep_commands_parse_and_the_jobqueue_snippet_compiles():
+    import argparse
+    import re
+    import shlex
+    from pathlib import Path
+
+    text = (Path(__file__).parents[2] / "README.md").read_text()
+    section = text[text.index("## Sweeps and running on a cluster"):]
+    section = section[:section.index("\n## ", 1)]
+    parser = argparse.ArgumentParser()
+    compare_cli.add_subcommands(parser.add_subparsers(dest="command", required=True))
+    lines = [line for line in section.splitlines() if line.startswith("gridmarket sweep ")]
+    assert len(lines) >= 4
+    for line in lines:
+        args = parser.parse_args(shlex.split(line)[1:])
+        parse_grid(args.grid)
+    (snippet,) = re.findall(r"```python\n(.*?)```", section, flags=re.DOTALL)
+    compile(snippet, "README.md", "exec")
+    assert "SLURMCluster" in snippet and "scheduler_address" in snippet
