@@ -65,6 +65,11 @@ def write_atomic(path: Path, text: str) -> None:
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())  # on disk before the rename makes it a finished file
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes 0600; results are shared like any written file
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
