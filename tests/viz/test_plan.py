@@ -1,0 +1,94 @@
+"""The Gantt data of a provider's plan (Singh 2008, Fig. 1, 20, 21) and its processor rows."""
+
+from collections import Counter
+
+import pytest
+
+from market.errors import InvalidInput
+from market.job import Job
+from market.reservation import Reservation
+from market.scheduling import ConservativeScheduler, EASYScheduler, SlotScheduler
+from market.simulation import MachineSimulation
+from viz.plan import PlanBlock, assign_rows, machine_plan
+
+H = 3600
+FIG1 = [(2, 3 * H), (4, H), (1, 2 * H), (3, 2 * H)]  # A, B, C, D of Fig. 1 / Fig. 20
+
+
+def _machine(scheduler, jobs=FIG1):
+    m = MachineSimulation(scheduler, [Job(i, 0, n, d, d) for i, (n, d) in enumerate(jobs)])
+    m.run_until(0)
+    return m
+
+
+def _busy(blocks, t):
+    return sum(b.procs for b in blocks if b.start <= t < b.end)
+
+
+@pytest.mark.parametrize("scheduler", [SlotScheduler, ConservativeScheduler])
+def test_fig1_plan_is_running_queued_and_the_five_advertised_slots(scheduler):
+    blocks = machine_plan(_machine(scheduler(5)), 0, window=(0, 8 * H))
+    kinds = Counter(b.kind for b in blocks)
+    assert kinds == {"running": 2, "queued": 2, "advertised": 5}
+    queued = {b.label: (b.start // H, b.end // H) for b in blocks if b.kind == "queued"}
+    assert queued == {"1": (3, 4), "3": (4, 6)}
+    for t in range(0, 8 * H, 600):  # busy + free = the machine at every instant of the window
+        assert _busy(blocks, t) == 5
+
+
+def test_easy_queue_is_a_forecast_and_its_free_capacity_is_not_advertised():
+    blocks = machine_plan(_machine(EASYScheduler(5)), 0, window=(0, 8 * H))
+    kinds = {b.kind for b in blocks}
+    assert "queued" not in kinds and "advertised" not in kinds
+    assert {b.label for b in blocks if b.kind == "projected"} == {"1", "3"}
+    assert all(_busy(blocks, t) == 5 for t in range(0, 8 * H, 600))
+
+
+def test_reservation_is_drawn_and_the_queue_is_replanned_around_it_fig21():
+    m = _machine(ConservativeScheduler(5))
+    m.add_reservation(Reservation("r1", start=3 * H, procs=3, duration=H))
+    blocks = machine_plan(m, 0, window=(0, 8 * H))
+    (res,) = [b for b in blocks if b.kind == "reservation"]
+    assert (res.start, res.end, res.procs, res.label) == (3 * H, 4 * H, 3, "r1")
+    assert all(_busy(blocks, t) == 5 for t in range(0, 8 * H, 600))
+
+
+def test_ended_jobs_show_before_now_only_and_running_jobs_to_their_estimate():
+    m = MachineSimulation(EASYScheduler(4), [Job(1, 0, 2, 600, 1200), Job(2, 0, 2, 3000, 3600)])
+    m.run_until(1800)
+    blocks = {b.label: b for b in machine_plan(m, 1800, window=(0, 4 * H))}
+    assert (blocks["1"].kind, blocks["1"].start, blocks["1"].end) == ("done", 0, 600)
+    assert (blocks["2"].kind, blocks["2"].end) == ("running", 3600)  # planned end = start + estimate
+
+
+def test_window_must_contain_now():
+    with pytest.raises(InvalidInput, match="must contain now"):
+        machine_plan(_machine(EASYScheduler(5)), 100, window=(200, 300))
+
+
+def test_assign_rows_never_puts_two_blocks_on_one_processor_at_once():
+    blocks = machine_plan(_machine(SlotScheduler(5)), 0, window=(0, 8 * H))
+    placed = assign_rows(blocks, 5)
+    assert [b for b, _ in placed] == blocks
+    for b, rows in placed:
+        assert len(rows) == b.procs and len(set(rows)) == len(rows)
+        assert all(0 <= r < 5 for r in rows)
+    for t in range(0, 8 * H, 300):
+        used = [r for b, rows in placed if b.start <= t < b.end for r in rows]
+        assert len(used) == len(set(used)) == 5
+
+
+def test_assign_rows_gives_an_overfull_block_the_rows_there_are():
+    placed = assign_rows([PlanBlock("running", 0, 10, 2, "a"), PlanBlock("running", 0, 10, 2, "b")], 3)
+    assert [rows for _, rows in placed] == [[0, 1], [2]]
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    ({"kind": "bogus"}, "unknown kind"),
+    ({"end": 0}, "must be after start"),
+    ({"procs": 0}, "procs must be >= 1"),
+])
+def test_plan_block_rejects_bad_values(kwargs, match):
+    values = {"kind": "running", "start": 0, "end": 10, "procs": 1, **kwargs}
+    with pytest.raises(InvalidInput, match=match):
+        PlanBlock(**values)

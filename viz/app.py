@@ -1,0 +1,168 @@
+"""The SolaraViz page of ``gridmarket viz``: a market stepped live in the browser.
+
+``solara run viz.app`` serves the module-level ``page``; ``gridmarket viz``
+(:mod:`viz.server`) starts it and names the scenario in the environment
+(``GRIDMARKET_VIZ_SCENARIO``, ``GRIDMARKET_VIZ_MODEL``). The page shows Mesa's
+controls (step, play/pause, reset) and the scenario's (scenario, interaction
+model, α, w_t, load factor, reservation fraction, seed), which apply on
+Reset; a Gantt chart of each provider's plan (Singh 2008, Fig. 1, 20, 21);
+slot and electricity prices; queue length and utilization; the broker's
+last Pareto front or the metascheduler's dispatches; and a table of running
+metrics per interaction model. One step advances the market by
+``step_seconds`` (one hour). The module-level model is shared by every
+browser session until one of them presses Reset.
+"""
+
+from __future__ import annotations
+
+import html
+import math
+import os
+
+import solara
+from mesa.visualization import SolaraViz
+
+from scenarios.config import INTERACTION_MODELS
+from scenarios.registry import get_scenario, scenario_names
+from viz.charts import agents_figure, gantt_figure, load_figure, price_figure
+from viz.model import DEFAULT_HORIZON_SECONDS, DEFAULT_STEP_SECONDS, MarketView
+from viz.summary import SUMMARY_FIELDS
+
+__all__ = ["MODEL_ENV", "SCENARIO_ENV", "make_page", "model_params", "summary_html"]
+
+SCENARIO_ENV = "GRIDMARKET_VIZ_SCENARIO"
+MODEL_ENV = "GRIDMARKET_VIZ_MODEL"
+
+_CSS = """
+.gm-table { overflow-x: auto; max-width: 100%; }
+.gm-table table { border-collapse: collapse; font-size: 11px; }
+.gm-table th, .gm-table td { border-bottom: 1px solid #ddd; padding: 2px 4px; text-align: right; white-space: nowrap; }
+.gm-table th:first-child, .gm-table td:first-child { text-align: left; }
+.gm-table td.gm-error { color: #b71c1c; white-space: normal; text-align: left; }
+.gm-chart img { max-width: 100%; height: auto; }
+"""
+
+
+def model_params(scenario_name: str = "quickstart", interaction_model: str | None = None) -> dict:
+    """SolaraViz ``model_params``: the scenario's controls at its own values, and the fixed step sizes.
+
+    The interaction models are read from ``scenarios.config.INTERACTION_MODELS``
+    when the page is built; the seed is a text field checked on Reset.
+    """
+    config = get_scenario(scenario_name)
+    models = list(INTERACTION_MODELS)
+    if interaction_model is None:
+        interaction_model = "best-effort" if "best-effort" in models else models[0]
+    names = scenario_names()
+    if scenario_name not in names:
+        names.append(scenario_name)
+    par, load = config.parameters, config.workload.load_factor
+    return {
+        "scenario_name": {"type": "Select", "value": scenario_name, "values": names, "label": "scenario"},
+        "interaction_model": {"type": "Select", "value": interaction_model, "values": models,
+                              "label": "interaction model"},
+        "alpha": {"type": "SliderFloat", "value": par.alpha, "min": 0.0, "max": 1.0, "step": 0.05,
+                  "label": "trade-off α"},
+        "w_t": {"type": "SliderFloat", "value": par.w_t, "min": 0.0, "max": 100.0, "step": 5.0,
+                "label": "w_t (% response time)"},
+        "load_factor": {"type": "SliderFloat", "value": load, "min": 0.1, "max": max(20.0, 2 * load), "step": 0.1,
+                        "label": "load factor"},
+        "reservation_fraction": {"type": "SliderFloat", "value": par.reservation_fraction, "min": 0.0, "max": 1.0,
+                                 "step": 0.05, "label": "reservation fraction"},
+        "seed": {"type": "InputText", "value": str(config.seed), "label": "seed"},
+        "compare_models": {"type": "Checkbox", "value": True, "label": "run every model for the table"},
+        "step_seconds": DEFAULT_STEP_SECONDS,
+        "horizon_seconds": DEFAULT_HORIZON_SECONDS,
+    }
+
+
+def _cell(value) -> str:
+    if isinstance(value, float):
+        if math.isnan(value):
+            return "–"
+        return f"{value:.3f}" if abs(value) < 10 else f"{value:,.1f}"
+    return html.escape(str(value))
+
+
+def summary_html(rows: list[dict]) -> str:
+    """The running metrics as an HTML table: one column per interaction model, one row per metric."""
+    head = "".join(f"<th>{html.escape(r['model'])}</th>" for r in rows)
+    body = []
+    for key, label in SUMMARY_FIELDS.items():
+        if key == "model":
+            continue
+        cells = []
+        for r in rows:
+            value = r.get(key, math.nan)
+            error = key == "status" and str(value).startswith("error")
+            cells.append(f"<td class='gm-error'>{_cell(value)}</td>" if error else f"<td>{_cell(value)}</td>")
+        body.append(f"<tr><th>{html.escape(label)}</th>{''.join(cells)}</tr>")
+    return f"<table><thead><tr><th>metric</th>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
+
+
+def status_line(view: MarketView) -> str:
+    """One line: scenario, shown model, market time, jobs ended."""
+    if view.controls is None or view.market is None:
+        return "no market: see the message below"
+    c = view.controls
+    ended = sum(len(p.machine.end) for p in view.market.providers.values())
+    state = "running" if view.running else ("stopped" if view.error else "finished")
+    return (f"{c.scenario_name} · {c.interaction_model} · seed {c.seed} · t = {view.now / 3600:g} h "
+            f"({view.now} s) · {ended} jobs ended · {state} · last step {view.last_step_seconds:.1f} s "
+            f"for {len(view.markets)} model(s)")
+
+
+def _guarded(title: str, draw):
+    """A component drawing ``draw(model)``, or an error panel naming ``title`` if it raises."""
+
+    def component(model):
+        try:
+            return draw(model)
+        except Exception as err:  # noqa: BLE001 - one broken chart must not blank the page
+            return solara.Error(f"{title} failed: {type(err).__name__}: {err}")
+
+    component.__name__ = title.replace(" ", "")
+    return component
+
+
+def _chart(figure_fn, name: str):
+    def draw(model):
+        return solara.Div(children=[solara.FigureMatplotlib(figure_fn(model), format="png")],
+                          classes=["gm-chart", f"gm-{name}"])
+
+    return _guarded(name, draw)
+
+
+def _summary(model: MarketView):
+    with solara.Column(classes=["gm-summary"]) as column:
+        solara.Style(_CSS)
+        solara.Text(status_line(model), classes=["gm-status"])
+        if model.error:
+            solara.Error(model.error, classes=["gm-error-panel"])
+            if model.details:
+                solara.Details("traceback", children=[solara.Preformatted(model.details)])
+        if model.markets or model.failed:
+            solara.HTML(tag="div", unsafe_innerHTML=summary_html(model.summaries()), classes=["gm-table"])
+    return column
+
+
+COMPONENTS = [
+    (_guarded("summary", _summary), 0),
+    (_chart(gantt_figure, "gantt"), 0),
+    (_chart(price_figure, "prices"), 0),
+    (_chart(load_figure, "load"), 0),
+    (_chart(agents_figure, "agents"), 0),
+]
+"""(component, page) pairs: summary and status, Gantt, prices, queue/utilization, broker/metascheduler."""
+
+
+def make_page(scenario_name: str = "quickstart", interaction_model: str | None = None):
+    """The model and the SolaraViz page for ``scenario_name`` (a registered name or a .toml file)."""
+    params = model_params(scenario_name, interaction_model)
+    model = MarketView(**{k: (v["value"] if isinstance(v, dict) else v) for k, v in params.items()})
+    page = SolaraViz(model, components=COMPONENTS, model_params=params, name=f"gridmarket · {scenario_name}",
+                     play_interval=300)
+    return model, page
+
+
+model, page = make_page(os.environ.get(SCENARIO_ENV) or "quickstart", os.environ.get(MODEL_ENV) or None)

@@ -1,0 +1,313 @@
+"""The page's charts as data and as matplotlib figures, from a :class:`viz.model.MarketView`.
+
+Each chart has a data function (plain Python / pandas, tested without a
+browser) and a figure function drawing it with ``matplotlib.figure.Figure``
+(no pyplot state, so renders from several browser sessions do not share a
+current figure). Times are seconds from simulation start in the data and
+hours on the axes; slot prices are SU (processor-hours), electricity prices
+currency per MWh.
+
+- :func:`gantt_figure`: each provider's plan over the next hours (Singh 2008,
+  Fig. 1, 20 and 21), data from :func:`viz.plan.machine_plan`.
+- :func:`price_data` / :func:`price_figure`: electricity price per site and
+  slot prices over time per provider (quotes asked, prices paid).
+- :func:`load_data` / :func:`load_figure`: queue length and utilization per provider.
+- :func:`pareto_data`, :func:`dispatch_data` / :func:`agents_figure`: the
+  brokers' last MOGA Pareto front with the chosen plan (Singh ch. 4, Fig. 9),
+  the metascheduler's jobs dispatched per site per cycle (Murali & Vadhiyar).
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+from matplotlib.collections import PolyCollection
+from matplotlib.figure import Figure
+
+from viz.plan import PLAN_KINDS, assign_rows, machine_plan
+
+__all__ = [
+    "DPI",
+    "agents_figure",
+    "dispatch_data",
+    "gantt_figure",
+    "load_data",
+    "load_figure",
+    "pareto_data",
+    "price_data",
+    "price_figure",
+]
+
+DPI = 80
+"""Pixels per inch of the PNGs the page shows (a 6.5 x 4.6 in figure is 520 x 368 px)."""
+
+_SIZE = (6.5, 4.6)
+_HOUR = 3600
+
+_STYLE = {  # kind -> facecolor, edgecolor, hatch, legend label
+    "done": ("#c7c7c7", "#8c8c8c", None, "ended"),
+    "running": ("#1f77b4", "#0b3d63", None, "running"),
+    "reservation": ("#9467bd", "#4b2a6b", None, "reservation"),
+    "queued": ("#ff7f0e", "#9c4a00", None, "queued (planned)"),
+    "projected": ("#ffd8a8", "#c26a00", "///", "queued (forecast)"),
+    "free": ("#f1f8e9", "#dcedc8", None, "free slot"),
+    "advertised": ("#66bb6a", "#1b5e20", None, "advertised slot"),
+}
+
+
+def _message(text: str) -> Figure:
+    fig = Figure(figsize=(_SIZE[0], 1.2), dpi=DPI)
+    ax = fig.subplots()
+    ax.axis("off")
+    ax.text(0.5, 0.5, text, ha="center", va="center", wrap=True, fontsize=10)
+    return fig
+
+
+def _runs(rows: list[int]) -> list[tuple[int, int]]:
+    """Consecutive rows as (first row, count) bands."""
+    out: list[tuple[int, int]] = []
+    for r in sorted(rows):
+        if out and r == out[-1][0] + out[-1][1]:
+            out[-1] = (out[-1][0], out[-1][1] + 1)
+        else:
+            out.append((r, 1))
+    return out
+
+
+# ----------------------------------------------------------------------------- Gantt
+def gantt_figure(view) -> Figure:
+    """Each provider's plan from one step ago to ``horizon_seconds`` ahead (Singh 2008, Fig. 1, 20, 21).
+
+    Processors up the y-axis, hours along the x-axis, one panel per
+    provider; the red line is now. Ended jobs (grey), running jobs to their
+    planned end (blue), reservations (purple), queued jobs at their planned
+    start (orange; hatched: a forecast for policies without a plan), and the
+    free capacity cut into slots (green; solid green: slots of a real plan,
+    which a provider advertises, ch. 3).
+    """
+    market = view.market
+    if market is None:
+        return _message(view.error or "no market")
+    now = view.now
+    lo, hi = max(0, now - view.step_seconds), now + view.horizon_seconds
+    providers = list(market.providers.values())
+    fig = Figure(figsize=_SIZE, dpi=DPI)
+    axes = fig.subplots(len(providers), 1, sharex=True, squeeze=False,
+                        gridspec_kw={"height_ratios": [max(p.procs, 16) for p in providers]})[:, 0]
+    seen: set[str] = set()
+    for ax, p in zip(axes, providers, strict=True):
+        placed = assign_rows(machine_plan(p.machine, now, window=(lo, hi)), p.procs)
+        verts: dict[str, list] = {kind: [] for kind in PLAN_KINDS}
+        for block, rows in placed:
+            x0, x1 = block.start / _HOUR, block.end / _HOUR
+            for first, n in _runs(rows):
+                verts[block.kind].append([(x0, first), (x1, first), (x1, first + n), (x0, first + n)])
+        for kind in PLAN_KINDS:
+            if not verts[kind]:
+                continue
+            face, edge, hatch, label = _STYLE[kind]
+            ax.add_collection(PolyCollection(verts[kind], facecolors=face, edgecolors=edge, hatch=hatch,
+                                             linewidths=0.4 if kind not in ("free", "advertised") else 0.2,
+                                             label=None if kind in seen else label))
+            seen.add(kind)
+        ax.axvline(now / _HOUR, color="#d62728", linewidth=1.2)
+        ax.set_ylim(0, p.procs)
+        ax.set_ylabel("procs", fontsize=8)
+        n_queued = len(p.machine.scheduler.queue)
+        ax.set_title(f"{p.name}: {p.policy}, {p.procs} procs, {n_queued} queued", fontsize=9, loc="left", pad=2)
+        ax.tick_params(labelsize=7)
+    axes[-1].set_xlim(lo / _HOUR, hi / _HOUR)
+    axes[-1].set_xlabel(f"hours (now = {now / _HOUR:g} h)", fontsize=8)
+    handles, labels = [], []
+    for ax in axes:
+        for h, lab in zip(*ax.get_legend_handles_labels(), strict=True):
+            if lab not in labels:
+                handles.append(h)
+                labels.append(lab)
+    if handles:
+        fig.legend(handles, labels, loc="upper center", ncols=4, fontsize=7, frameon=False)
+    fig.subplots_adjust(left=0.09, right=0.98, top=0.86, bottom=0.1, hspace=0.45)
+    return fig
+
+
+# ----------------------------------------------------------------------------- prices
+def price_data(view, *, before: int = 24 * _HOUR, ahead: int = 12 * _HOUR) -> dict[str, pd.DataFrame]:
+    """Electricity prices per site around now, and every slot price logged so far.
+
+    Returns
+    -------
+    dict
+        ``"electricity"``: rows ``site, time (s, start of the hour), price_per_mwh``
+        over ``[now - before, now + ahead)`` within each series;
+        ``"slots"``: rows ``site, time (s), su, kind`` (``quote``, ``paid``,
+        ``penalty``) from the providers' ``price_log`` up to now (empty when
+        the interaction model prices no slot).
+    """
+    market = view.market
+    now = view.now
+    elec, slots = [], []
+    for p in market.providers.values():
+        if p.prices is not None:
+            first = max(0, (now - before) // _HOUR)
+            last = min(p.prices.n_hours, -(-(now + ahead) // _HOUR))
+            for k in range(first, last):
+                elec.append((p.name, k * _HOUR, float(p.prices.prices[k])))
+        for t, su, kind in getattr(p, "price_log", ()):
+            if t <= now:
+                slots.append((p.name, int(t), float(su), str(kind)))
+    return {
+        "electricity": pd.DataFrame(elec, columns=["site", "time", "price_per_mwh"]),
+        "slots": pd.DataFrame(slots, columns=["site", "time", "su", "kind"]),
+    }
+
+
+def price_figure(view) -> Figure:
+    """Slot prices per provider (quotes hollow, paid filled, penalties crossed) and electricity price per site."""
+    if view.market is None:
+        return _message(view.error or "no market")
+    data = price_data(view)
+    now_h = view.now / _HOUR
+    fig = Figure(figsize=_SIZE, dpi=DPI)
+    top, bottom = fig.subplots(2, 1)
+    colors = {name: f"C{i}" for i, name in enumerate(view.market.providers)}
+    slots = data["slots"]
+    if len(slots):
+        for (site, kind), g in slots.groupby(["site", "kind"], sort=True):
+            c = colors.get(site, "k")
+            style = {"quote": {"marker": "o", "facecolors": "none", "edgecolors": c},
+                     "paid": {"marker": "o", "color": c},
+                     "penalty": {"marker": "x", "color": c}}.get(kind, {"marker": ".", "color": c})
+            top.scatter(g["time"] / _HOUR, g["su"], s=14, label=f"{site} {kind}", **style)
+        top.legend(fontsize=6, ncols=3, loc="upper left")
+        top.set_xlim(0, max(now_h, 1))
+    else:
+        top.text(0.5, 0.5, "no slot prices: this interaction model neither quotes nor sells slots",
+                 ha="center", va="center", transform=top.transAxes, fontsize=8)
+    top.set_title("slot prices (SU)", fontsize=9, loc="left", pad=2)
+    top.set_ylabel("SU", fontsize=8)
+    elec = data["electricity"]
+    for site, g in elec.groupby("site", sort=False):
+        bottom.step(g["time"] / _HOUR, g["price_per_mwh"], where="post", color=colors.get(site, "k"),
+                    linewidth=1.2, label=site)
+    bottom.axvline(now_h, color="#d62728", linewidth=1.2)
+    bottom.set_title("electricity price per site (per MWh)", fontsize=9, loc="left", pad=2)
+    bottom.set_xlabel(f"hours (now = {now_h:g} h)", fontsize=8)
+    if len(elec):
+        bottom.legend(fontsize=7, loc="upper left", ncols=3)
+    for ax in (top, bottom):
+        ax.tick_params(labelsize=7)
+    fig.subplots_adjust(left=0.09, right=0.98, top=0.94, bottom=0.1, hspace=0.45)
+    return fig
+
+
+# ----------------------------------------------------------------------------- queue and utilization
+def load_data(view) -> pd.DataFrame:
+    """Rows ``time (s), provider, queued, busy, procs, utilization`` sampled after every step."""
+    frame = pd.DataFrame(view.samples, columns=["time", "provider", "queued", "busy", "procs"])
+    frame["utilization"] = frame["busy"] / frame["procs"]
+    return frame
+
+
+def load_figure(view) -> Figure:
+    """Queue length (jobs) and utilization (busy / processors) per provider, sampled after every step."""
+    if view.market is None:
+        return _message(view.error or "no market")
+    data = load_data(view)
+    fig = Figure(figsize=_SIZE, dpi=DPI)
+    top, bottom = fig.subplots(2, 1, sharex=True)
+    for i, (name, g) in enumerate(data.groupby("provider", sort=False)):
+        top.plot(g["time"] / _HOUR, g["queued"], marker=".", color=f"C{i}", label=name)
+        bottom.plot(g["time"] / _HOUR, g["utilization"], marker=".", color=f"C{i}", label=name)
+    top.set_title("queue length (jobs)", fontsize=9, loc="left", pad=2)
+    bottom.set_title("utilization (busy / processors)", fontsize=9, loc="left", pad=2)
+    bottom.set_ylim(0, 1.05)
+    bottom.set_xlabel("hours", fontsize=8)
+    top.legend(fontsize=7, loc="upper right")
+    for ax in (top, bottom):
+        ax.tick_params(labelsize=7)
+    fig.subplots_adjust(left=0.09, right=0.98, top=0.94, bottom=0.1, hspace=0.35)
+    return fig
+
+
+# ----------------------------------------------------------------------------- brokers and metascheduler
+def pareto_data(market) -> pd.DataFrame:
+    """Rows ``broker, plan, allocation_cost (SU), makespan (s), chosen`` of each broker's last MOGA front."""
+    rows = []
+    for name, broker in sorted((getattr(market, "brokers", None) or {}).items()):
+        front = getattr(broker, "last_front", None) or []
+        choice = getattr(broker, "last_choice", None)
+        for k, (cost, makespan) in enumerate(front):
+            rows.append((name, k, float(cost), float(makespan), k == choice))
+    return pd.DataFrame(rows, columns=["broker", "plan", "allocation_cost", "makespan", "chosen"])
+
+
+def dispatch_data(market) -> pd.DataFrame:
+    """Rows ``cycle (s), site, jobs`` the metascheduler dispatched; empty without one.
+
+    Read from its ``dispatch_log`` when it keeps one, else from the jobs the
+    providers received from it (their submit time is the cycle's).
+    """
+    meta = getattr(market, "metascheduler", None)
+    if meta is None:
+        return pd.DataFrame(columns=["cycle", "site", "jobs"])
+    log = getattr(meta, "dispatch_log", None)
+    if log is not None:
+        frame = pd.DataFrame(list(log), columns=["cycle", "site", "jobs"])
+    else:
+        routed = meta.predicted_wait
+        rows = [(j.submit, name) for name, p in market.providers.items() for j in p.machine.jobs if j.id in routed]
+        frame = pd.DataFrame(rows, columns=["cycle", "site"]).groupby(["cycle", "site"]).size()
+        frame = frame.rename("jobs").reset_index()
+    return frame.groupby(["cycle", "site"], as_index=False)["jobs"].sum().sort_values(["cycle", "site"],
+                                                                                        ignore_index=True)
+
+
+def agents_figure(view) -> Figure:
+    """The brokers' last Pareto front (chosen plan starred) and/or jobs dispatched per site per cycle."""
+    market = view.market
+    if market is None:
+        return _message(view.error or "no market")
+    front = pareto_data(market)
+    brokers = (getattr(market, "brokers", None) or {}).values()
+    moga = len(front) > 0 or any(getattr(b, "method", None) == "moga" for b in brokers)
+    meta = getattr(market, "metascheduler", None)
+    panels = (["front"] if moga else []) + (["dispatch"] if meta is not None else [])
+    if not panels:
+        return _message("no MOGA broker and no metascheduler in this interaction model")
+    fig = Figure(figsize=_SIZE, dpi=DPI)
+    axes = fig.subplots(len(panels), 1, squeeze=False)[:, 0]
+    for ax, what in zip(axes, panels, strict=True):
+        ax.tick_params(labelsize=7)
+        if what == "front":
+            ax.set_title("broker: last MOGA Pareto front (chosen plan starred)", fontsize=9, loc="left", pad=2)
+            if len(front):
+                for i, (name, g) in enumerate(front.groupby("broker")):
+                    ax.scatter(g["allocation_cost"], g["makespan"] / _HOUR, s=16, color=f"C{i}", label=name)
+                    pick = g[g["chosen"]]
+                    ax.scatter(pick["allocation_cost"], pick["makespan"] / _HOUR, s=140, marker="*",
+                               color="#d62728", zorder=3, label=f"{name} chosen")
+                ax.legend(fontsize=7)
+            else:
+                ax.text(0.5, 0.5, "no MOGA provisioning yet", ha="center", va="center", transform=ax.transAxes,
+                        fontsize=8)
+            ax.set_xlabel("allocation cost (SU)", fontsize=8)
+            ax.set_ylabel("makespan (h)", fontsize=8)
+        else:
+            data = dispatch_data(market)
+            ax.set_title("metascheduler: jobs dispatched per site per cycle", fontsize=9, loc="left", pad=2)
+            if len(data):
+                table = data.pivot_table(index="cycle", columns="site", values="jobs", aggfunc="sum", fill_value=0)
+                x = table.index.to_numpy() / _HOUR
+                width = 0.8 * meta.spec.cycle / _HOUR if hasattr(meta, "spec") else 0.1
+                bottom = 0
+                for i, site in enumerate(market.providers):
+                    if site in table:
+                        ax.bar(x, table[site].to_numpy(), width=width, bottom=bottom, color=f"C{i}", label=site,
+                               align="edge")
+                        bottom = bottom + table[site].to_numpy()
+                ax.legend(fontsize=7)
+            else:
+                ax.text(0.5, 0.5, "no dispatch yet", ha="center", va="center", transform=ax.transAxes, fontsize=8)
+            ax.set_xlabel("cycle (hours)", fontsize=8)
+            ax.set_ylabel("jobs", fontsize=8)
+    fig.subplots_adjust(left=0.1, right=0.98, top=0.93, bottom=0.1, hspace=0.55)
+    return fig

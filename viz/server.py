@@ -1,0 +1,183 @@
+"""``gridmarket viz [SCENARIO]``: serve the SolaraViz page (:mod:`viz.app`) on loopback and print its address.
+
+The page is served by ``solara run viz.app`` in a child process, in
+production mode, without opening a browser, without asking PyPI for a newer
+Solara and with Solara's telemetry off. The server binds 127.0.0.1 unless
+``--host`` names another address; a non-loopback address coming only from
+the environment (``$HOST`` or ``$SOLARA_HOST``, which ``solara run`` would
+otherwise obey) is refused, so a page that runs models is never exposed to a
+network by accident.
+
+Offline machines: Solara fetches the page's JavaScript through a CDN proxy;
+point ``SOLARA_ASSETS_PROXY_CACHE_DIR`` at a cache filled by
+``viz/offline_assets.sh`` (from the npm registry). With internet access
+nothing is needed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ipaddress
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+
+from market.errors import InvalidInput
+from scenarios.config import INTERACTION_MODELS, suggest
+from scenarios.registry import get_scenario, scenario_names
+
+__all__ = ["DEFAULT_PORT", "add_subcommand", "is_loopback", "resolve_host", "run_viz", "solara_command"]
+
+DEFAULT_PORT = 8765
+DEFAULT_SCENARIO = "quickstart"
+READY_TIMEOUT = 120.0
+"""Seconds to wait for the server's first page before giving up."""
+
+
+def is_loopback(host: str) -> bool:
+    """True for ``localhost`` and loopback addresses (127.0.0.0/8, ::1).
+
+    >>> [is_loopback(h) for h in ("127.0.0.1", "localhost", "::1", "0.0.0.0", "192.168.1.5")]
+    [True, True, True, False, False]
+    """
+    if host.strip().lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def resolve_host(host: str | None, environ=None) -> str:
+    """The address to bind: ``host`` if given explicitly, else 127.0.0.1.
+
+    Raises
+    ------
+    InvalidInput
+        No ``--host`` was given but ``$HOST`` / ``$SOLARA_HOST`` name a
+        non-loopback address: serving there needs an explicit ``--host``.
+
+    Examples
+    --------
+    >>> resolve_host(None, {}), resolve_host("0.0.0.0", {})
+    ('127.0.0.1', '0.0.0.0')
+    >>> resolve_host(None, {"HOST": "0.0.0.0"})  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    market.errors.InvalidInput: refusing to serve on non-loopback address '0.0.0.0' from $HOST: ...
+    """
+    if host is not None:
+        if not host.strip():
+            raise InvalidInput("--host must not be empty")
+        return host
+    environ = os.environ if environ is None else environ
+    for name in ("HOST", "SOLARA_HOST"):
+        value = environ.get(name)
+        if value and not is_loopback(value):
+            raise InvalidInput(f"refusing to serve on non-loopback address {value!r} from ${name}: the page runs "
+                               f"models for whoever reaches it; pass --host {value} to mean it")
+    return "127.0.0.1"
+
+
+def _free_port(host: str) -> int:
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with socket.socket(family) as s:
+        s.bind((host.strip("[]"), 0))
+        return s.getsockname()[1]
+
+
+def _url(host: str, port: int) -> str:
+    shown = f"[{host}]" if ":" in host and not host.startswith("[") else host
+    return f"http://{shown}:{port}/"
+
+
+def solara_command(host: str, port: int) -> list[str]:
+    """The ``solara run`` command line that serves :mod:`viz.app` (production, no browser, no version check)."""
+    return [sys.executable, "-m", "solara", "run", "viz.app", "--host", host, "--port", str(port),
+            "--production", "--no-open", "--no-check-version"]
+
+
+def _wait_ready(proc: subprocess.Popen, url: str, timeout: float) -> None:
+    deadline = time.monotonic() + timeout
+    while True:
+        if proc.poll() is not None:
+            raise InvalidInput(f"the Solara server exited with status {proc.returncode} before serving {url} "
+                               "(its messages are above)")
+        try:
+            with urllib.request.urlopen(url, timeout=2) as reply:
+                if reply.status == 200:
+                    return
+        except (OSError, urllib.error.URLError):
+            pass
+        if time.monotonic() > deadline:
+            raise InvalidInput(f"the Solara server did not answer at {url} within {timeout:g} s")
+        time.sleep(0.2)
+
+
+def _stop(proc: subprocess.Popen) -> None:
+    if proc.poll() is None:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+def run_viz(args: argparse.Namespace) -> int:
+    """Check the scenario and the address, start the server, print its address, serve until interrupted."""
+    get_scenario(args.scenario)  # a bad name or file fails here, in the terminal, not in the page
+    if args.model is not None and args.model not in INTERACTION_MODELS:
+        raise InvalidInput(f"unknown interaction model {args.model!r}{suggest(args.model, INTERACTION_MODELS)}")
+    host = resolve_host(args.host)
+    if not 0 <= args.port <= 65535:
+        raise InvalidInput(f"--port must be in 0..65535, got {args.port}")
+    if not is_loopback(host):
+        print(f"gridmarket viz: warning: serving on {host}: anyone who reaches this address can run models",
+              file=sys.stderr)
+    port = args.port or _free_port("127.0.0.1" if not is_loopback(host) else host)
+    env = {**os.environ, "SOLARA_TELEMETRY_MIXPANEL_ENABLE": "False", "GRIDMARKET_VIZ_SCENARIO": args.scenario}
+    if args.model is not None:
+        env["GRIDMARKET_VIZ_MODEL"] = args.model
+    probe = "127.0.0.1" if host in ("0.0.0.0", "::", "[::]") else host
+    proc = subprocess.Popen(solara_command(host, port), env=env)
+
+    def on_term(signum, frame):  # a supervisor's SIGTERM stops the child too
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, on_term)
+    try:
+        _wait_ready(proc, _url(probe, port), args.timeout)
+        print(f"gridmarket viz: {args.scenario} at {_url(host, port)} (Ctrl-C stops the server)", flush=True)
+        return proc.wait()
+    except KeyboardInterrupt:
+        return 0
+    finally:
+        _stop(proc)
+        signal.signal(signal.SIGTERM, previous)
+
+
+def add_subcommand(subparsers) -> None:
+    """Add ``viz`` to the main CLI's subparsers (it sets ``run``)."""
+    names = ", ".join(scenario_names())
+    p = subparsers.add_parser(
+        "viz",
+        help="watch a market live in the browser (Mesa SolaraViz on 127.0.0.1)",
+        description="Serve a page that steps SCENARIO's market an hour at a time: each provider's plan as a "
+        "Gantt chart, slot and electricity prices, queues and utilization, the broker's Pareto front or the "
+        "metascheduler's dispatches, and running metrics per interaction model. Prints the address to open. "
+        "Offline: set SOLARA_ASSETS_PROXY_CACHE_DIR to a cache made by viz/offline_assets.sh.",
+    )
+    p.add_argument("scenario", nargs="?", default=DEFAULT_SCENARIO,
+                   help=f"a registered scenario ({names}) or a scenario .toml file (default {DEFAULT_SCENARIO})")
+    p.add_argument("--model", help="interaction model shown first (default best-effort)")
+    p.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"port (default {DEFAULT_PORT}; 0 = a free one)")
+    p.add_argument("--host", help="address to bind (default 127.0.0.1; other addresses expose the page)")
+    p.add_argument("--timeout", type=float, default=READY_TIMEOUT,
+                   help=f"seconds to wait for the server to answer (default {READY_TIMEOUT:g})")
+    p.set_defaults(run=run_viz)

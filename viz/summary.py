@@ -1,0 +1,120 @@
+"""Running metrics of a market part-way through a run, for the page's summary table.
+
+The end-of-run figures of ``gridmarket compare`` (``scenarios.experiment``)
+need every job to have ended; these are the same kind of quantities over
+what has happened up to ``now``. Times in seconds, allocation cost in SU
+(processor-hours at ``market.pricing.BASE_RATE``), electricity cost in the
+price series' currency (Murali & Vadhiyar eq. 7).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from market.energy.electricity_cost import electricity_costs
+from market.pricing import BASE_RATE, SECONDS_PER_HOUR
+
+__all__ = ["SUMMARY_FIELDS", "running_summary"]
+
+SUMMARY_FIELDS = {
+    "model": "interaction model",
+    "status": "status",
+    "submitted": "submitted",
+    "started": "started",
+    "ended": "ended",
+    "mean_wait": "mean wait (s)",
+    "mean_bsld": "mean bounded slowdown",
+    "utilization": "utilization",
+    "allocation_cost": "allocation (SU)",
+    "paid": "slots paid (SU)",
+    "electricity_cost": "electricity cost",
+    "messages": "messages",
+}
+"""Columns of the table, with their headers (units in brackets)."""
+
+
+def running_summary(market, now: int) -> dict:
+    """Metrics of ``market`` (an ``agents.MarketModel``) over ``[0, now]`` seconds.
+
+    Returns
+    -------
+    dict
+        ``submitted`` jobs that reached a provider or the metascheduler by
+        ``now``; ``started`` and ``ended`` jobs on the providers;
+        ``mean_wait`` (s, started jobs; under a metascheduler from the
+        user's submit, so its cycle counts, as ``MarketModel.run`` records it); ``mean_bsld`` (ended jobs,
+        max((w + r) / max(r, 10 s), 1)); ``utilization`` (processor-seconds
+        delivered up to ``now`` / (processors x now)); ``allocation_cost``
+        (SU: those processor-seconds at the best-effort rate); ``paid`` (SU:
+        slot prices and cancellation penalties in the providers'
+        ``price_log``, when they keep one); ``electricity_cost`` (eq. 7 over
+        the same processor-seconds, NaN without price series); ``messages``
+        sent so far. Means are NaN until a job qualifies.
+
+    Examples
+    --------
+    >>> from agents import MarketModel, ProviderSpec
+    >>> from market.job import Job
+    >>> from market.workloads.workload import Workload
+    >>> w = Workload((Job(1, 0, 2, 100, 100, user=1), Job(2, 0, 2, 100, 100, user=1)), name="tiny")
+    >>> m = MarketModel([ProviderSpec("a", 2)], w, rng=1)
+    >>> m.run_until(150)
+    >>> s = running_summary(m, 150)
+    >>> s["started"], s["ended"], s["mean_wait"], s["utilization"]
+    (2, 1, 50.0, 1.0)
+    """
+    meta = getattr(market, "metascheduler", None)
+    # as MarketModel.run: a metascheduler's jobs wait from the user's submit, not from the dispatch
+    submitted_at = getattr(market, "submitted", {}) if meta is not None else {}
+    waits: list[int] = []
+    bslds: list[float] = []
+    delivered = 0.0
+    electricity = 0.0
+    paid = 0.0
+    has_prices = False
+    n_submitted = n_ended = total_procs = 0
+    for p in market.providers.values():
+        m = p.machine
+        total_procs += p.procs
+        by_id = {}
+        for j in m.jobs:
+            by_id[j.id] = j
+            n_submitted += j.submit <= now
+        spans = []
+        for job_id, start in m.start.items():
+            job = by_id[job_id]
+            submit = submitted_at.get(job_id, job.submit)
+            waits.append(start - submit)
+            end = m.end.get(job_id)
+            until = min(end if end is not None else now, now)
+            if until > start:
+                delivered += job.procs * (until - start)
+                spans.append((job.procs, start, until))
+            if end is not None:
+                n_ended += 1
+                bslds.append(max((end - submit) / max(end - start, 10), 1.0))
+        if p.prices is not None:
+            has_prices = True
+            if spans:
+                procs, starts, ends = (np.array(x) for x in zip(*spans, strict=True))
+                ends = np.minimum(ends, p.prices.end_time)
+                starts = np.minimum(starts, ends)
+                electricity += float(electricity_costs(procs * float(p.watts_per_proc), starts, ends,
+                                                       p.prices).sum())
+        paid += sum(price for t, price, kind in getattr(p, "price_log", ()) if kind != "quote" and t <= now)
+    if meta is not None:
+        n_submitted += len(meta.pending)
+    return {
+        "submitted": n_submitted,
+        "started": len(waits),
+        "ended": n_ended,
+        "mean_wait": sum(waits) / len(waits) if waits else math.nan,
+        "mean_bsld": sum(bslds) / len(bslds) if bslds else math.nan,
+        "utilization": delivered / (total_procs * now) if now > 0 and total_procs else 0.0,
+        "allocation_cost": delivered * BASE_RATE / SECONDS_PER_HOUR,
+        "paid": paid,
+        "electricity_cost": electricity if has_prices else math.nan,
+        "messages": int(sum(market.message_counts.values())),
+    }
