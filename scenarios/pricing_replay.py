@@ -13,7 +13,7 @@ replays the whole trace (see ``benchmarks/bench_pricing.py``).
 
 The simulator has no public way yet to drop a reservation or to ask for a
 pass at the current instant: the early release uses
-:func:`market.pricing.withdraw_reservation` and ``MachineSimulation._wake``.
+:func:`market.pricing.withdraw_reservation` and ``MachineSimulation.wake_at``.
 
 This module only composes :mod:`market.simulation` and :mod:`market.pricing`.
 Run it as ``python -m scenarios.pricing_replay --trace FILE.swf.gz`` (``--help``
@@ -169,8 +169,8 @@ def pricing_replay(
             at, name = heapq.heappop(ends)
             sim.run_until(at)
             withdraw_reservation(scheduler, name, at)
-            # the scheduler may now start jobs at `at`: one more pass then (no public hook yet)
-            sim._wake(at)
+            # the scheduler may now start jobs at `at`: one more pass then
+            sim.wake_at(at)
             sim.run_until(at)
 
     for job, a in zip(requests, alphas):

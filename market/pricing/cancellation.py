@@ -42,8 +42,8 @@ def withdraw_reservation(scheduler, reservation_id: str | int, now: int) -> Rese
     Notes
     -----
     A job moved to ``now`` starts at the scheduler's next pass: a caller
-    driving a :class:`~market.simulation.MachineSimulation` must make the
-    simulation run a pass at ``now`` (it has no public hook for that yet).
+    driving a :class:`~market.simulation.MachineSimulation` makes the
+    simulation run a pass at ``now`` with ``sim.wake_at(now)``.
 
     Examples
     --------
