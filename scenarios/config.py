@@ -42,6 +42,7 @@ from typing import Any
 
 from market.errors import InvalidInput
 from market.scheduling import POLICIES
+from market.workloads.behaviour import SCENARIOS as BEHAVIOURS
 
 __all__ = [
     "INTERACTION_MODELS",
@@ -165,7 +166,9 @@ class WorkloadConfig:
     procs : int
         Machine size the synthetic model draws job sizes for.
     estimates : str
-        ``"tsafrir"`` (realistic user estimates) or ``"exact"``.
+        ``"tsafrir"`` (realistic user estimates), ``"exact"``, or a user-behaviour
+        tag of Rocchetti et al. Table 2 (``"BE"``, ``"GE"``, ``"CF"``, ``"CFG"``,
+        ``"DI"``, ``"HDI"``): each user estimates with its group's accuracy.
     load_factor : float
         Multiplies the offered load (inter-arrival times divided by it).
     n_users : int
@@ -199,8 +202,9 @@ class WorkloadConfig:
             _check_type("workload.trace", self.trace, str, "a file path")
         _int_at_least("workload.n_jobs", self.n_jobs, 0 if self.source == "trace" else 1)
         _int_at_least("workload.procs", self.procs, 1)
-        if self.estimates not in ("tsafrir", "exact"):
-            raise InvalidInput(f"workload.estimates must be 'tsafrir' or 'exact', got {self.estimates!r}")
+        known = ("tsafrir", "exact", *BEHAVIOURS)
+        if self.estimates not in known:
+            raise InvalidInput(f"workload.estimates: unknown {self.estimates!r}{suggest(self.estimates, known)}")
         _check_type("workload.load_factor", self.load_factor, (int, float), "a number > 0")
         if not self.load_factor > 0:
             raise InvalidInput(f"workload.load_factor must be > 0, got {self.load_factor!r}")

@@ -35,6 +35,8 @@ from market.energy.prices import (
 from market.errors import InvalidInput
 from market.metrics import summarize
 from market.workloads import lublin_workload, read_gwf, read_swf, scale_load, truncate
+from market.workloads.behaviour import SCENARIOS as BEHAVIOURS
+from market.workloads.behaviour import apply_behaviour
 from market.workflows.generators import layered_workflow
 from market.workloads.workload import Workload
 from scenarios.config import INTERACTION_MODELS, ScenarioConfig, suggest
@@ -66,14 +68,16 @@ def build_workload(config: ScenarioConfig, *, rng: np.random.Generator) -> Workl
     """The scenario's jobs, each with a user and a home provider (``site``).
 
     Synthetic jobs are dealt to ``n_users`` users by id; a trace keeps its
-    users. A user's home provider is ``user mod n_providers`` in config order;
+    users. ``estimates`` set to a user-behaviour tag (BE, GE, CF, CFG, DI,
+    HDI; Rocchetti et al. Table 2) rewrites every job's estimate with the
+    accuracy of its user's group (``market.workloads.behaviour``). A user's home provider is ``user mod n_providers`` in config order;
     a job wider than its home goes to the smallest provider that fits (a job
     wider than every provider is an error naming it).
     """
     w = config.workload
     if w.source == "lublin":
         workload = lublin_workload(w.n_jobs, procs=w.procs, rng=rng,
-                                   estimates=None if w.estimates == "exact" else "tsafrir")
+                                   estimates="tsafrir" if w.estimates == "tsafrir" else None)
     else:
         path = Path(w.trace)
         reader = read_gwf if path.name.removesuffix(".gz").endswith(".gwf") else read_swf
@@ -100,7 +104,10 @@ def build_workload(config: ScenarioConfig, *, rng: np.random.Generator) -> Workl
         jobs.append(replace(job, user=user, site=home.name))
     if not jobs:
         raise InvalidInput(f"scenario {config.name!r}: no job submits before duration_seconds={config.duration_seconds}")
-    return Workload(tuple(jobs), name=workload.name, max_procs=workload.max_procs)
+    out = Workload(tuple(jobs), name=workload.name, max_procs=workload.max_procs)
+    if w.estimates in BEHAVIOURS:  # each user estimates with the accuracy of its Rocchetti et al. group
+        out = apply_behaviour(out, w.estimates, n_users=None, rng=rng)
+    return out
 
 
 @dataclass(frozen=True)
