@@ -115,6 +115,9 @@ def _parser() -> argparse.ArgumentParser:
     compare.add_subcommands(sub)
     market_cli.add_subcommands(sub)
     metascheduling.add_clear_parser(sub)
+    from viz import server as viz_server  # the SolaraViz page (imports no Solara until served)
+
+    viz_server.add_subcommand(sub)
     prov = sub.add_parser(
         "provision",
         help="provision a workflow over slots (MOGA over advertisements or greedy over quotes)",
@@ -122,6 +125,9 @@ def _parser() -> argparse.ArgumentParser:
     )
     provisioning.add_arguments(prov)
     prov.set_defaults(run=provisioning.run)
+    from scenarios import reproductions  # gridmarket run NAME: the seeds' named reproductions
+
+    reproductions.add_subcommands(sub)
     return parser
 
 

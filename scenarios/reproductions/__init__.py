@@ -1,0 +1,53 @@
+"""Named scenarios that reproduce every seed's main experiment in shape (``gridmarket run NAME``).
+
+Each entry of :data:`REPRODUCTIONS` reruns one seed paper's table or figure
+with the mechanisms of ``market`` and reports our figures beside the paper's
+and whether the direction the paper reports holds:
+
+* ``singh-advertisement``, ``singh-pricing``, ``singh-var``, ``singh-greedy``
+  (Singh 2008, chs. 3-4, 5, 6, 7);
+* ``murali-xsede``, ``murali-nordugrid`` (Murali & Vadhiyar, Table IV);
+* ``ha-selection`` (Ha et al., Fig. 6a);
+* ``rocchetti-psp`` (Rocchetti et al., Table 3);
+* ``measy`` (Liu et al. 2012, Figs. 6-8).
+
+>>> sorted(REPRODUCTIONS)[:2]
+['ha-selection', 'measy']
+>>> REPRODUCTIONS["ha-selection"].run("small", 1).checks[0].holds
+True
+"""
+
+from scenarios.reproductions import ha_turilli, measy, murali, rocchetti, singh  # noqa: F401  (they register)
+from scenarios.reproductions.cli import add_subcommands, format_list, run_command
+from scenarios.reproductions.report import (
+    DATA_ENV,
+    REPRODUCTIONS,
+    SIZES,
+    Check,
+    Report,
+    Reproduction,
+    Row,
+    data_file,
+    default_data_dir,
+    get_reproduction,
+    register,
+    write_report,
+)
+
+__all__ = [
+    "DATA_ENV",
+    "REPRODUCTIONS",
+    "SIZES",
+    "Check",
+    "Report",
+    "Reproduction",
+    "Row",
+    "add_subcommands",
+    "data_file",
+    "default_data_dir",
+    "format_list",
+    "get_reproduction",
+    "register",
+    "run_command",
+    "write_report",
+]

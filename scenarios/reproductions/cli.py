@@ -1,0 +1,129 @@
+"""``gridmarket run NAME``: a named reproduction of a seed's experiment, or an agent scenario.
+
+A reproduction (:data:`scenarios.reproductions.REPRODUCTIONS`) prints our
+figures beside the seed's and one ``direction holds: yes/no`` line per
+finding; ``--out DIR`` also writes ``report.csv``, ``report.md`` and
+``manifest.json``. A name of :data:`scenarios.registry.SCENARIOS` (or a
+scenario ``.toml`` file) runs every interaction model of that scenario on the
+same workload, as ``gridmarket compare`` does, and prints its table; ``--out``
+then writes the comparison's results folder. The main CLI adds the
+subcommand with :func:`add_subcommands`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import warnings
+from pathlib import Path
+
+from market.errors import InvalidInput
+from scenarios.config import suggest
+from scenarios.registry import SCENARIOS, get_scenario, scenario_names
+from scenarios.reproductions.report import DATA_ENV, REPRODUCTIONS, SIZES, write_report
+from scenarios.results import prepare_out
+
+__all__ = ["add_subcommands", "format_list", "run_command"]
+
+DEFAULT_SEED = 1
+
+
+def format_list() -> str:
+    """Every runnable name with a one-line description: reproductions, then agent scenarios."""
+    names = sorted(REPRODUCTIONS) + scenario_names()
+    width = max(len(n) for n in names)
+    lines = ["reproductions of the seeds (gridmarket run NAME [--size small|full] [--seed N] [--out DIR]):"]
+    for name in sorted(REPRODUCTIONS):
+        r = REPRODUCTIONS[name]
+        lines.append(f"  {name:<{width}}  {r.summary} [{r.citation}]")
+    lines.append("agent scenarios (gridmarket run NAME: every interaction model, as gridmarket compare):")
+    for name in scenario_names():
+        doc = (SCENARIOS[name].__doc__ or "").strip().splitlines()
+        lines.append(f"  {name:<{width}}  {doc[0] if doc else ''}")
+    return "\n".join(lines)
+
+
+def _unknown(name: str) -> InvalidInput:
+    known = sorted(REPRODUCTIONS) + scenario_names()
+    return InvalidInput(f"unknown reproduction or scenario {name!r}{suggest(name, known)}")
+
+
+def run_command(args: argparse.Namespace) -> int:
+    """Body of ``gridmarket run``; returns the exit status."""
+    if args.list:
+        print(format_list())
+        return 0
+    if not args.name:
+        raise InvalidInput("name a reproduction or an agent scenario, or pass --list")
+    if args.name in REPRODUCTIONS:
+        return _run_reproduction(args)
+    if args.name in SCENARIOS or args.name.endswith(".toml"):
+        return _run_scenario(args)
+    raise _unknown(args.name)
+
+
+def _command() -> list[str]:
+    return ["gridmarket", *sys.argv[1:]]
+
+
+def _run_reproduction(args: argparse.Namespace) -> int:
+    reproduction = REPRODUCTIONS[args.name]
+    size = args.size or "small"
+    seed = DEFAULT_SEED if args.seed is None else args.seed
+    out = prepare_out(args.out, force=args.force) if args.out else None  # refuse before the work, not after
+    print(f"running {reproduction.name} at size {size}, seed {seed} ...", file=sys.stderr, flush=True)
+    report = reproduction.run(size, seed, data=args.data)
+    print(report.format_text())
+    if out is not None:
+        written = write_report(out, report, command=_command())
+        print(f"\nwrote {len(written)} files to {out}/")
+    return 0
+
+
+def _run_scenario(args: argparse.Namespace) -> int:
+    import pandas as pd
+
+    from scenarios.config import with_overrides
+    from scenarios.experiment import compare
+    from scenarios.results import format_table, manifest, write_results
+
+    for option, value in (("--size", args.size), ("--data", args.data)):
+        if value is not None:
+            warnings.warn(f"{option} applies to reproductions only; {args.name!r} is an agent scenario",
+                          stacklevel=2)
+    config = get_scenario(args.name)
+    if args.seed is not None:
+        config = with_overrides(config, {"seed": args.seed})
+    out = prepare_out(args.out, force=args.force) if args.out else None
+    print(f"{config.name}: {len(config.providers)} providers, models {', '.join(config.models)}, seed {config.seed}",
+          file=sys.stderr)
+    runs = compare(config, progress=lambda m: print(f"  running {m} ...", file=sys.stderr, flush=True))
+    summary = pd.DataFrame([r.summary for r in runs])
+    title = f"{config.name}, seed {config.seed}"
+    print(title)
+    print(format_table(summary))
+    if out is not None:
+        jobs = pd.concat([r.records for r in runs], ignore_index=True)
+        doc = manifest(config.to_dict(), config.seed, command=_command())
+        written = write_results(Path(out), jobs, summary, doc, title)
+        print(f"\nwrote {len(written)} files to {out}/ ({len(jobs)} job rows)")
+    return 0
+
+
+def add_subcommands(subparsers) -> None:
+    """Add ``run`` to the main CLI's subparsers (it sets ``run``)."""
+    p = subparsers.add_parser(
+        "run",
+        help="run a named reproduction of a seed's experiment (or an agent scenario); --list names them",
+        description="Run a named reproduction: print our figures beside the seed paper's and whether each "
+        "direction the seed reports holds; --out also writes report.csv, report.md and manifest.json. An agent "
+        "scenario's name (or a .toml file) runs its interaction models as 'gridmarket compare' does.",
+    )
+    p.add_argument("name", nargs="?", help="a reproduction or agent scenario (see --list), or a scenario .toml file")
+    p.add_argument("--list", action="store_true", help="list every name with a one-line description")
+    p.add_argument("--size", choices=SIZES, help="small (seconds, default) or full (the seed's scale)")
+    p.add_argument("--seed", type=int, help=f"root seed (default {DEFAULT_SEED}; agent scenarios: the scenario's)")
+    p.add_argument("--out", help="write the report (or the comparison's results folder) here; must not exist")
+    p.add_argument("--force", action="store_true", help="write into an existing folder")
+    p.add_argument("--data", help=f"folder with traces/ and prices/ (default ${DATA_ENV}, else ../shared/data)")
+    p.set_defaults(run=run_command)
