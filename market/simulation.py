@@ -104,6 +104,7 @@ class MachineSimulation:
         self._seq = 0
         self.now = 0
         self.killed: set[int] = set()  # jobs ended early by :meth:`kill`
+        self.cancelled: set[int] = set()  # jobs withdrawn before they started (:meth:`cancel`)
 
     def submit(self, job: Job) -> None:
         """Add an arrival after construction (an agent submitting a job).
@@ -164,6 +165,32 @@ class MachineSimulation:
     def _wake(self, t: int) -> None:
         self._seq += 1
         heapq.heappush(self._heap, (t, self._seq, None))
+
+    def cancel(self, job_id: int) -> Job:
+        """Withdraw a job that has not started: not yet arrived, or waiting in the queue; return it.
+
+        The job leaves :attr:`jobs` (it will never start or end) and is listed
+        in :attr:`cancelled`; a queued job's plan is given back by the policy
+        and a pass runs at ``now``. A running job is ended with :meth:`kill`.
+        Raises ``InvalidInput`` (state unchanged) for a running, ended or unknown job.
+        """
+        if job_id in self.scheduler.running or job_id in self.end:
+            raise InvalidInput(f"job {job_id} has started: cancel only withdraws a job that has not (see kill)")
+        jobs = self.jobs
+        for i in range(self._next, len(jobs)):
+            if jobs[i].id == job_id:
+                job = jobs.pop(i)
+                self.cancelled.add(job_id)
+                return job
+        if not any(j.id == job_id for j in self.scheduler.queue):
+            raise InvalidInput(f"job {job_id} is not waiting on this machine")
+        job = self.scheduler.withdraw(job_id, self.now)
+        i = next(k for k in range(self._next) if jobs[k].id == job_id)
+        del jobs[i]
+        self._next -= 1
+        self.cancelled.add(job_id)
+        self._wake(self.now)
+        return job
 
     def kill(self, job_id: int) -> None:
         """End running job ``job_id`` now (a user cancelling it); its processors free at once.

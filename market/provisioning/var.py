@@ -372,6 +372,8 @@ def run_var(
 
     Notes
     -----
+    A VAR job that has not started by ``S`` is withdrawn from the queue at
+    ``S`` (the reservation failed; it must not clog later requests).
     The job requests ``D + (S − T1)`` and, in the simulation, runs that long:
     a real user would release the processors at ``S + D``; the simulated
     machine holds them ``T2 − T1`` longer at most, which only affects jobs
@@ -391,6 +393,9 @@ def run_var(
             break
         _advance(sim, t, feed)
     began = sim.start.get(job_id)
+    if began is None:  # not started by S: the VAR failed and its job is withdrawn (ch. 6.1.1)
+        sim.advance(start)
+        sim.cancel(job_id)
     return VarOutcome(procs, duration, start, plan.submit, began if began is not None and began <= start else None,
                       plan.probability)
 

@@ -80,6 +80,21 @@ class LocalScheduler:
         if planned_end > now and not self._stale:  # ended early: hand back the rest
             self._profile._add(now, planned_end - now, job.procs)
 
+    def withdraw(self, job_id: int, now: int) -> Job:
+        """Take queued job ``job_id`` out of the queue at ``now`` (its user cancelled it); return it.
+
+        Policies that plan the queue give its planned processors back and move
+        later jobs earlier as after an early end; the caller runs a pass at
+        ``now``. Raises ``InvalidInput`` (state unchanged) if it is not queued.
+        """
+        for i, job in enumerate(self.queue):
+            if job.id == job_id:
+                break
+        else:
+            raise InvalidInput(f"job {job_id} is not in the queue")
+        del self.queue[i]
+        return job
+
     def schedule(self, now: int) -> list[Job]:
         """One scheduling pass at ``now``; return the jobs that start now."""
         raise NotImplementedError  # abstract: every policy defines its pass

@@ -114,6 +114,16 @@ class ConservativeScheduler(LocalScheduler):
             self.profile = base
         self._hold(reservation)
 
+    def withdraw(self, job_id: int, now: int) -> Job:
+        """Drop queued ``job_id``: its planned processors return and the plan compresses."""
+        job = super().withdraw(job_id, now)
+        start = self.planned.pop(job.id)
+        profile = self.profile
+        profile.advance(now)
+        profile.release(start, job.estimate, job.procs)
+        self._compress(now)
+        return job
+
     def _compress(self, now: int) -> None:
         profile, planned = self.profile, self.planned
         profile.advance(now)

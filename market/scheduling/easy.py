@@ -82,6 +82,13 @@ class EASYScheduler(LocalScheduler):
         super().add_reservation(reservation, now)
         self._last_head = None
 
+    def withdraw(self, job_id: int, now: int) -> Job:
+        job = super().withdraw(job_id, now)
+        if job in self._arrived:
+            self._arrived.remove(job)
+        self._last_head = None  # the next pass looks at the whole queue again
+        return job
+
     def schedule(self, now: int) -> list[Job]:
         self._advance(now)
         queue, started = self.queue, []

@@ -331,6 +331,15 @@ class SlotScheduler(LocalScheduler):
             self._recut(now, planned_end, job.procs)
             self._compress(now)
 
+    def withdraw(self, job_id: int, now: int) -> Job:
+        """Drop queued ``job_id``: its interval returns to the free slots and the plan compresses."""
+        job = super().withdraw(job_id, now)
+        start = self.planned.pop(job.id)
+        self._advance(now)
+        self._recut(start, start + job.estimate, job.procs)
+        self._compress(now)
+        return job
+
     def wakeup(self, now: int) -> int | None:
         """Earliest planned start (the simulator wakes the policy then)."""
         return min(self.planned.values(), default=None)
