@@ -19,7 +19,11 @@ Singh 2008 gives the methods; the broker only moves messages and calls them:
 * ``combined`` -- Fig. 45: buy the priced reservation *and* submit the VAR
   job; when the VAR job starts, keep whichever costs less (the other is
   cancelled: the reservation with penalty ``p·f``, eq. 23; the VAR job ends at
-  once). Workflows run best effort.
+  once); a VAR job not started by the wanted start is withdrawn from the queue
+  then. Both hold capacity on the same machine until the choice, so the VAR
+  job competes with its own reservation (the thesis simulated the two
+  separately). Workflows run best effort. A plain ``var`` job that misses its
+  start stays queued and runs late: it is the user's job.
 
 A task placed in a reservation runs exactly as planned (the reservation
 holds its processors over ``[start, end)``; every local policy honours it), so
@@ -372,6 +376,21 @@ class Broker(mesa.Agent):
 
         home.watch(job.id, on_start=started)
         self._submit_at(var_job, home)
+        if combined is not None:
+            self._later(start + 1, lambda: self._give_up(req, home, combined))
+
+    def _give_up(self, req: ReservationRequest, home, combined: tuple[Reservation, float]) -> None:
+        """After S with the VAR job not started: withdraw it and use the reservation (Fig. 45)."""
+        job = req.job
+        if job.id in home.machine.start:
+            return  # its start was settled by Fig. 45 already
+        home.cancel(job.id)
+        self.kinds[job.id] = "cancelled"
+        f = combined[1]
+        self._record_reserved(req, home, _base_cost(job.procs, job.estimate) + f)
+        c = combine_var_and_reservation(procs=job.procs, duration=job.estimate, start=req.start, price=f,
+                                        penalty_factor=self.penalty, var_start=None)
+        self.outcomes[job.id] = {"success": c.success, "normalized_cost": c.normalized_cost, "used": c.used}
 
     def _submit_at(self, job: Job, home) -> None:
         if job.submit > self.model.time:

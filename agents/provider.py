@@ -130,6 +130,14 @@ class ResourceProvider(mesa.Agent):
             return None
         raise InvalidInput(f"{self.name}: cannot handle a {message.kind!r} message")
 
+    def cancel(self, job_id: int) -> None:
+        """Withdraw job ``job_id`` before it starts (a broker giving up a VAR job at S, Fig. 45)."""
+        self._advance(int(self.model.time))
+        self._on_start.pop(job_id, None)
+        self._on_end.pop(job_id, None)
+        self.machine.cancel(job_id)
+        self._schedule_wake(self.machine.now)
+
     def kill(self, job_id: int) -> None:
         """End running job ``job_id`` now (a broker cancelling a VAR job as it starts, Fig. 45)."""
         self.machine.kill(job_id)

@@ -86,10 +86,10 @@ def test_best_effort_reservation_fails_when_the_machine_is_busy_at_the_wanted_st
     assert r.records.loc[r.records["job_id"] == 2, "start"].item() == 3 * H
 
 
-def test_combined_keeps_the_priced_reservation_and_cancels_the_var_job_at_its_start():
+def test_combined_keeps_the_priced_reservation_and_withdraws_the_late_var_job():
     # job 1 holds 6 of 8 processors until 4 h; job 2 (8 procs) is planned at 4 h. A 2-proc reservation over
     # [3.5 h, 4.5 h) delays job 2 by 0.5 h: f > 0 (Fig. 22). The VAR job cannot start before S (the
-    # reservation and job 1 leave it no room), so Fig. 45 keeps the reservation and ends the VAR job as it starts.
+    # reservation and job 1 leave it no room), so Fig. 45 keeps the reservation and withdraws the VAR job at S.
     S = 3 * H + H // 2
     jobs = [Job(1, 0, 6, 4 * H, 4 * H, site="p0"), Job(2, 1, 8, H, H, site="p0"), Job(3, 2, 2, H, H, site="p0")]
     r = market(jobs, "combined", reservations={3: S}).run()
