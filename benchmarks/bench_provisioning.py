@@ -74,6 +74,7 @@ def _ratio(found, exact):
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer repetitions")
+    parser.add_argument("--reservations-only", action="store_true", help="run part 5 alone")
     args = parser.parse_args(argv)
     if not TRACES.is_dir():
         print(f"no traces at {TRACES}", file=sys.stderr)
@@ -81,6 +82,9 @@ def main(argv: list[str] | None = None) -> int:
     warnings.simplefilter("ignore")
     sdsc_w = read_swf(TRACES / "SDSC-SP2-1998-4.2-cln.swf.gz")
     sdsc = Provider("sdsc", 128, sdsc_w.jobs[:6000])
+    if args.reservations_only:
+        _reservations(sdsc_w, sdsc)
+        return 0
     wf = layered_workflow(100, depth=10, mean_procs=6, rng=np.random.default_rng(0))
     at = sdsc_w.jobs[1400].submit
 
@@ -152,6 +156,12 @@ def main(argv: list[str] | None = None) -> int:
         print(f"[4] {name} ({len(points)} submission times, {time.perf_counter() - t0:.0f} s), "
               f"relative to best effort: {summary}")
 
+    _reservations(sdsc_w, sdsc)
+    return 0
+
+
+def _reservations(sdsc_w, sdsc) -> None:
+    """Part 5 (also alone with --reservations-only)."""
     # 5. VAR, adaptive-pricing reservations and the combined scheme on SDSC-SP2, at its load and x1.5
     h = 3600
     requests_ = [(n, d, lead) for n in (32, 64) for d in (h, 4 * h) for lead in (h, 4 * h, 8 * h)]
@@ -181,7 +191,6 @@ def main(argv: list[str] | None = None) -> int:
         text = "; ".join(f"{k}: success {v['success_rate']:.0%}, cost {v['mean_normalized_cost']:.2f}"
                          for k, v in schemes.items())
         print(f"    load x{factor:g}, {len(reqs)} requests ({time.perf_counter() - t0:.1f} s): {text}")
-    return 0
 
 
 if __name__ == "__main__":
