@@ -102,6 +102,23 @@ def test_combined_keeps_the_priced_reservation_and_withdraws_the_late_var_job():
     assert "cancel" not in r.messages
 
 
+def test_combined_keeps_the_var_job_when_its_idle_time_plus_penalty_is_below_the_price():
+    # job 1 holds 6 of 8 processors until 2 h; job 2 (all 8, 4 h) is planned at 2 h. A 2-proc reservation
+    # over [2 h, 3 h) delays job 2 by 1 h: f = 8 procs x 1 h = 8 SU (Fig. 22). The VAR job starts at once
+    # (T2 = 2 s): idle 2 x (2 h - 2 s) = 4.0 SU, + p f = 0.8 <= 8, so Fig. 45 keeps VAR and cancels the reservation.
+    jobs = [Job(1, 0, 6, 2 * H, 2 * H, site="p0"), Job(2, 1, 8, 4 * H, 4 * H, site="p0"),
+            Job(3, 2, 2, H, H, site="p0")]
+    r = market(jobs, "combined", reservations={3: 2 * H}).run()
+    out = r.reservations.iloc[0]
+    idle = 2 * (2 * H - 2) / H
+    assert out["used"] == "var" and out["success"]
+    assert out["normalized_cost"] == pytest.approx((idle + 0.1 * 8) / 2)
+    assert r.messages["cancel"] == 1
+    row = r.records.set_index("job_id").loc[3]
+    assert row["start"] == 2 and row["cost"] == pytest.approx(idle + 2 + 0.8)
+    assert r.records.set_index("job_id").loc[2, "start"] == 3 * H  # the VAR job holds its processors to 3 h
+
+
 def test_combined_with_a_free_slot_uses_the_reservation_alone():
     r = market([Job(1, 0, 2, H, H, site="p0")], "combined", reservations={1: H}).run()
     assert r.reservations["used"].tolist() == ["reservation"]
