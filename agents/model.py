@@ -264,6 +264,10 @@ class MarketModel(mesa.Model):
         workflows = pd.DataFrame(
             [{"workflow": k, **v, "makespan": v["finish"] - v["submit"]} for k, v in sorted(b.workflows.items())],
             columns=["workflow", "submit", "finish", "provisioned", "cost", "makespan"])
+        if len(workflows):  # just-in-time workflows pay their tasks' base-rate cost
+            paid = records.groupby("workflow")["cost"].sum()
+            jit = ~workflows["provisioned"].astype(bool)
+            workflows.loc[jit, "cost"] = workflows.loc[jit, "workflow"].map(paid).fillna(0.0).to_numpy()
         reservations = pd.DataFrame(
             [{"job_id": k, "start_wanted": self.reservation_starts[k], **v} for k, v in sorted(b.outcomes.items())],
             columns=["job_id", "start_wanted", "success", "normalized_cost", "used"])

@@ -187,6 +187,7 @@ def test_every_method_keeps_capacity_runs_every_job_once_and_finishes_every_work
                                                                       if wf.graph.out_degree(t) == 0]))\
             if len(wf.graph) > 1 else max(runtime.values())
         assert row["makespan"] >= critical
+    assert (r.workflows["cost"] > 0).all()  # bought plans and just-in-time tasks are both paid for
     ar = r.reservations
     assert len(ar) == len(reservations)
     started = rec.set_index("job_id")["start"]
