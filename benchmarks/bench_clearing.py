@@ -25,6 +25,7 @@ import time
 import numpy as np
 
 from market.clearing import ClearingProblem, clear_mcmf, combined_cost, integer_costs
+from scenarios.reproductions.murali import nordugrid_systems
 
 
 def instance(n_jobs: int, n_systems: int, maxq: int | None, *, rng: np.random.Generator) -> ClearingProblem:
@@ -48,19 +49,6 @@ def _time(fn, repeat: int) -> tuple[float, object]:
         result = fn()
         best = min(best, time.perf_counter() - t)
     return best, result
-
-
-def nordugrid_systems(rng: np.random.Generator, n: int = 50, total_cores: int = 356_856):
-    """50 systems shaped like NorduGrid's: log-uniform sizes, Nordic time zones, modern cores."""
-    from market.energy import GridSystem
-
-    weights = np.exp(rng.uniform(np.log(100), np.log(30000), n))
-    cores = np.maximum(np.rint(weights / weights.sum() * total_cores).astype(int), 64)
-    return [
-        GridSystem(f"ng{k:02d}", int(cores[k]), int(rng.choice([72, 96, 168])) * 3600,
-                   float(rng.uniform(6, 20)), float(rng.uniform(8, 24)), int(rng.choice([1, 1, 1, 2])))
-        for k in range(n)
-    ]
 
 
 def nordugrid_run(days: float, strategy: str, seed: int) -> int:

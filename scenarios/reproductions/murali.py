@@ -180,7 +180,7 @@ _NG_VARIABLE = 26  # sec. 4.4: 26 of the 50 systems buy on a market (Nord Pool);
 _NG_FIXED_EUR = 60.0  # our assumption for the fixed industrial tariffs (UK, Ukraine, Switzerland), EUR/MWh
 
 
-def _nordugrid_systems(rng: np.random.Generator, n: int, total_cores: int):
+def nordugrid_systems(rng: np.random.Generator, n: int = 50, total_cores: int = 356_856):
     """``n`` systems shaped like NorduGrid's, as ``benchmarks/bench_clearing.py`` builds them.
 
     Log-uniform sizes (100 to 30,000 cores, summing to ``total_cores``),
@@ -230,7 +230,7 @@ def murali_nordugrid(size: str, seed: int, data: Path | None):
     small = size == "small"
     n, days = (10, 1) if small else (_NG_SYSTEMS, _NG_DAYS)
     streams = np.random.SeedSequence(seed).spawn(3)
-    systems = _nordugrid_systems(np.random.default_rng(streams[0]), n, round(_NG_CORES * n / _NG_SYSTEMS))
+    systems = nordugrid_systems(np.random.default_rng(streams[0]), n, round(_NG_CORES * n / _NG_SYSTEMS))
     n_days = int(np.ceil(days)) + WARMUP_DAYS + TAIL_DAYS
     epoch = np.datetime64("2014-01-01T00", "h")
     first = epoch - np.timedelta64(WARMUP_DAYS * 24, "h")  # simulation time 0; jobs start after the warm-up
