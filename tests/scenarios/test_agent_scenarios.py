@@ -68,3 +68,15 @@ def test_users_carry_an_estimate_behaviour_and_psp_providers_rank_them():
     assert wait[accuracy >= accuracy.median()].mean() < wait[accuracy < accuracy.median()].mean()
     with pytest.raises(Exception, match="did you mean 'tsafrir'"):
         WorkloadConfig(estimates="tsafiri")
+
+
+def test_the_documented_example_scenario_loads_and_runs():
+    from pathlib import Path
+
+    from scenarios.config import load_toml
+
+    config = load_toml(Path(__file__).parents[2] / "docs" / "example-scenario.toml")
+    assert config.name == "two-sites" and config.parameters.w_t == 50.0
+    runs = compare(with_overrides(config, {"workload.n_jobs": 40, "workload.n_workflows": 1,
+                                           "models": ("best-effort", "moga")}))
+    assert [r.summary["jobs"] for r in runs] == [40, 40]
