@@ -9,6 +9,8 @@ same-timestamp rule (ends, then arrivals, then one pass).
 
 from __future__ import annotations
 
+from itertools import islice
+
 import mesa
 import pandas as pd
 from mesa.time import Priority
@@ -211,7 +213,8 @@ class ResourceProvider(mesa.Agent):
         if self.start_observers or self._on_start:
             starts = m.start
             if len(starts) > self._seen_starts:
-                new = list(starts.items())[self._seen_starts:]
+                # the newest entries, from the end: O(new) rather than a copy of every start so far
+                new = list(islice(reversed(starts.items()), len(starts) - self._seen_starts))[::-1]
                 self._seen_starts = len(starts)
                 for job_id, t in new:
                     job = self._by_id.get(job_id)
