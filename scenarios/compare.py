@@ -86,7 +86,7 @@ def add_subcommands(subparsers) -> None:
         "compare",
         help="compare interaction models on one workload and seed (default: the quickstart scenario)",
         description=f"Run a scenario's interaction models ({', '.join(INTERACTION_MODELS)}) as Mesa agents on "
-        "the same workload and seed; print the table; write jobs.csv, summary.csv/.md, PNG bars and "
+        "the same workload and seed; print the table; write jobs.parquet/.csv, summary.csv/.md, PNG bars and "
         "manifest.json to --out.",
     )
     cmp.add_argument("--scenario", default=DEFAULT_SCENARIO,

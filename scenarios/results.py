@@ -1,8 +1,10 @@
-"""A comparison's results folder: per-job CSV, summary CSV and Markdown, PNG bars, manifest JSON.
+"""A comparison's results folder: per-job Parquet (and CSV), summary CSV and Markdown, PNG bars, manifest JSON.
 
 Layout of ``OUT/``::
 
-    jobs.csv        one row per job and model (model, seed, job_id, site, submit, start, end, procs, ...)
+    jobs.parquet    one row per job and model (model, seed, job_id, site, submit, start, end, procs, ...),
+                    typed columns (pandas.read_parquet, Dask, Polars, DuckDB read it)
+    jobs.csv        the same rows as text, for tools that read CSV
     summary.csv     one row per model (the comparison table, with msg_<kind> columns)
     summary.md      the same table in Markdown
     metrics.png     bars per model: mean wait, mean response, bounded slowdown, makespan,
@@ -15,8 +17,7 @@ Layout of ``OUT/``::
     gantt.png       one provider's schedule under a broker model
     manifest.json   scenario, seed, package versions, git commit, command
 
-Per-job rows are CSV, not Parquet: pyarrow would be a ~40 MB dependency for
-files of a few thousand rows, and CSV is what evalys and Batsim tools read.
+Parquet is written by pyarrow (pandas' default engine).
 Times are seconds; allocation cost SU; electricity cost in the prices' currency.
 """
 
@@ -40,7 +41,7 @@ from market.errors import InvalidInput
 __all__ = ["PACKAGES", "format_table", "manifest", "prepare_out", "write_atomic", "write_results"]
 
 PACKAGES = ("gridmarket", "mesa", "numpy", "pandas", "networkx", "scipy", "deap", "ortools", "scikit-learn",
-            "statsmodels", "matplotlib", "tqdm")
+            "statsmodels", "matplotlib", "tqdm", "pyarrow")
 
 _PLOTTED = (("mean_wait", "mean wait (s)"), ("mean_response", "mean response (s)"),
             ("mean_bsld", "mean bounded slowdown"), ("makespan", "makespan (s)"),
@@ -58,13 +59,14 @@ def prepare_out(out: str | Path, *, force: bool = False) -> Path:
     return out
 
 
-def write_atomic(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` through a temporary file and a rename (no half-written file)."""
+def write_atomic(path: Path, text: str | bytes) -> None:
+    """Write ``text`` (str as UTF-8, or bytes) to ``path`` through a temporary file and a rename
+    (no half-written file)."""
     path = Path(path)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(text.encode("utf-8") if isinstance(text, str) else text)
             fh.flush()
             os.fsync(fh.fileno())  # on disk before the rename makes it a finished file
         umask = os.umask(0)
@@ -188,7 +190,8 @@ def write_results(out: Path, jobs: pd.DataFrame, summary: pd.DataFrame, manifest
 
     out = Path(out)
     written = []
-    files = [("jobs.csv", jobs.to_csv(index=False)), ("summary.csv", summary.to_csv(index=False)),
+    files = [("jobs.parquet", jobs.to_parquet(index=False)), ("jobs.csv", jobs.to_csv(index=False)),
+             ("summary.csv", summary.to_csv(index=False)),
              ("summary.md", f"# {title}\n\n" + _markdown(summary) + "\n"),
              ("manifest.json", json.dumps(manifest_doc, indent=2, default=str) + "\n")]
     for attr in ("workflows", "reservations"):

@@ -98,10 +98,12 @@ def test_compare_command_writes_the_results_folder_and_refuses_to_overwrite(tmp_
     assert compare_cli.main(args) == 0
     assert "best-effort" in capsys.readouterr().out
     assert sorted(p.name for p in out.iterdir()) == [
-        "gantt.png", "jobs.csv", "manifest.json", "messages.png", "metrics.png", "pareto.png", "prices.png",
+        "gantt.png", "jobs.csv", "jobs.parquet", "manifest.json", "messages.png", "metrics.png", "pareto.png", "prices.png",
         "reservations.csv", "summary.csv", "summary.md", "workflows.csv"]
-    jobs = pd.read_csv(out / "jobs.csv")
+    jobs = pd.read_parquet(out / "jobs.parquet")
     assert {"model", "seed", "job_id", "site", "submit", "start", "end", "procs", "electricity_cost"} <= set(jobs)
+    assert pd.api.types.is_integer_dtype(jobs["start"]) and pd.api.types.is_float_dtype(jobs["electricity_cost"])
+    pd.testing.assert_frame_equal(jobs, pd.read_csv(out / "jobs.csv"), check_dtype=False)
     doc = json.loads((out / "manifest.json").read_text())
     assert doc["seed"] == 1 and doc["scenario"]["name"] == "quickstart" and doc["packages"]["mesa"]
     assert (out / "metrics.png").read_bytes()[:4] == b"\x89PNG"
