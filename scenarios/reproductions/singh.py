@@ -307,8 +307,7 @@ def singh_var(size: str, seed: int, data: Path | None):
     checks.append(Check("the combined scheme costs less than adaptive pricing (Figs. 46, 48)",
                         s["comb_cost"] < s["ar_cost"], f"combined {s['comb_cost']:.2f} vs AR {s['ar_cost']:.2f} x n*D"))
     notes = [(f"{len(requests)} requests: the twelve at the submit time of job {first} + {_JOBS_PER_DAY} x round, "
-              "each on a fresh replay (a VAR job that misses its start is not withdrawn by run_var, so requests "
-              "sharing one replay would clog each other)")]
+              "each on a fresh replay (independent requests, as the thesis's daily observations)")]
     settings = {"rounds": rounds, "requests": len(requests), "first_job": first, "penalty": 0.1}
     return rows, checks, settings, notes
 
