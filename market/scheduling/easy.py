@@ -135,6 +135,7 @@ class EASYScheduler(LocalScheduler):
             profile._add(shadow, head.estimate, -head.procs)
         # 3. one backfilling scan over the rest of the queue
         backfilled = []
+        lows = None  # profile path: prefix minima of the profile from now, rebuilt after a start
         for i in range(1, len(queue)):
             job = queue[i]
             procs = job.procs
@@ -145,8 +146,14 @@ class EASYScheduler(LocalScheduler):
                     if procs > extra:
                         continue
                     extra -= procs
-            elif profile.min_free(now, job.estimate) < procs:
-                continue
+            else:
+                if lows is None:
+                    first, lows = profile.running_min(now)
+                    times = profile.times
+                # == profile.min_free(now, job.estimate) < procs
+                if lows[bisect_left(times, now + job.estimate, first + 1) - first - 1] < procs:
+                    continue
+                lows = None  # the start below changes the profile
             self._start(job, now)
             backfilled.append(i)
             free_now -= procs
