@@ -27,7 +27,7 @@ SUMMARY_FIELDS = {
     "mean_wait": "mean wait (s)",
     "mean_bsld": "mean bounded slowdown",
     "utilization": "utilization",
-    "allocation_cost": "allocation (SU)",
+    "allocation_cost": "delivered at base rate (SU)",
     "paid": "slots paid (SU)",
     "electricity_cost": "electricity cost",
     "messages": "messages",
