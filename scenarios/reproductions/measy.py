@@ -31,8 +31,8 @@ def measy(size: str, seed: int, data: Path | None):
 
     Sizes: ``small`` 1000 jobs per workload, loads 0.7 and 0.9 (about 5 s).
     ``full`` 200,000 FWload and 100,000 JWload jobs (the paper's), loads
-    0.5-0.9: about 40 minutes (estimated from 1.5 ms per job, load and four
-    policies measured at 20,000 jobs; not run in full here).
+    0.5-0.9: 29 minutes on one core (measured; 3 of the 4 directions hold,
+    ``benchmarks/RESULTS_reproductions.md``).
     """
     from scenarios.twotier_tables import run_tables
 
