@@ -19,6 +19,8 @@ import html
 import math
 import os
 
+import sklearn.cluster  # noqa: F401 - see below
+import sklearn.linear_model  # noqa: F401
 import solara
 from mesa.visualization import SolaraViz
 
@@ -29,6 +31,9 @@ from viz.model import DEFAULT_HORIZON_SECONDS, DEFAULT_STEP_SECONDS, MarketView
 from viz.summary import SUMMARY_FIELDS
 
 __all__ = ["MODEL_ENV", "SCENARIO_ENV", "make_page", "model_params", "summary_html"]
+
+# sklearn (the wait predictor's DBSCAN and ridge) is imported above, when the server starts, so that the
+# first Step of a model predicting waits does not pay its import (about 1 s).
 
 SCENARIO_ENV = "GRIDMARKET_VIZ_SCENARIO"
 MODEL_ENV = "GRIDMARKET_VIZ_MODEL"
