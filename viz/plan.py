@@ -17,6 +17,8 @@ import math
 from dataclasses import dataclass
 
 from market.errors import InvalidInput
+from market.pricing.forecast import FORWARD_POLICIES, forecast
+from market.pricing.state import state_from_scheduler
 from market.scheduling.profile import Profile
 from market.scheduling.slots import decompose
 
@@ -29,8 +31,10 @@ PLAN_KINDS = ("done", "running", "reservation", "queued", "projected", "free", "
 planned end (start + estimate: the plan does not know the runtime);
 ``reservation`` advance reservations; ``queued`` queued jobs at the start the
 policy planned (conservative backfilling, the slot scheduler); ``projected``
-queued jobs of a policy that keeps no plan (FCFS, EASY, PSP), placed in queue
-order at their earliest start beside the running jobs, as a forecast only;
+queued jobs of a policy that keeps no plan, at a forecast start: FCFS and
+EASY are run forward from the state (``market.pricing.forecast``, what
+adaptive pricing plans with, Singh 2008 ch. 5.3), other policies (PSP,
+two-tier) are placed in queue order at their earliest start;
 ``free`` free capacity cut into the layered slots of Fig. 1 around running
 jobs, reservations and a forecast; ``advertised`` the same cut around a real
 plan: non-delaying slots, what a provider advertises (ch. 3).
@@ -140,6 +144,9 @@ def machine_plan(machine, now: int, *, window: tuple[int, int], advertised=None)
 
     planned = getattr(sched, "planned", None)
     queue = list(sched.queue)
+    forecast_starts = {}
+    if planned is None and queue and getattr(sched, "name", None) in FORWARD_POLICIES:
+        forecast_starts = forecast(state_from_scheduler(sched, now), sched.name)
     if planned is not None:
         for job in queue:
             if job.id in planned:
@@ -160,7 +167,12 @@ def machine_plan(machine, now: int, *, window: tuple[int, int], advertised=None)
             if planned[job.id] + job.estimate > now:
                 _take(profile, max(planned[job.id], now), planned[job.id] + job.estimate, job.procs)
         else:  # a forecast only: the policy keeps no plan for it
-            start = profile.reserve(profile.earliest_start(job.procs, job.estimate, now), job.estimate, job.procs)
+            start = forecast_starts.get(job.id)
+            if start is None:
+                start = profile.reserve(profile.earliest_start(job.procs, job.estimate, now), job.estimate,
+                                        job.procs)
+            else:
+                _take(profile, start, start + job.estimate, job.procs)
             b = _clipped("projected", start, start + job.estimate, job.procs, str(job.id), now, hi)
             if b is not None:
                 blocks.append(b)

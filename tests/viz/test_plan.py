@@ -44,6 +44,17 @@ def test_easy_queue_is_a_forecast_and_its_free_capacity_is_not_advertised():
     assert all(_busy(blocks, t) == 5 for t in range(0, 8 * H, 600))
 
 
+def test_easy_queue_is_drawn_where_easy_itself_would_start_it_not_in_queue_order():
+    # 4 procs; R1 2 x 100, R2 1 x 20, R3 1 x 30 run; queued: H 4 x 10 (shadow 100), B 2 x 60, C 1 x 70.
+    # Queue order would put B at 30 and C at 110; EASY backfills C at 20 (it ends by the shadow time),
+    # so B, not protected, waits for H: B at 110.
+    m = _machine(EASYScheduler(4), [(2, 100), (1, 20), (1, 30), (4, 10), (2, 60), (1, 70)])
+    blocks = machine_plan(m, 0, window=(0, 4 * H))
+    projected = {b.label: b.start for b in blocks if b.kind == "projected"}
+    assert projected == {"3": 100, "4": 110, "5": 20}
+    assert all(_busy(blocks, t) == 4 for t in range(0, 4 * H, 5))
+
+
 def test_reservation_is_drawn_and_the_queue_is_replanned_around_it_fig21():
     m = _machine(ConservativeScheduler(5))
     m.add_reservation(Reservation("r1", start=3 * H, procs=3, duration=H))
