@@ -9,7 +9,8 @@ a feature space made of
   estimates of the running jobs.
 
 History jobs (the last 2000 started on the system, sec. 4.3.2) nearest to the
-target by Manhattan distance are clustered by DBSCAN, which also drops
+target by Manhattan distance are clustered by DBSCAN (scikit-learn's labels,
+computed by :mod:`market.prediction.dbscan`), which also drops
 outliers; if a cluster lies close to the target, the prediction is the
 distance-weighted mean wait of its jobs, otherwise a ridge regression fitted on
 the whole history predicts it. Times are integer seconds.
@@ -23,6 +24,7 @@ import numpy as np
 
 from market.errors import InvalidInput
 from market.job import Job
+from market.prediction.dbscan import dbscan_labels
 
 __all__ = [
     "FEATURES",
@@ -189,20 +191,19 @@ class QueueWaitPredictor:
         out = np.empty(len(features))
         import sklearn
 
-        # DBSCAN is called once per query on a few dozen points: skip sklearn's per-call checks
+        # the ridge predicts one row at a time: skip sklearn's per-call checks
         with sklearn.config_context(skip_parameter_validation=True, assume_finite=True):
             for r, q in enumerate(Fs):
                 out[r] = self._predict_one(Xs, y, q)
         return np.maximum(out, 0.0)
 
     def _predict_one(self, Xs: np.ndarray, y: np.ndarray, q: np.ndarray) -> float:
-        from sklearn.cluster import DBSCAN
-
         dist = np.abs(Xs - q).sum(axis=1)
         k = min(self.n_similar, dist.size)
         near = np.argpartition(dist, k - 1)[:k] if k < dist.size else np.arange(dist.size)
         if near.size >= self.min_samples:
-            labels = DBSCAN(eps=self.eps, min_samples=self.min_samples, metric="manhattan").fit(Xs[near]).labels_
+            # scikit-learn's DBSCAN labels, without its ~1 ms set-up per call (market.prediction.dbscan)
+            labels = dbscan_labels(Xs[near], self.eps, self.min_samples)
             best, best_d = None, np.inf
             for label in set(labels.tolist()) - {-1}:
                 members = near[labels == label]

@@ -1,0 +1,73 @@
+"""DBSCAN on the few dozen points of one wait prediction, labelled exactly as scikit-learn labels them.
+
+Ester, Kriegel, Sander & Xu 1996: a point with at least ``min_samples``
+points (itself included) within ``eps`` is a *core* point; core points
+within ``eps`` of each other share a cluster; a non-core point within
+``eps`` of a core point is a *border* point of that core point's cluster;
+every other point is noise (label -1).
+
+The queue-wait predictor (Murali & Vadhiyar sec. 3.1, ``queue_wait``) runs
+DBSCAN once per prediction on the 64 history jobs nearest to the target.
+``sklearn.cluster.DBSCAN`` costs about 1.3 ms a call there, mostly per-call
+set-up (estimator, neighbour index), and was 60 % of a metascheduling run
+(``murali-xsede``); this does the same on a 64 x 64 distance matrix in about
+0.2 ms (``benchmarks/bench_dbscan.py``, figures in ``benchmarks/RESULTS.md``). The labels are
+scikit-learn's, numbering included: clusters are numbered in the order of
+their lowest-index core point (the order ``dbscan_inner`` discovers them),
+and a border point within ``eps`` of several clusters joins the one
+numbered first. Distances are Manhattan (the predictor's metric); a
+distance equal to ``eps`` counts as within. The tests compare every label
+with scikit-learn's on random point sets.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy.spatial.distance import cdist
+
+__all__ = ["dbscan_labels"]
+
+
+def dbscan_labels(points: np.ndarray, eps: float, min_samples: int) -> np.ndarray:
+    """Cluster labels (0, 1, ...; -1 for noise) of the rows of ``points`` (k, d), Manhattan metric.
+
+    O(k^2 d) for the distances and O(k^3 log k) for the clusters' transitive
+    closure (a few boolean-valued 64 x 64 products): meant for small k.
+
+    Examples
+    --------
+    Two groups of three points and one far point; a core point needs 3
+    points within 1.0:
+
+    >>> p = np.array([[0.0], [0.5], [1.0], [10.0], [10.5], [11.0], [30.0]])
+    >>> dbscan_labels(p, 1.0, 3).tolist()
+    [0, 0, 0, 1, 1, 1, -1]
+
+    Only the middle points are core at ``min_samples`` 3 below; the ends are
+    border points of their clusters:
+
+    >>> dbscan_labels(np.array([[0.0], [1.0], [2.0], [3.0]]), 1.0, 3).tolist()
+    [0, 0, 0, 0]
+    """
+    points = np.asarray(points, dtype=float)
+    k = len(points)
+    labels = np.full(k, -1, dtype=np.intp)
+    if k == 0:
+        return labels
+    near = cdist(points, points, "cityblock") <= eps
+    core = np.flatnonzero(np.count_nonzero(near, axis=1) >= min_samples)
+    if core.size == 0:
+        return labels
+    # which core points reach which through chains of core points: square the adjacency until it stops growing
+    reach = near[np.ix_(core, core)].astype(np.float64)
+    while True:
+        wider = (reach @ reach > 0).astype(np.float64)
+        if np.array_equal(wider, reach):
+            break
+        reach = wider
+    name = core[reach.argmax(axis=1)]  # each core point's cluster, named by its lowest-index core point
+    # every point joins the first-discovered cluster among the core points within eps (its own, if core)
+    joined = np.where(near[:, core], name[None, :], k).min(axis=1)
+    member = joined < k
+    labels[member] = np.unique(joined[member], return_inverse=True)[1]
+    return labels
