@@ -72,7 +72,7 @@ def _run_reproduction(args: argparse.Namespace) -> int:
     seed = DEFAULT_SEED if args.seed is None else args.seed
     out = prepare_out(args.out, force=args.force) if args.out else None  # refuse before the work, not after
     print(f"running {reproduction.name} at size {size}, seed {seed} ...", file=sys.stderr, flush=True)
-    report = reproduction.run(size, seed, data=args.data)
+    report = reproduction.run(size, seed, data=args.data, progress=True)
     print(report.format_text())
     if out is not None:
         written = write_report(out, report, command=_command())

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from scenarios.reproductions.report import Check, Row, mean, register
+from scenarios.reproductions.report import Check, Row, mean, register, steps
 
 __all__ = ["measy"]
 
@@ -40,7 +40,7 @@ def measy(size: str, seed: int, data: Path | None):
     loads = (0.7, 0.9) if small else (0.5, 0.6, 0.7, 0.8, 0.9)
     jobs = {"feitelson96": 1000, "jann97": 1000} if small else {"feitelson96": 200_000, "jann97": 100_000}
     parts = [run_tables(workloads=[name], loads=loads, n_jobs=n, seed=seed, sections=["main"])
-             for name, n in jobs.items()]
+             for name, n in steps(jobs.items(), "workloads")]
     rows, checks = [], []
     resp_gain, bsld_gain, vs_keasy, reasy_worst = [], [], [], []
     for part in parts:

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
-from scenarios.reproductions.report import Check, Row, data_file, register
+from scenarios.reproductions.report import Check, Row, data_file, register, steps
 
 __all__ = ["murali_nordugrid", "murali_xsede"]
 
@@ -47,7 +47,7 @@ def _run(jobs, sites, configs, seed_stream) -> dict[str, dict]:
     from market.metascheduling import run_grid
 
     out = {}
-    for config in configs:
+    for config in steps(configs, "strategies"):
         s = run_grid(jobs, sites, config, rng=np.random.default_rng(seed_stream)).summary
         out[_label(config)] = {"response_min": s["mean_response"] / 60.0, "cost": s["total_energy_cost"],
                                "migrated": s["migrated"], "jobs": s["jobs"]}

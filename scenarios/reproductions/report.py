@@ -16,9 +16,11 @@ from __future__ import annotations
 
 import math
 import os
+import sys
 import time
 import warnings
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -41,6 +43,7 @@ __all__ = [
     "get_reproduction",
     "read_trace",
     "register",
+    "steps",
     "write_report",
 ]
 
@@ -153,6 +156,23 @@ def _fmt(value: float | None) -> str:
     return f"{value:.3g}"
 
 
+_PROGRESS: ContextVar[bool] = ContextVar("gridmarket_reproduction_progress", default=False)
+
+
+def steps(items: Iterable, desc: str) -> Iterable:
+    """``items`` unchanged, or, inside ``Reproduction.run(progress=True)``, behind a tqdm bar on stderr.
+
+    A runner wraps its outer loop (instants, requests, strategies) in it so a
+    full-size run shows how far it is; tqdm draws on a terminal only.
+    """
+    if not _PROGRESS.get():
+        return items
+    from tqdm import tqdm
+
+    items = list(items)
+    return tqdm(items, desc=desc, total=len(items), file=sys.stderr, disable=None, leave=False)
+
+
 @dataclass(frozen=True)
 class Reproduction:
     """A named reproduction of one seed's experiment.
@@ -181,14 +201,22 @@ class Reproduction:
         """The runner's docstring: what is reproduced, the seed's direction, sizes and times."""
         return self.runner.__doc__ or ""
 
-    def run(self, size: str = "small", seed: int = 1, *, data: str | Path | None = None) -> Report:
-        """Run at ``size`` (``small`` or ``full``) with root seed ``seed``; ``data`` overrides the data folder."""
+    def run(self, size: str = "small", seed: int = 1, *, data: str | Path | None = None,
+            progress: bool = False) -> Report:
+        """Run at ``size`` (``small`` or ``full``) with root seed ``seed``; ``data`` overrides the data folder.
+
+        ``progress=True`` shows the runner's progress bars (:func:`steps`) on a terminal.
+        """
         if size not in SIZES:
             raise InvalidInput(f"size must be one of {', '.join(SIZES)}, got {size!r}{suggest(str(size), SIZES)}")
         if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
             raise InvalidInput(f"seed must be an int >= 0, got {seed!r}")
         started = time.perf_counter()
-        rows, checks, settings, notes = self.runner(size, seed, Path(data) if data is not None else None)
+        token = _PROGRESS.set(progress)
+        try:
+            rows, checks, settings, notes = self.runner(size, seed, Path(data) if data is not None else None)
+        finally:
+            _PROGRESS.reset(token)
         return Report(self.name, self.citation, size, seed, tuple(rows), tuple(checks), dict(settings),
                       tuple(notes), time.perf_counter() - started)
 

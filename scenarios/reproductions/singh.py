@@ -14,7 +14,16 @@ from pathlib import Path
 
 import numpy as np
 
-from scenarios.reproductions.report import Check, Row, data_file, mean, read_trace, register, sequence_ints
+from scenarios.reproductions.report import (
+    Check,
+    Row,
+    data_file,
+    mean,
+    read_trace,
+    register,
+    sequence_ints,
+    steps,
+)
 
 __all__ = ["singh_advertisement", "singh_greedy", "singh_pricing", "singh_var"]
 
@@ -86,7 +95,7 @@ def singh_advertisement(size: str, seed: int, data: Path | None):
         graph = layered_workflow(n_tasks, depth=depth, mean_procs=mean_procs, rng=np.random.default_rng(next(streams)))
         moga_seeds = sequence_ints(next(streams), count)
         out = {"slots": [], "be": [], "be_cost": [], **{a: [] for a in alphas}, **{("cost", a): [] for a in alphas}}
-        for k, s in zip(_points(len(w.jobs), count), moga_seeds):
+        for k, s in steps(zip(_points(len(w.jobs), count), moga_seeds), f"{site}: instants"):
             provider = Provider(site, procs, w.jobs[k - 1500:k + 3000])
             result = compare_moga(graph, [provider], at=w.jobs[k].submit, alphas=alphas, seed=s,
                                   population=population, generations=generations)
@@ -184,7 +193,7 @@ def singh_pricing(size: str, seed: int, data: Path | None):
         rows.append(Row(f"{up}: offered load, first {days} days", 100 * offered_load(Workload(tuple(jobs)), procs),
                         utilization[site], "%", "ch. 5.3: utilisation of the simulated trace"))
         by_alpha = {}
-        for a in alphas:
+        for a in steps(alphas, f"{up}: alphas"):
             s = pricing_replay(jobs, procs=procs, alpha=a, seed=draw, estimates="exact").summary
             by_alpha[a] = s
             rows.append(Row(f"{up}: mean price, alpha={a:g}", s["mean_price_su"], 0.0 if a == 1 else None, "SU",
@@ -204,7 +213,7 @@ def singh_pricing(size: str, seed: int, data: Path | None):
                             s0["mean_reservation_wait_h"] < s0["mean_best_effort_wait_h"],
                             f"{s0['mean_reservation_wait_h']:.2f} h vs {s0['mean_best_effort_wait_h']:.2f} h"))
         policy_price = {}
-        for policy in ("conservative", "easy"):
+        for policy in steps(("conservative", "easy"), f"{up}: policies"):
             s = pricing_replay(jobs, procs=procs, policy=policy, alpha=None, seed=draw, estimates="exact").summary
             policy_price[policy] = s["mean_price_su"]
             rows.append(Row(f"{up}: mean price, {policy} backfilling, random alpha", s["mean_price_su"], None, "SU",
@@ -262,7 +271,7 @@ def singh_var(size: str, seed: int, data: Path | None):
     requests = [(jobs[first + _JOBS_PER_DAY * r].submit, n, d, lead) for r in range(rounds) for n, d, lead in _TWELVE]
     provider = Provider("sdsc", 128, jobs[:first + _JOBS_PER_DAY * rounds + 1500])
     table = []
-    for request in requests:
+    for request in steps(requests, "requests"):
         table += reservation_schemes(provider, [request], penalty_factor=0.1, warmup=jobs[500].submit)[0]
 
     def summary(part):
@@ -375,7 +384,7 @@ def singh_greedy(size: str, seed: int, data: Path | None):
         rows.append(Row(f"{name}: offered load around the instants", 100 * _offered_load(jobs, procs, t0, t1),
                         100 * target, "%", "ch. 4.9: utilisation of the provider"))
     result = {n: {"prov": [], "be": [], "prov_cost": [], "be_cost": []} for n in counts}
-    for at in instants:
+    for at in steps(instants, "instants"):
         providers = [Provider(name, procs, [j for j in jobs if at - before <= j.submit < at + after])
                      for name, procs, jobs, _ in loaded]
         for n in counts:

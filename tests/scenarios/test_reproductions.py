@@ -148,3 +148,23 @@ def test_report_formats_missing_seed_values_and_failed_directions():
     assert "12,345" in text and "1.50" in text and " - " in text
     assert "**does not hold**: goes down" in report.to_markdown()
     assert not report.all_hold
+
+
+def test_progress_wraps_the_runner_loops_only_while_asked_and_changes_no_figure(monkeypatch):
+    from scenarios.reproductions import report as report_mod
+
+    assert report_mod.steps([1, 2], "x") == [1, 2]  # outside a run: the items themselves
+    seen = []
+
+    def spy(items, desc):
+        bar = original(items, desc)
+        seen.append((desc, type(bar).__name__, list(bar)))
+        return bar
+
+    original = report_mod.steps
+    monkeypatch.setattr("scenarios.reproductions.singh.steps", spy)
+    rep = get_reproduction("singh-var")
+    with_bar, without = rep.run("small", 1, progress=True), rep.run("small", 1)
+    assert [(r.metric, r.ours) for r in with_bar.rows] == [(r.metric, r.ours) for r in without.rows]
+    assert seen[0][:2] == ("requests", "tqdm") and len(seen[0][2]) == 12  # the twelve requests of ch. 6.2
+    assert seen[1][1] == "list"  # progress off again after the first run
