@@ -83,7 +83,12 @@ def _simulate(args: argparse.Namespace) -> int:
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="gridmarket", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        prog="gridmarket",
+        description="Agent-based markets of HPC and grid resources: providers running real batch schedulers "
+        "sell slots, brokers buy them for workflows and reservations, a metascheduler places the rest. "
+        "Start with 'gridmarket compare' (the quickstart scenario, seconds) or 'gridmarket run --list'.",
+    )
     sub = parser.add_subparsers(dest="command", required=True)
     sim = sub.add_parser(
         "simulate",
