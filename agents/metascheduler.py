@@ -37,12 +37,18 @@ CLEARINGS = ("mcmf", "stable")
 
 @dataclass(frozen=True, slots=True)
 class MetaschedulerSpec:
-    """How the metascheduler clears: ``clearing`` (mcmf|stable), ``w_t`` (%), ``maxq``, ``cycle`` (s)."""
+    """How the metascheduler clears: ``clearing`` (mcmf|stable), ``w_t`` (%), ``maxq``, ``cycle`` (s).
+
+    ``history``: past jobs replayed on each provider to train its wait
+    predictor before the market opens (``ResourceProvider.warm_waits``); 0 =
+    the predictors start empty.
+    """
 
     clearing: str = "mcmf"
     w_t: float = 25.0
     maxq: int | None = 2
     cycle: int = 600
+    history: int = 0
 
     def __post_init__(self) -> None:
         if self.clearing not in CLEARINGS:
@@ -53,6 +59,8 @@ class MetaschedulerSpec:
             raise InvalidInput(f"metascheduler maxq must be an int >= 1 or None, got {self.maxq!r}")
         if not isinstance(self.cycle, int) or self.cycle < 1:
             raise InvalidInput(f"metascheduler cycle must be an int >= 1 s, got {self.cycle!r}")
+        if isinstance(self.history, bool) or not isinstance(self.history, int) or self.history < 0:
+            raise InvalidInput(f"metascheduler history must be an int >= 0 jobs, got {self.history!r}")
 
 
 class Metascheduler(mesa.Agent):
@@ -67,8 +75,13 @@ class Metascheduler(mesa.Agent):
         self.n_cycles = 0
         self.predicted_wait: dict[int, float] = {}
         self.dispatch_log: list[tuple[int, str, int]] = []  # (cycle time s, site, jobs dispatched)
-        for provider in model.providers.values():
+        providers = list(model.providers.values())
+        for provider in providers:
             provider.track_waits()
+        if spec.history:
+            # child streams of the model's seed: the model's own stream is not advanced
+            for provider, rng in zip(providers, model.rng.spawn(len(providers)), strict=True):
+                provider.warm_waits(spec.history, rng)
         self._next_cycle: int | None = None
 
     def receive(self, message: Message) -> None:

@@ -239,6 +239,11 @@ class Parameters:
         Seconds between a reservation request and the start it asks for.
     population, generations : int
         MOGA's population size and generations (Singh ch. 4.5; 100 x 10 there).
+    wait_history : int
+        Past jobs replayed on each provider to train the metascheduler's wait
+        predictors before the market opens (Murali & Vadhiyar sec. 4.3.2 use
+        the last 2000 started jobs); 0 starts them empty, and then they
+        predict no wait anywhere until a job that waited has started.
     """
 
     alpha: float = 0.5
@@ -251,6 +256,7 @@ class Parameters:
     reservation_lead: int = 7200
     population: int = 50
     generations: int = 10
+    wait_history: int = 2000
 
     def __post_init__(self) -> None:
         _number_in("parameters.alpha", self.alpha, 0, 1)
@@ -264,6 +270,7 @@ class Parameters:
         _int_at_least("parameters.reservation_lead", self.reservation_lead, 0)
         _int_at_least("parameters.population", self.population, 2)
         _int_at_least("parameters.generations", self.generations, 0)
+        _int_at_least("parameters.wait_history", self.wait_history, 0)
 
 
 @dataclass(frozen=True, slots=True)

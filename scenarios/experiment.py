@@ -238,7 +238,8 @@ def build_market(config: ScenarioConfig, model: str, workload: Workload, prices:
     par = config.parameters
     meta = None
     if model in ("mcmf", "stable", "grand"):
-        meta = MetaschedulerSpec("stable" if model == "stable" else "mcmf", par.w_t, par.maxq, par.cycle_seconds)
+        meta = MetaschedulerSpec("stable" if model == "stable" else "mcmf", par.w_t, par.maxq, par.cycle_seconds,
+                                 history=par.wait_history)
     requests = requests or Requests()
     method = model if model in BROKER_METHODS else "greedy" if model == "grand" else "best-effort"
     broker = BrokerSpec(method, par.alpha, par.penalty, par.population, par.generations)

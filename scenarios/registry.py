@@ -72,10 +72,12 @@ def quickstart() -> ScenarioConfig:
     finish sooner than just in time (18,108 s; Singh Fig. 13 and 52), and
     reservations succeed more often with VAR (0.83) and the combined scheme
     (0.89) than by submitting at the wanted start (0.39), at an extra cost
-    (Singh ch. 6.3-6.4). The home sites are lightly loaded, so the
-    metascheduler adds up to one cycle (600 s) per job: MCMF waits longest
-    here; Murali & Vadhiyar's direction (MCMF response < BS) needs a loaded
-    grid (see ``gridmarket run murali-xsede``).
+    (Singh ch. 6.3-6.4). MCMF at w_t = 25 % weighs electricity three times
+    response: it sends most grid jobs to the two cheaper sites and waits
+    longer than best effort (2,644 s vs 662 s) for the lowest electricity
+    cost of the table; stable matching, which ranks sites by predicted
+    response, waits least (359 s). Murali & Vadhiyar's direction (MCMF
+    response < BS) needs a loaded grid (see ``gridmarket run murali-xsede``).
     """
     return ScenarioConfig(
         name="quickstart",

@@ -32,6 +32,7 @@ def replay_wait_predictions(
     procs: int,
     policy: str = "easy",
     predictor: QueueWaitPredictor | None = None,
+    predict: bool = True,
 ) -> pd.DataFrame:
     """Simulate ``jobs`` on one machine and predict each job's wait at its submission.
 
@@ -44,7 +45,11 @@ def replay_wait_predictions(
     policy : str
         Local scheduler name (default EASY, as in sec. 4.1).
     predictor : QueueWaitPredictor, optional
-        Default: a fresh one with the paper's 2000-job history.
+        Default: a fresh one with the paper's 2000-job history. It keeps what
+        it observed: replaying a site's past jobs with ``predict=False`` gives
+        a predictor its history (sec. 4.3.2) before it is used.
+    predict : bool, default True
+        ``False``: only feed the predictor (``predicted`` is NaN), much cheaper.
 
     Returns
     -------
@@ -88,11 +93,14 @@ def replay_wait_predictions(
             group.append(jobs[k])
             k += 1
         rows = np.array([queue_features(j.procs, j.estimate, scheduler, t) for j in group])
-        for job, row, value in zip(group, rows, predictor.predict_many(rows)):
+        values = predictor.predict_many(rows) if predict else np.full(len(group), np.nan)
+        for job, row, value in zip(group, rows, values):
             features[job.id] = row
             predicted[job.id] = float(value)
             waiting[job.id] = job
     sim.run_until(None)
+    for job_id, job in waiting.items():  # the jobs that started after the last submission
+        predictor.observe(features[job_id], sim.start[job_id] - job.submit)
     return pd.DataFrame(
         {
             "job_id": [j.id for j in jobs],
