@@ -9,8 +9,8 @@ every other point is noise (label -1).
 The queue-wait predictor (Murali & Vadhiyar sec. 3.1, ``queue_wait``) runs
 DBSCAN once per prediction on the 64 history jobs nearest to the target.
 ``sklearn.cluster.DBSCAN`` costs about 1.3 ms a call there, mostly per-call
-set-up (estimator, neighbour index), and was 60 % of a metascheduling run
-(``murali-xsede``); this does the same on a 64 x 64 distance matrix in about
+set-up (estimator, neighbour index); prediction, mostly that, was 60 % of a
+metascheduling run (``murali-xsede`` small); this does the same on a 64 x 64 distance matrix in about
 0.2 ms (``benchmarks/bench_dbscan.py``, figures in ``benchmarks/RESULTS.md``). The labels are
 scikit-learn's, numbering included: clusters are numbered in the order of
 their lowest-index core point (the order ``dbscan_inner`` discovers them),
