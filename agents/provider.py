@@ -9,7 +9,6 @@ same-timestamp rule (ends, then arrivals, then one pass).
 
 from __future__ import annotations
 
-from dataclasses import replace
 from itertools import islice
 
 import mesa
@@ -23,6 +22,7 @@ from market.energy.prices import HourlyPrices
 from market.errors import InvalidInput
 from market.job import Job
 from market.prediction.queue_wait import QueueWaitPredictor, queue_features
+from market.prediction.wait_replay import warm_predictor
 from market.pricing import ProviderPlan, withdraw_reservation
 from market.reservation import Reservation
 from market.scheduling import make_scheduler
@@ -78,27 +78,10 @@ class ResourceProvider(mesa.Agent):
         self.wait_predictor = predictor if predictor is not None else QueueWaitPredictor()
 
     def warm_waits(self, n_jobs: int, rng: np.random.Generator) -> None:
-        """Give the wait predictor a history: ``n_jobs`` past jobs replayed on this machine under its policy.
-
-        Murali & Vadhiyar's predictor learns from the last 2000 jobs started on
-        the system (sec. 4.3.2); a market that opens with empty histories
-        predicts no wait anywhere until a job that waited has started, and a
-        metascheduler then keeps sending jobs to a site whose queue grows. The
-        history is a seeded Lublin–Feitelson workload sized to this machine,
-        with Tsafrir user estimates, at the model's own load, spread over ten
-        users (PSP ranks users), replayed apart from the market (its times
-        never mix with the market's).
-        """
+        """Train the wait predictor on ``n_jobs`` past jobs of this machine first (``warm_predictor``)."""
         if self.wait_predictor is None:
             raise InvalidInput(f"{self.name}: no wait predictor to warm (call track_waits first)")
-        from market.prediction.wait_replay import replay_wait_predictions
-        from market.workloads import lublin_workload
-
-        history = lublin_workload(n_jobs, procs=self.procs, rng=rng, estimates="tsafrir").jobs
-        users = rng.integers(1, 11, len(history)).tolist()
-        jobs = [replace(job, user=user) for job, user in zip(history, users, strict=True)]
-        replay_wait_predictions(jobs, procs=self.procs, policy=self.policy, predictor=self.wait_predictor,
-                                predict=False)
+        warm_predictor(self.wait_predictor, n_jobs, procs=self.procs, policy=self.policy, rng=rng)
 
     def watch(self, job_id: int, *, on_start=None, on_end=None) -> None:
         """Call ``on_start(job_id, t)`` / ``on_end(job_id, t)`` once when the job starts / ends (t in s)."""

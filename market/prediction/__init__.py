@@ -11,7 +11,7 @@ from market.prediction.price_forecast import (
     mean_absolute_percentage_error,
 )
 from market.prediction.queue_wait import FEATURES, QueueWaitPredictor, perturb_waits, queue_features
-from market.prediction.wait_replay import PPE_FLOOR, replay_wait_predictions, wait_prediction_errors
+from market.prediction.wait_replay import PPE_FLOOR, replay_wait_predictions, wait_prediction_errors, warm_predictor
 
 __all__ = [
     "FEATURES",
@@ -25,4 +25,5 @@ __all__ = [
     "queue_features",
     "replay_wait_predictions",
     "wait_prediction_errors",
+    "warm_predictor",
 ]

@@ -10,6 +10,7 @@ Times are integer seconds.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 import numpy as np
 import pandas as pd
@@ -20,7 +21,7 @@ from market.prediction.queue_wait import QueueWaitPredictor, queue_features
 from market.scheduling import make_scheduler
 from market.simulation import MachineSimulation
 
-__all__ = ["PPE_FLOOR", "replay_wait_predictions", "wait_prediction_errors"]
+__all__ = ["PPE_FLOOR", "replay_wait_predictions", "wait_prediction_errors", "warm_predictor"]
 
 PPE_FLOOR = 60
 """Seconds: percentage errors divide by ``max(actual wait, PPE_FLOOR)`` so zero waits stay finite."""
@@ -111,6 +112,32 @@ def replay_wait_predictions(
             "predicted": [predicted[j.id] for j in jobs],
         }
     )
+
+
+def warm_predictor(predictor: QueueWaitPredictor, n_jobs: int, *, procs: int, policy: str,
+                   rng: np.random.Generator) -> None:
+    """Give ``predictor`` a history: ``n_jobs`` past jobs of one machine, replayed under its policy.
+
+    Murali & Vadhiyar's predictor learns from the last 2000 jobs started on
+    the system (sec. 4.3.2). A run that starts it empty predicts no wait
+    anywhere until a job that waited has started, and a metascheduler keeps
+    sending jobs to a site whose queue grows meanwhile. The history is a
+    seeded Lublin–Feitelson workload sized to the machine (``procs``), with
+    Tsafrir user estimates, at the model's own load, spread over ten users
+    (PSP ranks users), replayed apart from the run that follows (features
+    and waits are relative, so its times never mix with the run's).
+
+    >>> p = QueueWaitPredictor()
+    >>> warm_predictor(p, 300, procs=64, policy="easy", rng=np.random.default_rng(1))
+    >>> len(p), p.predict(queue_features(1, 600, make_scheduler("easy", 64), 0)) >= 0
+    (300, True)
+    """
+    from market.workloads import lublin_workload
+
+    history = lublin_workload(n_jobs, procs=procs, rng=rng, estimates="tsafrir").jobs
+    users = rng.integers(1, 11, len(history)).tolist()
+    jobs = [replace(job, user=user) for job, user in zip(history, users, strict=True)]
+    replay_wait_predictions(jobs, procs=procs, policy=policy, predictor=predictor, predict=False)
 
 
 def wait_prediction_errors(frame: pd.DataFrame, *, floor: int = PPE_FLOOR) -> dict:

@@ -95,7 +95,8 @@ def test_config_names_are_readable():
 
 
 @pytest.mark.parametrize("kwargs,match", [({"strategy": "greedy"}, "unknown strategy"), ({"w_t": 150}, "w_t"),
-                                          ({"maxq": 0}, "maxq"), ({"grid_fraction": 2}, "grid_fraction")])
+                                          ({"maxq": 0}, "maxq"), ({"grid_fraction": 2}, "grid_fraction"),
+                                          ({"warmup": -1}, "warmup"), ({"warmup": True}, "warmup")])
 def test_bad_config_is_rejected(small_grid, kwargs, match):
     sites, jobs = small_grid
     with pytest.raises(InvalidInput, match=match):
@@ -135,3 +136,17 @@ def test_power_and_load_series_cover_every_system(small_grid, runs):
     # total energy of the series equals the jobs' watt-hours
     assert power.to_numpy().sum() == pytest.approx((rec["power_watts"] * (rec["end"] - rec["start"]) / 3600).sum())
     assert (load.to_numpy() >= 0).all()
+
+
+def test_warmup_trains_the_predictors_and_leaves_the_routing_draws_alone(small_grid, runs):
+    # grid_fraction 0.5: the routing trials are rng's first draws; the warm-up draws from child streams only
+    sites, jobs = small_grid
+    cold = runs["mcmf-w25-maxq2-fg0.5"]
+    warm = run_grid(jobs, sites, GridConfig("mcmf", w_t=25, grid_fraction=0.5, warmup=500),
+                    rng=np.random.default_rng(9))
+    assert warm.records["routed"].tolist() == cold.records["routed"].tolist()
+    routed = warm.records["routed"]
+    assert not warm.records.loc[routed, "predicted_wait"].equals(cold.records.loc[routed, "predicted_wait"])
+    again = run_grid(jobs, sites, GridConfig("mcmf", w_t=25, grid_fraction=0.5, warmup=500),
+                     rng=np.random.default_rng(9))
+    pd.testing.assert_frame_equal(warm.records, again.records)
