@@ -118,7 +118,7 @@ def murali_xsede(size: str, seed: int, data: Path | None):
     w_t = 100 and 25 %, INST, with day-ahead prices known ahead instead of
     SARIMA forecasts (about 10 s; MCMF's queue-wait predictions are its
     cost). ``full`` 15 days (Table II; about 8,800 jobs), all strategies,
-    SARIMA forecasts as the paper: about 10 minutes (measured 552 s).
+    SARIMA forecasts as the paper: about 6 minutes (measured 335 s).
     Needs ``prices/pjm_comed_2013-2018_epftoolbox.csv``.
     """
     from market.metascheduling import GridConfig
