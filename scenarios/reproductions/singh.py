@@ -75,8 +75,8 @@ def singh_advertisement(size: str, seed: int, data: Path | None):
     Sizes: ``small`` SDSC only, a 30-task workflow (5 levels), MOGA 30 x 4
     generations, 4 submission instants (about 2 s). ``full`` SDSC and CTC, the
     100-task workflow, MOGA 100 x 10, 50 instants (the thesis's), plus the
-    CTC task-size runs: about 1-2 hours on one core (estimated from
-    ``benchmarks/bench_provisioning.py``'s 10 s per MOGA run, not measured).
+    CTC task-size runs: 25 minutes on one core (measured; all 7 directions
+    hold, ``benchmarks/RESULTS_reproductions.md``).
     """
     small = size == "small"
     sites = ("sdsc",) if small else ("sdsc", "ctc")
