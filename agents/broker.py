@@ -15,7 +15,10 @@ Singh 2008 gives the methods; the broker only moves messages and calls them:
   reserving it. A reservation request is priced by form (17) and bought.
 * ``var`` -- a reservation request becomes a virtual advance reservation
   (ch. 6, Fig. 33): a job submitted early by the queue-wait prediction, asking
-  for the gap too. Workflows run best effort.
+  for the gap too. The QBETS bounds learn from each site's started jobs, after
+  ``history`` past jobs replayed on it (``market.prediction.past_jobs``);
+  without them every bound is 0 and each VAR job is submitted at once.
+  Workflows run best effort.
 * ``combined`` -- Fig. 45: buy the priced reservation *and* submit the VAR
   job; when the VAR job starts, keep whichever costs less (the other is
   cancelled: the reservation with penalty ``p·f``, eq. 23; the VAR job ends at
@@ -48,6 +51,7 @@ from mesa.time import Priority
 from agents.messages import Cancel, Query, Reserve, Submit
 from market.errors import Infeasible, InvalidInput
 from market.job import Job
+from market.prediction.wait_replay import past_jobs, simulated_waits
 from market.pricing import BASE_RATE, SECONDS_PER_HOUR
 from market.provisioning import (
     AdvertisedSlot,
@@ -116,7 +120,7 @@ class Broker(mesa.Agent):
     name = "broker"
 
     def __init__(self, model: mesa.Model, method: str, *, alpha: float = 0.5, penalty: float = 0.1,
-                 population: int = 50, generations: int = 10, first_id: int = 1) -> None:
+                 population: int = 50, generations: int = 10, history: int = 0, first_id: int = 1) -> None:
         super().__init__(model)
         if method not in BROKER_METHODS:
             raise InvalidInput(f"broker method must be one of {BROKER_METHODS}, got {method!r}")
@@ -138,8 +142,17 @@ class Broker(mesa.Agent):
         self._seq = 0
         self._predictors: dict[str, WaitPredictor] = {}
         if method in ("var", "combined"):
-            for p in model.providers.values():
+            providers = list(model.providers.values())
+            # child streams of the model's seed: the model's own stream is not advanced
+            streams = model.rng.spawn(len(providers)) if history else [None] * len(providers)
+            for p, rng in zip(providers, streams, strict=True):
                 predictor = self._predictors[p.name] = WaitPredictor()
+                if history:
+                    # QBETS bounds come from the site's past waits; an empty history bounds nothing
+                    # and plan_var would submit every request as early as it may (ch. 6.1)
+                    past = past_jobs(history, procs=p.procs, rng=rng)
+                    for job, wait in simulated_waits(past, procs=p.procs, policy=p.policy):
+                        predictor.observe(job.procs, job.estimate, wait)
                 p.start_observers.append(lambda job, t, pr=predictor: pr.observe(job.procs, job.estimate,
                                                                                t - job.submit))
 

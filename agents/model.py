@@ -44,13 +44,18 @@ class ProviderSpec:
 
 @dataclass(frozen=True, slots=True)
 class BrokerSpec:
-    """How the broker provisions: ``method`` (``agents.broker.BROKER_METHODS``), α, penalty p, MOGA size."""
+    """How the broker provisions: ``method`` (``agents.broker.BROKER_METHODS``), α, penalty p, MOGA size.
+
+    ``history``: past jobs per provider that train a ``var``/``combined``
+    broker's queue-wait bounds before the market opens (0 = start empty).
+    """
 
     method: str = "best-effort"
     alpha: float = 0.5
     penalty: float = 0.1
     population: int = 50
     generations: int = 10
+    history: int = 0
 
     def __post_init__(self) -> None:
         if self.method not in BROKER_METHODS:
@@ -59,9 +64,9 @@ class BrokerSpec:
             raise InvalidInput(f"broker alpha must be in [0, 1], got {self.alpha!r}")
         if not 0 <= self.penalty <= 1:
             raise InvalidInput(f"broker penalty must be in [0, 1], got {self.penalty!r}")
-        for name, low in (("population", 2), ("generations", 0)):
+        for name, low in (("population", 2), ("generations", 0), ("history", 0)):
             value = getattr(self, name)
-            if not isinstance(value, int) or value < low:
+            if not isinstance(value, int) or isinstance(value, bool) or value < low:
                 raise InvalidInput(f"broker {name} must be an int >= {low}, got {value!r}")
 
 
@@ -152,7 +157,8 @@ class MarketModel(mesa.Model):
             spec = broker if broker is not None else BrokerSpec()
             first = 1 + max((j.id for j in workload.jobs), default=0)
             self.broker = Broker(self, spec.method, alpha=spec.alpha, penalty=spec.penalty,
-                                 population=spec.population, generations=spec.generations, first_id=first)
+                                 population=spec.population, generations=spec.generations, history=spec.history,
+                                 first_id=first)
         self.brokers = {} if self.broker is None else {self.broker.name: self.broker}
         by_user: dict[int, list] = {}
         for job in workload.jobs:

@@ -243,7 +243,9 @@ class Parameters:
         Past jobs replayed on each provider to train the metascheduler's wait
         predictors before the market opens (Murali & Vadhiyar sec. 4.3.2 use
         the last 2000 started jobs); 0 starts them empty, and then they
-        predict no wait anywhere until a job that waited has started.
+        predict no wait anywhere until a job that waited has started. The
+        ``var``/``combined`` brokers' QBETS bounds (Singh ch. 6.1) are
+        trained the same way; empty, they submit every VAR job at once.
     """
 
     alpha: float = 0.5

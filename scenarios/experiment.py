@@ -242,7 +242,7 @@ def build_market(config: ScenarioConfig, model: str, workload: Workload, prices:
                                  history=par.wait_history)
     requests = requests or Requests()
     method = model if model in BROKER_METHODS else "greedy" if model == "grand" else "best-effort"
-    broker = BrokerSpec(method, par.alpha, par.penalty, par.population, par.generations)
+    broker = BrokerSpec(method, par.alpha, par.penalty, par.population, par.generations, history=par.wait_history)
     return MarketModel(specs, workload, route="site", metascheduler=meta, grid_fraction=par.f_g,
                        workflows=requests.workflows, reservations=requests.reservations, broker=broker, rng=rng)
 

@@ -11,7 +11,14 @@ from market.prediction.price_forecast import (
     mean_absolute_percentage_error,
 )
 from market.prediction.queue_wait import FEATURES, QueueWaitPredictor, perturb_waits, queue_features
-from market.prediction.wait_replay import PPE_FLOOR, replay_wait_predictions, wait_prediction_errors, warm_predictor
+from market.prediction.wait_replay import (
+    PPE_FLOOR,
+    past_jobs,
+    replay_wait_predictions,
+    simulated_waits,
+    wait_prediction_errors,
+    warm_predictor,
+)
 
 __all__ = [
     "FEATURES",
@@ -21,9 +28,11 @@ __all__ = [
     "SarimaForecaster",
     "forecast_errors",
     "mean_absolute_percentage_error",
+    "past_jobs",
     "perturb_waits",
     "queue_features",
     "replay_wait_predictions",
+    "simulated_waits",
     "wait_prediction_errors",
     "warm_predictor",
 ]

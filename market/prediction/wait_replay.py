@@ -21,7 +21,8 @@ from market.prediction.queue_wait import QueueWaitPredictor, queue_features
 from market.scheduling import make_scheduler
 from market.simulation import MachineSimulation
 
-__all__ = ["PPE_FLOOR", "replay_wait_predictions", "wait_prediction_errors", "warm_predictor"]
+__all__ = ["PPE_FLOOR", "past_jobs", "replay_wait_predictions", "simulated_waits", "wait_prediction_errors",
+           "warm_predictor"]
 
 PPE_FLOOR = 60
 """Seconds: percentage errors divide by ``max(actual wait, PPE_FLOOR)`` so zero waits stay finite."""
@@ -132,12 +133,45 @@ def warm_predictor(predictor: QueueWaitPredictor, n_jobs: int, *, procs: int, po
     >>> len(p), p.predict(queue_features(1, 600, make_scheduler("easy", 64), 0)) >= 0
     (300, True)
     """
+    replay_wait_predictions(past_jobs(n_jobs, procs=procs, rng=rng), procs=procs, policy=policy,
+                            predictor=predictor, predict=False)
+
+
+def past_jobs(n_jobs: int, *, procs: int, rng: np.random.Generator) -> list[Job]:
+    """A machine's history for warming predictors: ``n_jobs`` Lublin–Feitelson jobs sized to ``procs``.
+
+    User estimates follow Tsafrir's model; each job belongs to one of ten
+    users (PSP ranks users). Sorted by ``(submit, id)``; times in seconds.
+
+    >>> jobs = past_jobs(50, procs=64, rng=np.random.default_rng(1))
+    >>> len(jobs), all(1 <= j.procs <= 64 and 1 <= j.user <= 10 for j in jobs)
+    (50, True)
+    """
     from market.workloads import lublin_workload
 
     history = lublin_workload(n_jobs, procs=procs, rng=rng, estimates="tsafrir").jobs
     users = rng.integers(1, 11, len(history)).tolist()
-    jobs = [replace(job, user=user) for job, user in zip(history, users, strict=True)]
-    replay_wait_predictions(jobs, procs=procs, policy=policy, predictor=predictor, predict=False)
+    return [replace(job, user=user) for job, user in zip(history, users, strict=True)]
+
+
+def simulated_waits(jobs: Sequence[Job], *, procs: int, policy: str) -> list[tuple[Job, int]]:
+    """Run ``jobs`` alone on a machine of ``procs`` processors; ``(job, wait s)`` in start order.
+
+    The order a wait becomes known in, for predictors fed online (``WaitPredictor.observe``).
+
+    >>> jobs = [Job(1, 0, 4, 100, 100), Job(2, 0, 4, 50, 50), Job(3, 10, 2, 10, 10)]
+    >>> [(j.id, w) for j, w in simulated_waits(jobs, procs=4, policy="fcfs")]
+    [(1, 0), (2, 100), (3, 140)]
+    """
+    if not jobs:
+        raise InvalidInput("no jobs to replay")
+    too_big = next((j for j in jobs if j.procs > procs), None)
+    if too_big is not None:
+        raise InvalidInput(f"job {too_big.id} needs {too_big.procs} processors; machine has {procs}")
+    sim = MachineSimulation(make_scheduler(policy, procs), list(jobs))
+    sim.run_until(None)
+    order = sorted(jobs, key=lambda j: (sim.start[j.id], j.id))
+    return [(j, sim.start[j.id] - j.submit) for j in order]
 
 
 def wait_prediction_errors(frame: pd.DataFrame, *, floor: int = PPE_FLOOR) -> dict:

@@ -7,7 +7,10 @@ import pytest
 
 from agents import MarketModel, ProviderSpec
 from agents.metascheduler import MetaschedulerSpec
+from agents.model import BrokerSpec
 from market.errors import InvalidInput
+from market.job import Job
+from market.prediction import past_jobs, simulated_waits
 from market.workloads import lublin_workload
 from market.workloads.workload import Workload
 from scenarios.experiment import build_inputs, build_market
@@ -54,7 +57,39 @@ def test_history_fills_each_predictor_and_does_not_move_the_model_stream():
         assert np.array_equal(p.wait_predictor._x[:n], q.wait_predictor._x[:n])
 
 
+def _var_market(history, rng=7):
+    spec = [ProviderSpec("a", 16, "easy"), ProviderSpec("b", 32, "conservative")]
+    workload = Workload((Job(1, 0, 2, 3600, 3600, site="a"),))
+    return MarketModel(spec, workload, route="site", reservations={1: 7200},
+                       broker=BrokerSpec("var", history=history), rng=rng)
+
+
+def test_a_var_broker_history_gives_qbets_bounds_before_any_job_started():
+    # Singh ch. 6.1: the submission time comes from QBETS bounds on past waits. Cold, every bound is 0
+    # and Fig. 33 submits at once; warm, each site's bounds come from its own replayed past.
+    warm, cold, again = _var_market(300), _var_market(0), _var_market(300)
+    for name in ("a", "b"):
+        w, c = warm.broker._predictors[name], cold.broker._predictors[name]
+        assert len(w._windows[()]) == 300 and len(c._windows[()]) == 0
+        assert w.probability(2, 3600, 7200) > 0 == c.probability(2, 3600, 7200)
+        assert list(w._windows[()]) == list(again.broker._predictors[name]._windows[()])
+    assert list(warm.broker._predictors["a"]._windows[()]) != list(warm.broker._predictors["b"]._windows[()])
+    assert warm.rng.integers(1 << 30) == cold.rng.integers(1 << 30)  # spawned streams: the model's is untouched
+
+
+def test_simulated_waits_are_the_machine_waits_in_start_order():
+    jobs = past_jobs(200, procs=16, rng=np.random.default_rng(5))
+    out = simulated_waits(jobs, procs=16, policy="easy")
+    assert sorted(j.id for j, _ in out) == sorted(j.id for j in jobs)
+    starts = [j.submit + w for j, w in out]
+    assert starts == sorted(starts) and min(w for _, w in out) == 0 < max(w for _, w in out)
+    with pytest.raises(InvalidInput, match="needs 64 processors"):
+        simulated_waits([Job(1, 0, 64, 10, 10)], procs=16, policy="easy")
+
+
 @pytest.mark.parametrize("history", [-1, 1.5, True])
 def test_bad_history_is_refused(history):
     with pytest.raises(InvalidInput, match="history"):
         MetaschedulerSpec(history=history)
+    with pytest.raises(InvalidInput, match="history"):
+        BrokerSpec("var", history=history)
