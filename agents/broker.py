@@ -64,7 +64,7 @@ from market.provisioning import (
     provision_greedy,
 )
 from market.reservation import Reservation
-from market.workflows.dag import runtime_on
+from market.workflows.dag import Network, runtime_on
 
 __all__ = ["BROKER_METHODS", "Broker", "ReservationRequest", "WorkflowRequest"]
 
@@ -120,7 +120,8 @@ class Broker(mesa.Agent):
     name = "broker"
 
     def __init__(self, model: mesa.Model, method: str, *, alpha: float = 0.5, penalty: float = 0.1,
-                 population: int = 50, generations: int = 10, history: int = 0, first_id: int = 1) -> None:
+                 population: int = 50, generations: int = 10, history: int = 0, network: Network | None = None,
+                 first_id: int = 1) -> None:
         super().__init__(model)
         if method not in BROKER_METHODS:
             raise InvalidInput(f"broker method must be one of {BROKER_METHODS}, got {method!r}")
@@ -129,6 +130,7 @@ class Broker(mesa.Agent):
         self.penalty = penalty
         self.population = population
         self.generations = generations
+        self.network = network
         self.rows: list[dict] = []
         self.workflows: dict[int, dict] = {}
         self.outcomes: dict[int, dict] = {}
@@ -208,7 +210,7 @@ class Broker(mesa.Agent):
                                      s.unit_cost, s.fixed_cost) for s in reply.payload]
         if not slots:
             return None
-        evaluator = PlanEvaluator(wf.graph, slots, release=now, capacity=capacity)
+        evaluator = PlanEvaluator(wf.graph, slots, network=self.network, release=now, capacity=capacity)
         result = moga(evaluator, population=self.population, generations=self.generations, rng=self.model.rng)
         if not len(result.front):
             return None
@@ -231,7 +233,7 @@ class Broker(mesa.Agent):
             reply = self.model.send(Query(self.name, p.name, now, "plan"))
             quoting.append(_LoggedQuotes(PlanQuoteProvider(p.name, reply.payload), p.price_log, now))
         try:
-            plan = provision_greedy(wf.graph, quoting, alpha=self.alpha, release=now)
+            plan = provision_greedy(wf.graph, quoting, alpha=self.alpha, release=now, network=self.network)
         except Infeasible:
             return None
         for q in quoting:  # the plan came with the first query and quote: every further query is a pair
@@ -257,18 +259,33 @@ class Broker(mesa.Agent):
         info["finish"] = max(pl.end for pl in placements) if placements else wf.submit
 
     def _run_just_in_time(self, wf: WorkflowRequest) -> None:
-        """Best effort (ch. 4.7): submit each task to its home queue when its parents have ended."""
+        """Best effort (ch. 4.7): submit each task to its home queue when its parents' data is there.
+
+        A task too wide for the home provider goes to the smallest that fits;
+        data crossing providers takes ``network`` time (ch. 4.9).
+        """
         g = wf.graph
         state = {"left": {t: g.in_degree(t) for t in g}, "finish": wf.submit, "open": len(g)}
+        ready: dict[Hashable, int] = {}  # task -> when its last parent's data arrives (s)
+        site_of: dict[Hashable, str | None] = {}
         info = self.workflows[wf.id]
 
+        def place(task: Hashable) -> tuple[str | None, int]:
+            procs = g.nodes[task]["procs"]
+            name = self._home(wf.site, procs).name
+            runtime = runtime_on(g, task, name)
+            if runtime is None:
+                raise InvalidInput(f"workflow {wf.id}: task {task!r} ({procs} processors) goes to {name!r}, "
+                                   f"where it has no runtime")
+            return (None, 0) if runtime == 0 else (name, runtime)  # a virtual task runs nowhere, moves no data
+
         def release(task: Hashable, now: int) -> None:
-            runtime = runtime_on(g, task, wf.site) or 0
-            if runtime == 0:  # a virtual task ends as it starts
+            name, runtime = site_of[task], runtimes[task]
+            if name is None:  # a virtual task ends as it starts
                 done(task, now)
                 return
             procs = g.nodes[task]["procs"]
-            home = self._home(wf.site, procs)
+            home = self.model.providers[name]
             job = Job(self._new_id(), now, procs, runtime, runtime, user=wf.user, site=home.name)
             self.kinds[job.id] = "task"
             self.task_of[job.id] = wf.id
@@ -281,14 +298,22 @@ class Broker(mesa.Agent):
             if state["open"] == 0:
                 info["finish"] = state["finish"]
             for child in g.successors(task):
+                arrive = t
+                if self.network is not None and site_of[task] is not None and site_of[child] is not None:
+                    arrive += self.network.transfer(g.edges[task, child].get("data_bytes", 0), site_of[task],
+                                                    site_of[child])
+                ready[child] = max(ready.get(child, arrive), arrive)
                 state["left"][child] -= 1
                 if state["left"][child] == 0:
-                    at = max(t, int(self.model.time))
+                    at = max(ready[child], int(self.model.time))
                     if at > self.model.time:
                         self._later(at, lambda c=child, a=at: release(c, a))
                     else:
                         release(child, at)
 
+        runtimes: dict[Hashable, int] = {}
+        for task in g:
+            site_of[task], runtimes[task] = place(task)
         for task in [t for t in g if g.in_degree(t) == 0]:
             release(task, wf.submit)
 

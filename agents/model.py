@@ -102,6 +102,9 @@ class MarketModel(mesa.Model):
         f_g, used only with a metascheduler.
     collect_every : int
         Seconds between DataCollector samples (queue length, busy processors).
+    network : market.workflows.Network, optional
+        Transfer times of workflow data between providers (Singh ch. 4.9);
+        none: transfers are free.
     rng : int or numpy Generator
         Seeds Mesa's ``model.rng``; the same seed gives the same run.
 
@@ -127,6 +130,7 @@ class MarketModel(mesa.Model):
         workflows: Sequence[WorkflowRequest] = (),
         reservations: dict[int, int] | None = None,
         broker: BrokerSpec | None = None,
+        network: Network | None = None,
         rng=None,
     ) -> None:
         super().__init__(rng=rng)
@@ -158,7 +162,7 @@ class MarketModel(mesa.Model):
             first = 1 + max((j.id for j in workload.jobs), default=0)
             self.broker = Broker(self, spec.method, alpha=spec.alpha, penalty=spec.penalty,
                                  population=spec.population, generations=spec.generations, history=spec.history,
-                                 first_id=first)
+                                 network=network, first_id=first)
         self.brokers = {} if self.broker is None else {self.broker.name: self.broker}
         by_user: dict[int, list] = {}
         for job in workload.jobs:

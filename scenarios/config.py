@@ -42,6 +42,7 @@ from typing import Any
 
 from market.errors import InvalidInput
 from market.scheduling import POLICIES
+from market.workflows import Network
 from market.workloads.behaviour import SCENARIOS as BEHAVIOURS
 
 __all__ = [
@@ -179,6 +180,10 @@ class WorkloadConfig:
         spread instants over the jobs' submit span; 0 = none.
     workflow_tasks, workflow_runtime, workflow_procs
         Tasks per workflow, mean task runtime (s) and mean processors per task.
+    workflow_data_gb : float
+        Mean data on each workflow edge, GB (1e9 bytes; Singh ch. 4.9 uses
+        1000 Gb = 125 GB); it moves between providers at
+        ``parameters.transfer_latency`` / ``transfer_gbps``. 0 = compute only.
     """
 
     source: str = "lublin"
@@ -192,6 +197,7 @@ class WorkloadConfig:
     workflow_tasks: int = 20
     workflow_runtime: float = 1000.0
     workflow_procs: float = 4.0
+    workflow_data_gb: float = 0.0
 
     def __post_init__(self) -> None:
         if self.source not in WORKLOAD_SOURCES:
@@ -213,6 +219,9 @@ class WorkloadConfig:
         _int_at_least("workload.workflow_tasks", self.workflow_tasks, 1)
         _number_in("workload.workflow_runtime", self.workflow_runtime, 1, math.inf)
         _number_in("workload.workflow_procs", self.workflow_procs, 1, math.inf)
+        _number_in("workload.workflow_data_gb", self.workflow_data_gb, 0, math.inf)
+        if self.workflow_data_gb == math.inf:
+            raise InvalidInput("workload.workflow_data_gb must be finite, got inf")
 
 
 @dataclass(frozen=True, slots=True)
@@ -246,6 +255,14 @@ class Parameters:
         predict no wait anywhere until a job that waited has started. The
         ``var``/``combined`` brokers' QBETS bounds (Singh ch. 6.1) are
         trained the same way; empty, they submit every VAR job at once.
+    transfer_latency : int
+        Seconds added to every transfer of workflow data between two
+        providers (Singh ch. 4.9: 150 s).
+    transfer_gbps : float or None
+        Bandwidth between providers, gigabits per second (ch. 4.9: 10);
+        None = data moves instantly (only the latency counts). Transfers are
+        not contended (ch. 4.9); the brokers' plans and the just-in-time runs
+        both wait for them.
     """
 
     alpha: float = 0.5
@@ -259,6 +276,8 @@ class Parameters:
     population: int = 50
     generations: int = 10
     wait_history: int = 2000
+    transfer_latency: int = 0
+    transfer_gbps: float | None = None
 
     def __post_init__(self) -> None:
         _number_in("parameters.alpha", self.alpha, 0, 1)
@@ -273,6 +292,19 @@ class Parameters:
         _int_at_least("parameters.population", self.population, 2)
         _int_at_least("parameters.generations", self.generations, 0)
         _int_at_least("parameters.wait_history", self.wait_history, 0)
+        _int_at_least("parameters.transfer_latency", self.transfer_latency, 0)
+        if self.transfer_gbps is not None:
+            _check_type("parameters.transfer_gbps", self.transfer_gbps, (int, float), "a number > 0 (Gb/s)")
+            if not 0 < self.transfer_gbps < math.inf:
+                raise InvalidInput(f"parameters.transfer_gbps must be a finite number > 0 (Gb/s), "
+                                   f"got {self.transfer_gbps!r}")
+
+    def network(self) -> Network | None:
+        """The providers' ``market.workflows.Network``, or None when transfers take no time."""
+        if self.transfer_latency == 0 and self.transfer_gbps is None:
+            return None
+        bandwidth = math.inf if self.transfer_gbps is None else self.transfer_gbps * 1e9 / 8
+        return Network(latency=self.transfer_latency, bytes_per_second=bandwidth)
 
 
 @dataclass(frozen=True, slots=True)

@@ -134,7 +134,7 @@ def build_requests(config: ScenarioConfig, workload: Workload, *, rng: np.random
     workflows = []
     for k in range(w.n_workflows):
         graph = layered_workflow(w.workflow_tasks, mean_runtime=w.workflow_runtime, mean_procs=w.workflow_procs,
-                                 rng=rng)
+                                 mean_data_bytes=w.workflow_data_gb * 1e9, rng=rng)
         for t in graph:
             graph.nodes[t]["procs"] = min(graph.nodes[t]["procs"], biggest)
         user = k % w.n_users
@@ -244,7 +244,8 @@ def build_market(config: ScenarioConfig, model: str, workload: Workload, prices:
     method = model if model in BROKER_METHODS else "greedy" if model == "grand" else "best-effort"
     broker = BrokerSpec(method, par.alpha, par.penalty, par.population, par.generations, history=par.wait_history)
     return MarketModel(specs, workload, route="site", metascheduler=meta, grid_fraction=par.f_g,
-                       workflows=requests.workflows, reservations=requests.reservations, broker=broker, rng=rng)
+                       workflows=requests.workflows, reservations=requests.reservations, broker=broker,
+                       network=par.network(), rng=rng)
 
 
 def build_inputs(config: ScenarioConfig) -> tuple[Workload, dict[str, HourlyPrices], Requests,

@@ -17,6 +17,7 @@ from agents.broker import BROKER_METHODS, WorkflowRequest
 from agents.model import BrokerSpec
 from market.errors import InvalidInput
 from market.job import Job
+from market.workflows import Network
 from market.workflows.generators import layered_workflow
 from market.workloads.workload import Workload
 
@@ -32,11 +33,12 @@ def chain(*runtimes, procs=2) -> nx.DiGraph:
     return g
 
 
-def market(jobs, method, *, workflows=(), reservations=None, procs=(8,), policy="conservative", rng=1, **kw):
+def market(jobs, method, *, workflows=(), reservations=None, procs=(8,), policy="conservative", rng=1,
+           network=None, **kw):
     specs = [ProviderSpec(f"p{k}", n, policy) for k, n in enumerate(procs)]
     w = Workload(tuple(jobs), name="t")
     return MarketModel(specs, w, route="site", workflows=workflows, reservations=reservations,
-                       broker=BrokerSpec(method, **kw), rng=rng)
+                       broker=BrokerSpec(method, **kw), network=network, rng=rng)
 
 
 def test_moga_buys_idle_slots_and_the_chain_runs_back_to_back():
@@ -234,3 +236,44 @@ def test_metascheduler_logs_dispatches_per_site_and_cycle():
     log = m.metascheduler.dispatch_log
     assert sum(n for _, _, n in log) == r.messages["dispatch"] == 8
     assert all(t % 600 == 0 for t, _, _ in log)
+
+
+# ----------------------------------------------------------------------------- data transfers (ch. 4.9)
+NET = Network(latency=150, bytes_per_second=10e9 / 8)  # the thesis's 10 Gb/s with 150 s latency
+
+
+def two_site_chain(first_runtime, second_runtime, *, second_procs=2, data=125e9):
+    g = nx.DiGraph()
+    g.add_node("a", procs=2, runtime=first_runtime)
+    g.add_node("b", procs=second_procs, runtime=second_runtime)
+    g.add_edge("a", "b", data_bytes=data)  # 1000 Gb: 100 s at 10 Gb/s + 150 s latency
+    return g
+
+
+@pytest.mark.parametrize("network, gap", [(None, 0), (NET, 250)])
+def test_just_in_time_child_on_another_provider_waits_for_its_data(network, gap):
+    # home p0 has 4 processors; b needs 8, so it runs on p1 and its input crosses the network
+    wf = WorkflowRequest(1, 0, 0, "p0", two_site_chain(H, H, second_procs=8))
+    r = market([], "best-effort", workflows=[wf], procs=(4, 8), network=network).run()
+    tasks = r.records[r.records["kind"] == "task"].set_index("site")
+    assert tasks.loc["p0", "end"] == H and tasks.loc["p1", "start"] == H + gap
+    assert r.workflows["makespan"].tolist() == [2 * H + gap]
+
+
+@pytest.mark.parametrize("method", ["greedy", "moga"])
+@pytest.mark.parametrize("network, gap", [(None, 0), (NET, 250)])
+def test_provisioned_plan_leaves_room_for_the_transfer(method, network, gap):
+    # a runs only on p0 and b only on p1: the plan must put b's start after a's end plus the transfer
+    wf = WorkflowRequest(1, 0, 0, "p0", two_site_chain({"p0": H}, {"p1": H}))
+    r = market([], method, workflows=[wf], procs=(8, 8), network=network, population=10, generations=3).run()
+    assert r.workflows["provisioned"].all()
+    tasks = r.records[r.records["kind"] == "task"].set_index("site")
+    assert tasks.loc["p1", "start"] >= tasks.loc["p0", "end"] + gap
+    if method == "greedy":  # task by task at the earliest quote: exactly the transfer apart
+        assert tasks.loc["p1", "start"] == tasks.loc["p0", "end"] + gap
+
+
+def test_a_task_without_a_runtime_where_it_must_run_is_refused():
+    wf = WorkflowRequest(1, 0, 0, "p0", two_site_chain({"p1": H}, H))
+    with pytest.raises(InvalidInput, match="task 'a' .* goes to 'p0', where it has no runtime"):
+        market([], "best-effort", workflows=[wf], procs=(8, 8)).run()

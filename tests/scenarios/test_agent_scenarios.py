@@ -80,3 +80,19 @@ def test_the_documented_example_scenario_loads_and_runs():
     runs = compare(with_overrides(config, {"workload.n_jobs": 40, "workload.n_workflows": 1,
                                            "models": ("best-effort", "moga")}))
     assert [r.summary["jobs"] for r in runs] == [40, 40]
+    assert config.parameters.network().transfer(10e9, "cheap", "dear") == 158  # 80 Gb at 10 Gb/s + 150 s
+
+
+def test_the_documented_example_scenario_shows_every_key():
+    import tomllib
+    from dataclasses import fields
+    from pathlib import Path
+
+    from scenarios.config import Parameters, ProviderConfig, ScenarioConfig, WorkloadConfig
+
+    doc = tomllib.loads((Path(__file__).parents[2] / "docs" / "example-scenario.toml").read_text())
+    # trace: only with source = "trace"; duration_seconds: absent = run until every job ended
+    assert set(doc) | {"duration_seconds"} == {f.name for f in fields(ScenarioConfig)}
+    assert set(doc["providers"][0]) == {f.name for f in fields(ProviderConfig)}
+    assert set(doc["workload"]) | {"trace"} == {f.name for f in fields(WorkloadConfig)}
+    assert set(doc["parameters"]) == {f.name for f in fields(Parameters)}

@@ -49,6 +49,10 @@ def tiny():
         (TOML.replace("seed = 2", "sed = 2"), r"unknown key 'sed' \(did you mean 'seed'\?\)"),
         (TOML.replace('source = "lublin"', 'source = "trace"'), r"workload.trace: a trace source needs a file"),
         (TOML + "\n[oops", r"not TOML"),
+        (TOML.replace("maxq = 8", "transfer_gbps = 0"), r"parameters.transfer_gbps must be a finite number > 0"),
+        (TOML.replace("maxq = 8", "transfer_gbps = inf"), r"parameters.transfer_gbps must be a finite number > 0"),
+        (TOML.replace("maxq = 8", "transfer_latency = -1"), r"parameters.transfer_latency must be an int >= 0"),
+        (TOML.replace("load_factor = 4.0", "workflow_data_gb = -1"), r"workload.workflow_data_gb must be in"),
     ],
 )
 def test_bad_scenario_toml_names_the_key(text, match):
@@ -63,6 +67,14 @@ def test_toml_file_round_trips_through_the_dataclasses(tmp_path, tiny):
     assert tiny.providers[1] == ProviderConfig("b", 32, "conservative", "fixed")
     with pytest.raises(InvalidInput, match="cannot read scenario"):
         load_toml(tmp_path / "missing.toml")
+
+
+def test_the_network_parameters_give_the_thesis_transfer_time(tiny):
+    assert tiny.parameters.network() is None  # no latency, no bandwidth limit: transfers are free
+    cfg = load_toml_text(TOML.replace("maxq = 8", "transfer_latency = 150\ntransfer_gbps = 10"))
+    assert cfg.parameters.network().transfer(125e9, "a", "b") == 250  # 1000 Gb at 10 Gb/s + 150 s (ch. 4.9)
+    assert cfg.parameters.network().transfer(125e9, "a", "a") == 0
+    assert with_overrides(cfg, {"transfer_latency": 0}).parameters.network().transfer(125e9, "a", "b") == 100
 
 
 def test_registry_and_overrides_suggest_the_closest_name(tiny):
