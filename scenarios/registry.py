@@ -66,11 +66,11 @@ def quickstart() -> ScenarioConfig:
     """Three providers, 150 synthetic Lublin jobs, 4 workflows of 16 tasks, 10 % reservation requests.
 
     Not a reproduction of a seed's figure: the embedded default of
-    ``gridmarket compare`` (every interaction model, about 20 s). Seed 1
+    ``gridmarket compare`` (every interaction model, about 15 s). Seed 1
     shows the seeds' directions where they are robust at this size: the
     workflows bought by MOGA (10,957 s mean makespan) and greedy (10,676 s)
     finish sooner than just in time (18,108 s; Singh Fig. 13 and 52), and
-    reservations succeed more often with VAR (0.83) and the combined scheme
+    reservations succeed more often with VAR (0.78) and the combined scheme
     (0.89) than by submitting at the wanted start (0.39), at an extra cost
     (Singh ch. 6.3-6.4). MCMF at w_t = 25 % weighs electricity three times
     response: it sends most grid jobs to the two cheaper sites and waits
