@@ -41,7 +41,7 @@ from __future__ import annotations
 
 import heapq
 import math
-from collections.abc import Hashable
+from collections.abc import Hashable, Mapping
 from dataclasses import dataclass, replace
 
 import mesa
@@ -271,13 +271,16 @@ class Broker(mesa.Agent):
         info = self.workflows[wf.id]
 
         def place(task: Hashable) -> tuple[str | None, int]:
+            runtime = g.nodes[task]["runtime"]
+            if not any(runtime.values() if isinstance(runtime, Mapping) else (runtime,)):
+                return None, 0  # a virtual task (entry/exit, ch. 4.1) runs nowhere and moves no data
             procs = g.nodes[task]["procs"]
             name = self._home(wf.site, procs).name
             runtime = runtime_on(g, task, name)
             if runtime is None:
                 raise InvalidInput(f"workflow {wf.id}: task {task!r} ({procs} processors) goes to {name!r}, "
                                    f"where it has no runtime")
-            return (None, 0) if runtime == 0 else (name, runtime)  # a virtual task runs nowhere, moves no data
+            return name, runtime
 
         def release(task: Hashable, now: int) -> None:
             name, runtime = site_of[task], runtimes[task]

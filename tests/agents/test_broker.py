@@ -273,6 +273,19 @@ def test_provisioned_plan_leaves_room_for_the_transfer(method, network, gap):
         assert tasks.loc["p1", "start"] == tasks.loc["p0", "end"] + gap
 
 
+def test_virtual_entry_and_exit_tasks_move_no_data():
+    # entry and exit have no runtime and no processors (ch. 4.1); only a -> b crosses providers
+    g = two_site_chain(H, H, second_procs=8)
+    g.add_node("entry", runtime=0)
+    g.add_node("exit", runtime={"p0": 0, "p1": 0})
+    g.add_edge("entry", "a", data_bytes=1e12)
+    g.add_edge("b", "exit", data_bytes=1e12)
+    wf = WorkflowRequest(1, 0, 0, "p0", g)
+    r = market([], "best-effort", workflows=[wf], procs=(4, 8), network=NET).run()
+    assert sorted(r.records.loc[r.records["kind"] == "task", "start"]) == [0, H + 250]
+    assert r.workflows["makespan"].tolist() == [2 * H + 250]
+
+
 def test_a_task_without_a_runtime_where_it_must_run_is_refused():
     wf = WorkflowRequest(1, 0, 0, "p0", two_site_chain({"p1": H}, H))
     with pytest.raises(InvalidInput, match="task 'a' .* goes to 'p0', where it has no runtime"):
