@@ -356,7 +356,7 @@ def singh_greedy(size: str, seed: int, data: Path | None):
     2 and 6 providers, 3 days of replay either side (about 15 s). ``full``
     the 100-task workflow, 10 instants (the thesis's), 2 to 6 providers,
     7 days before and 10 after each instant: 54 minutes here (3,211 s at
-    seed 1), half of it the first instant, where the loaded CTC providers'
+    seed 1), more than half of it the first instant, where the loaded CTC providers'
     queues are deepest and every quote re-plans 300-400 queued jobs.
     """
     from market.workflows import Network, layered_workflow
