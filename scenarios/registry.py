@@ -109,7 +109,7 @@ def grand_market() -> ScenarioConfig:
     Workflow data crosses sites as in Singh ch. 4.9: 125 GB (1000 Gb) mean per
     edge over 10 Gb/s links with 150 s latency (250 s per mean transfer).
     No seed figure to compare: ``gridmarket compare --scenario grand-market``
-    shows what each mechanism adds and costs (about a minute on a laptop).
+    shows what each mechanism adds and costs (about 20 s on this 2-core VM).
     """
     return ScenarioConfig(
         name="grand-market",
