@@ -30,7 +30,9 @@ Singh 2008 gives the methods; the broker only moves messages and calls them:
 
 A task placed in a reservation runs exactly as planned (the reservation
 holds its processors over ``[start, end)``; every local policy honours it), so
-the broker records its start and end itself. Planning happens at the request's
+the broker records its start and end itself. A reservation request's job
+reserves its estimate; when it ends sooner the rest of the window returns to
+the provider (``ResourceProvider.end_reservation``), as a VAR job's would. Planning happens at the request's
 submit time ``t`` on each provider's state after every event before ``t``.
 
 Times are integer seconds from simulation start; prices SU (processor-hours at
@@ -382,10 +384,13 @@ class Broker(mesa.Agent):
         return reservation
 
     def _record_reserved(self, req: ReservationRequest, home, cost: float) -> None:
+        """The request's job runs in its reservation ``ar<id>``, which ends with it."""
         job, start = req.job, req.start
         run = min(job.runtime, job.estimate)
         self.rows.append(_row(job.id, home.name, job.submit, start, start + run, job.procs, job.runtime,
                               job.user, cost, "reservation", None, estimate=job.estimate))
+        if run < job.estimate:  # the rest of the window would hold idle processors: give it back
+            self._later(max(start + run, int(self.model.time)), lambda: home.end_reservation(f"ar{job.id}"))
 
     def _virtual(self, req: ReservationRequest, home, combined: tuple[Reservation, float] | None = None) -> None:
         """Fig. 33: submit a job early enough to start by the wanted start; with ``combined``, Fig. 45."""

@@ -140,6 +140,21 @@ class ResourceProvider(mesa.Agent):
             return None
         raise InvalidInput(f"{self.name}: cannot handle a {message.kind!r} message")
 
+    def end_reservation(self, reservation_id: str) -> None:
+        """The job a reservation was bought for has ended early: the rest of the window returns now.
+
+        A reservation bought for one job (Singh ch. 5-6: n processors for the
+        requested D) ends with it, as a job's planned processors return when
+        it ends before its estimate; queued jobs move up as after a
+        cancellation. The price paid does not change.
+        """
+        now = int(self.model.time)
+        if now > self.machine.now:
+            self.catch_up(now)
+        withdraw_reservation(self.machine.scheduler, reservation_id, self.machine.now)
+        self.machine.wake_at(self.machine.now)
+        self._schedule_wake(self.machine.now)
+
     def cancel(self, job_id: int) -> None:
         """Withdraw job ``job_id`` before it starts (a broker giving up a VAR job at S, Fig. 45)."""
         self._advance(int(self.model.time))

@@ -290,3 +290,15 @@ def test_a_task_without_a_runtime_where_it_must_run_is_refused():
     wf = WorkflowRequest(1, 0, 0, "p0", two_site_chain({"p1": H}, H))
     with pytest.raises(InvalidInput, match="task 'a' .* goes to 'p0', where it has no runtime"):
         market([], "best-effort", workflows=[wf], procs=(8, 8)).run()
+
+
+@pytest.mark.parametrize("method", ["greedy", "combined"])
+def test_a_reservation_ends_with_its_job_and_the_queue_moves_up(method):
+    # job 1 reserves 8 processors over [H, 3 H) but runs 10 minutes; job 2 (all 8, queued at H + 60) starts
+    # when job 1 ends instead of waiting out the unused reservation (n·D is still what job 1 paid)
+    jobs = [Job(1, 0, 8, 600, 2 * H, site="p0"), Job(2, H + 60, 8, 600, 600, site="p0")]
+    r = market(jobs, method, reservations={1: H}).run()
+    starts = r.records.set_index("job_id")["start"]
+    assert starts[1] == H and starts[2] == H + 600
+    assert r.reservations["used"].tolist() == ["reservation"] and r.reservations["success"].all()
+    assert r.records.set_index("job_id").loc[1, "cost"] == pytest.approx(16.0)  # 8 procs x 2 h, f = 0
