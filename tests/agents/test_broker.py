@@ -130,6 +130,9 @@ def test_combined_with_a_free_slot_uses_the_reservation_alone():
 def test_bad_broker_input_is_refused():
     with pytest.raises(InvalidInput, match="broker method"):
         BrokerSpec("auction")
+    for method in ("moga", "greedy", "combined"):  # PSP ranks users; it has no priced plan to sell from
+        with pytest.raises(InvalidInput, match=f"provider 'p0': a {method} broker .* policy 'psp' cannot give"):
+            market([Job(1, 0, 1, 5, 5, site="p0", user=1)], method, policy="psp")
     with pytest.raises(InvalidInput, match="reservations name jobs not in the workload"):
         market([Job(1, 0, 1, 5, 5, site="p0")], "var", reservations={7: 100})
 
