@@ -300,12 +300,15 @@ class ProviderPlan:
             raise InvalidInput(f"buy: expected a Slot, got {type(slot).__name__}")
         part = slot.subslot(start, procs, duration)
         key = (slot.issued, slot.start, slot.procs, slot.duration)
-        if not slot.divisible and key in self._sold:
-            raise Infeasible(f"slot at {slot.start} ({slot.procs} procs, issued at {slot.issued}) is already sold")
         self.pricer.check_size(part.procs, part.duration)
         if part.start < self.now:
             raise InvalidInput(f"slot starts at {part.start}, before now ({self.now})")
         if not self.pricer.fits_plan(part.start, part.procs, part.duration):
+            # an indivisible slot is sold whole: its capacity being gone means it was sold. A slot with the
+            # same fields advertised again after other sales (the same capacity, still free) passes here.
+            if not slot.divisible and key in self._sold:
+                raise Infeasible(f"slot at {slot.start} ({slot.procs} procs, issued at {slot.issued}) is "
+                                 f"already sold")
             free = self.pricer.full.min_free(part.start, part.duration)
             raise Infeasible(
                 f"slot at {part.start} issued at {slot.issued} is stale: only {max(free, 0)} of its "

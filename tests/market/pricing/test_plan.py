@@ -135,6 +135,25 @@ def test_an_indivisible_slot_cannot_be_sold_twice(fig21_plan):
     assert snapshot(fig21_plan) == state
 
 
+def test_a_slot_advertised_again_with_the_same_fields_is_fresh_capacity():
+    # found by hypothesis: after two sales at the same instant the plan advertises an indivisible slot
+    # equal, field for field, to one already sold; its processors are genuinely free and it must sell
+    specs = [(1, 2), (1, 2), (3, 3), (1, 1), (1, 1), (4, 1), (1, 1), (1, 1)]
+    queue = tuple(Job(i, 13, p, 1, e) for i, (p, e) in enumerate(specs))
+    plan = ProviderPlan(ProviderState(now=13, procs=8, running=(), queue=queue, reservations=()), "conservative")
+    first = next(s for s in plan.advertise() if (s.start, s.procs, s.duration, s.divisible) == (14, 1, 1, False))
+    plan.buy(first)
+    wide = next(s for s in plan.advertise() if s.divisible and s.start == 14)
+    plan.buy(wide, start=15, procs=1, duration=1)  # leaves [14, 15) of the divisible slot free
+    again = next(s for s in plan.advertise() if (s.start, s.procs, s.duration, s.divisible) == (14, 1, 1, False))
+    assert again == first
+    before = plan.planned
+    booking = plan.buy(again)
+    assert plan.planned == before and (booking.reservation.start, booking.reservation.procs) == (14, 1)
+    with pytest.raises(Infeasible, match="already sold"):  # now the capacity is gone
+        plan.buy(again)
+
+
 def test_buying_past_the_end_of_a_non_extensible_slot_is_refused_with_the_reason(fig21_plan):
     slot = next(s for s in fig21_plan.advertise() if not s.extensible)
     with pytest.raises(Infeasible, match="neither divisible nor extensible"):
