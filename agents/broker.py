@@ -32,8 +32,9 @@ A task placed in a reservation runs exactly as planned (the reservation
 holds its processors over ``[start, end)``; every local policy honours it), so
 the broker records its start and end itself. A reservation request's job
 reserves its estimate; when it ends sooner the rest of the window returns to
-the provider (``ResourceProvider.end_reservation``), as a VAR job's would. Planning happens at the request's
-submit time ``t`` on each provider's state after every event before ``t``.
+the provider (``ResourceProvider.end_reservation``), as a VAR job's would.
+Planning happens at the request's submit time ``t`` on each provider's state
+after every event before ``t``.
 
 Times are integer seconds from simulation start; prices SU (processor-hours at
 ``c`` = ``market.pricing.BASE_RATE`` per processor-hour, plus ``f``).
