@@ -122,3 +122,13 @@ def test_compare_command_writes_the_results_folder_and_refuses_to_overwrite(tmp_
     assert compare_cli.main(args) == 2
     assert "pass --force" in capsys.readouterr().err
     assert compare_cli.main(args + ["--force"]) == 0
+
+
+def test_the_summary_gives_the_median_reservation_cost_beside_the_mean(tmp_path):
+    out = tmp_path / "res"
+    assert compare_cli.main(["compare", "--models", "greedy", "--out", str(out)]) == 0
+    summary, requests = pd.read_csv(out / "summary.csv"), pd.read_csv(out / "reservations.csv")
+    met = requests.loc[requests["success"].astype(bool), "normalized_cost"]
+    assert summary["reservation_cost"].item() == pytest.approx(met.mean())
+    assert summary["reservation_cost_median"].item() == pytest.approx(met.median())
+    assert met.median() < met.mean()  # quickstart, greedy: a few requests pay many times their n·D
