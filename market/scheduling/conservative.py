@@ -19,6 +19,7 @@ from market.errors import Infeasible
 from market.job import Job
 from market.reservation import Reservation
 from market.scheduling.base import LocalScheduler
+from market.scheduling.profile import split_due
 
 __all__ = ["ConservativeScheduler"]
 
@@ -68,17 +69,13 @@ class ConservativeScheduler(LocalScheduler):
 
     def schedule(self, now: int) -> list[Job]:
         self._advance(now)
-        planned, started, kept = self.planned, [], []
-        for job in self.queue:
-            if planned[job.id] == now:
-                del planned[job.id]
-                self.running[job.id] = (job, now)  # already in the profile since submit
-                self.n_free -= job.procs
-                started.append(job)
-            else:
-                kept.append(job)
+        started, kept = split_due(self.queue, self.planned, now)
         if started:
             self.queue = kept
+            running = self.running
+            for job in started:
+                running[job.id] = (job, now)  # already in the profile since submit
+                self.n_free -= job.procs
         return started
 
     def wakeup(self, now: int) -> int | None:
@@ -125,17 +122,6 @@ class ConservativeScheduler(LocalScheduler):
         return job
 
     def _compress(self, now: int) -> None:
-        profile, planned = self.profile, self.planned
+        profile = self.profile
         profile.advance(now)
-        move, add = profile.earliest_move, profile._add
-        for job in self.queue:
-            old = planned[job.id]
-            if old == now:
-                continue  # cannot move earlier
-            new = move(job.procs, job.estimate, now, old)
-            if new == old:
-                continue
-            # unchecked updates: earliest_move only returns windows that are free
-            add(old, job.estimate, job.procs)
-            add(new, job.estimate, -job.procs)
-            planned[job.id] = new
+        profile.compress(self.queue, self.planned, now)

@@ -15,16 +15,21 @@ between, O(n) in the worst case but a C-level ``memmove`` in practice.
 
 from __future__ import annotations
 
+import os
+import warnings
 from bisect import bisect_right
 from itertools import accumulate
 
 from market.errors import Infeasible, InvalidInput
 
-__all__ = ["Profile"]
+__all__ = ["KERNEL", "Profile", "ReferenceProfile", "reference_split_due", "split_due"]
 
 
-class Profile:
-    """Free processors over ``[origin, +inf)`` on a machine of ``procs`` processors.
+class ReferenceProfile:
+    """Free processors over ``[origin, +inf)`` on a machine of ``procs`` processors (pure Python).
+
+    The reference implementation; :data:`Profile` is its compiled twin where
+    the extension was built (see the module notes at the end).
 
     Parameters
     ----------
@@ -239,10 +244,94 @@ class Profile:
         if times[0] < now:
             times[0] = now
 
-    def copy(self) -> Profile:
+    def copy(self) -> ReferenceProfile:
         """An independent copy (for what-if planning such as pricing)."""
-        other = Profile.__new__(Profile)
+        other = ReferenceProfile.__new__(ReferenceProfile)
         other.procs = self.procs
         other.times = self.times.copy()
         other.free = self.free.copy()
         return other
+
+    # ---------------------------------------------------------------- plans
+    def compress(self, jobs: list, planned: dict[int, int], now: int) -> None:
+        """Move each of ``jobs`` (in order) to its earliest start no later than ``planned[job.id]``.
+
+        Conservative backfilling's compression after an early end (Mu'alem &
+        Feitelson 2001): each queued job is taken out of the profile and put
+        back at its earliest start in ``[now, old]``, so it never moves later.
+        ``planned`` (job id -> start, seconds) is updated in place.
+
+        >>> p = Profile(2)
+        >>> p.reserve(0, 10, 2), p.reserve(10, 5, 1)  # a running job to 10, a queued one planned at 10
+        (0, 10)
+        >>> p.release(0, 10, 2)  # the running job ended at 0
+        >>> class J: id, procs, estimate = 7, 1, 5
+        >>> planned = {7: 10}; p.compress([J], planned, 0); planned
+        {7: 0}
+        """
+        move, add = self.earliest_move, self._add
+        for job in jobs:
+            old = planned[job.id]
+            if old == now:
+                continue  # cannot move earlier
+            new = move(job.procs, job.estimate, now, old)
+            if new == old:
+                continue
+            # unchecked updates: earliest_move only returns windows that are free
+            add(old, job.estimate, job.procs)
+            add(new, job.estimate, -job.procs)
+            planned[job.id] = new
+
+
+def reference_split_due(queue: list, planned: dict[int, int], now: int) -> tuple[list, list]:
+    """Jobs of ``queue`` planned to start at ``now`` (dropped from ``planned``), and the rest.
+
+    A conservative pass (Singh 2008, ch. 3): the plan already holds every
+    queued job's processors, so starting is only finding the jobs due now.
+    Both lists keep queue order.
+
+    >>> class J:
+    ...     def __init__(self, i): self.id = i
+    >>> planned = {1: 5, 2: 0, 3: 0}
+    >>> [[j.id for j in part] for part in split_due([J(1), J(2), J(3)], planned, 0)], planned
+    ([[2, 3], [1]], {1: 5})
+    """
+    started, kept = [], []
+    for job in queue:
+        if planned[job.id] == now:
+            del planned[job.id]
+            started.append(job)
+        else:
+            kept.append(job)
+    return started, kept
+
+
+def _select_kernel() -> tuple[type, object, str]:
+    """The compiled profile if it was built and not refused, else the reference (with one notice)."""
+    choice = os.environ.get("GRIDMARKET_KERNEL", "compiled")
+    if choice not in ("compiled", "reference"):
+        raise InvalidInput(f"GRIDMARKET_KERNEL: expected 'compiled' or 'reference' (got {choice!r})")
+    if choice == "reference":
+        return ReferenceProfile, reference_split_due, "reference"
+    try:
+        from market.scheduling._cprofile import Profile as compiled
+        from market.scheduling._cprofile import split_due as compiled_split_due
+    except ImportError:
+        warnings.warn(
+            "gridmarket: the compiled scheduling kernel is not built (no C compiler at install?); "
+            "running the pure-Python reference, same results, slower",
+            KernelFallbackWarning, stacklevel=2,
+        )
+        return ReferenceProfile, reference_split_due, "reference"
+    return compiled, compiled_split_due, "compiled"
+
+
+class KernelFallbackWarning(UserWarning):
+    """The compiled kernel is missing; the pure-Python reference runs instead."""
+
+
+#: The availability profile every scheduler, pricer and planner uses: the
+#: Cython build of ``_cprofile.pyx`` (same methods, results and errors as
+#: :class:`ReferenceProfile`) unless ``GRIDMARKET_KERNEL=reference`` or it was
+#: not built. :data:`KERNEL` says which one runs.
+Profile, split_due, KERNEL = _select_kernel()

@@ -1,0 +1,285 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, initializedcheck=False, cdivision=True
+"""Compiled availability profile: the same class as ``market.scheduling.profile.ReferenceProfile``.
+
+Built at install time from this file by Cython (``setup.py``); where it could
+not be built, ``market.scheduling.profile`` falls back to the pure-Python
+reference and says so once. Every method has the reference's semantics, tie
+rules and errors (``tests/market/scheduling/test_kernel.py`` checks them
+against each other); only the loops run in C. Times are integer seconds from
+simulation start, as in the reference.
+
+``times`` and ``free`` stay Python lists, so code that reads the steps keeps
+working; the scans read them through typed indices.
+"""
+
+from itertools import accumulate
+
+from market.errors import Infeasible, InvalidInput
+
+ctypedef long long i64
+
+
+cdef inline Py_ssize_t _bisect_right(list a, i64 x, Py_ssize_t lo, Py_ssize_t hi):
+    cdef Py_ssize_t mid
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if x < <i64>a[mid]:
+            hi = mid
+        else:
+            lo = mid + 1
+    return lo
+
+
+cdef inline Py_ssize_t _bisect_left(list a, i64 x, Py_ssize_t lo, Py_ssize_t hi):
+    cdef Py_ssize_t mid
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if <i64>a[mid] < x:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
+cdef class Profile:
+    """Free processors over ``[origin, +inf)`` on a machine of ``procs`` processors (compiled).
+
+    See :class:`market.scheduling.profile.ReferenceProfile` for the documentation
+    of every method; this class is its drop-in twin.
+    """
+
+    cdef public object procs
+    cdef public list times
+    cdef public list free
+
+    def __init__(self, procs, origin=0):
+        if not isinstance(procs, int) or procs < 1:
+            raise InvalidInput(f"profile: procs must be a positive int, got {procs!r}")
+        self.procs = procs
+        self.times = [origin]
+        self.free = [procs]
+
+    def __reduce__(self):
+        return (_rebuild, (self.procs, self.times, self.free))
+
+    # ---------------------------------------------------------------- queries
+    def steps(self):
+        return list(zip(self.times, self.free))
+
+    def free_at(self, i64 t):
+        cdef Py_ssize_t i = _bisect_right(self.times, t, 0, len(self.times)) - 1
+        return self.free[i if i > 0 else 0]
+
+    cpdef i64 min_free(self, i64 start, i64 duration):
+        cdef list times = self.times, free = self.free
+        cdef Py_ssize_t n = len(times)
+        cdef Py_ssize_t i = _bisect_right(times, start, 0, n) - 1
+        cdef i64 end = start + duration, low, f
+        if i < 0:
+            i = 0
+        low = <i64>free[i]
+        i += 1
+        while i < n and <i64>times[i] < end:
+            f = <i64>free[i]
+            if f < low:
+                low = f
+            i += 1
+        return low
+
+    def running_min(self, i64 start):
+        cdef Py_ssize_t i = _bisect_right(self.times, start, 0, len(self.times)) - 1
+        if i < 0:
+            i = 0
+        return i, list(accumulate(self.free[i:], min))
+
+    def max_free(self, i64 start, i64 duration):
+        cdef list times = self.times, free = self.free
+        cdef Py_ssize_t n = len(times)
+        cdef Py_ssize_t i = _bisect_right(times, start, 0, n) - 1
+        cdef Py_ssize_t j
+        if i < 0:
+            i = 0
+        j = _bisect_right(times, start + duration - 1, i, n)
+        return max(free[i:j])
+
+    cpdef i64 earliest_start(self, i64 procs, i64 duration, object after=None) except? -1:
+        cdef list times = self.times, free = self.free
+        cdef Py_ssize_t n = len(times), i, j
+        cdef i64 start, end, t0
+        if procs > self.procs:
+            raise Infeasible(f"{procs} processors requested; machine has {self.procs}")
+        t0 = <i64>times[0]
+        if after is None or after < t0:
+            start = t0
+        else:
+            start = <i64>after
+        i = _bisect_right(times, start, 0, n) - 1
+        if i < 0:
+            i = 0
+        while True:
+            while <i64>free[i] < procs:
+                i += 1  # the last step is all free after everything, so this ends
+                if i >= n:  # a corrupted profile: fail as the reference does, never read past the list
+                    raise IndexError("list index out of range")
+                start = <i64>times[i]
+            end = start + duration
+            j = i + 1
+            while j < n and <i64>times[j] < end and <i64>free[j] >= procs:
+                j += 1
+            if j == n or <i64>times[j] >= end:
+                return start
+            i = j
+
+    cpdef i64 earliest_move(self, i64 procs, i64 duration, i64 after, i64 current) except? -1:
+        cdef list times = self.times, free = self.free
+        cdef Py_ssize_t n = len(times), i, j
+        cdef i64 start, end, t, f, own_end = current + duration
+        cdef bint ok
+        i = _bisect_right(times, after, 0, n) - 1
+        if i < 0:
+            i = 0
+        start = <i64>times[0]
+        if after > start:
+            start = after
+        while start < current:
+            while True:
+                t = <i64>times[i]
+                f = <i64>free[i]
+                if current <= t < own_end:
+                    f += procs
+                if f >= procs:
+                    break
+                i += 1
+                if i >= n:  # wider than the machine: fail as the reference does, never read past the list
+                    raise IndexError("list index out of range")
+                start = <i64>times[i]
+                if start >= current:
+                    return current
+            end = start + duration
+            j = i + 1
+            ok = True
+            while j < n:
+                t = <i64>times[j]
+                if t >= end:
+                    break
+                f = <i64>free[j]
+                if current <= t < own_end:
+                    f += procs
+                if f < procs:
+                    ok = False
+                    break
+                j += 1
+            if ok:
+                return start
+            i = j
+            start = <i64>times[i]
+        return current
+
+    # ---------------------------------------------------------------- updates
+    cpdef _add(self, i64 start, i64 duration, i64 delta):
+        cdef list times = self.times, free = self.free
+        cdef i64 end = start + duration
+        cdef Py_ssize_t a, b, k, n = len(times)
+        a = _bisect_right(times, start, 0, n) - 1
+        if a < 0:
+            raise InvalidInput(f"profile: time {start} is before the profile origin {times[0]}")
+        if <i64>times[a] != start:
+            a += 1
+            times.insert(a, start)
+            free.insert(a, free[a - 1])
+            n += 1
+        b = _bisect_right(times, end, a, n) - 1
+        if <i64>times[b] != end:
+            b += 1
+            times.insert(b, end)
+            free.insert(b, free[b - 1])
+            n += 1
+        for k in range(a, b):
+            free[k] = <i64>free[k] + delta
+        if b < n and <i64>free[b] == <i64>free[b - 1]:
+            del times[b]
+            del free[b]
+        if a > 0 and <i64>free[a] == <i64>free[a - 1]:
+            del times[a]
+            del free[a]
+
+    def reserve(self, i64 start, i64 duration, i64 procs):
+        if duration <= 0:
+            raise InvalidInput(f"profile: duration must be > 0, got {duration}")
+        if self.min_free(start, duration) < procs:
+            raise Infeasible(
+                f"{procs} processors are not free over [{start}, {start + duration})"
+            )
+        self._add(start, duration, -procs)
+        return start
+
+    def release(self, i64 start, i64 duration, i64 procs):
+        if duration <= 0:
+            raise InvalidInput(f"profile: duration must be > 0, got {duration}")
+        if self.max_free(start, duration) + procs > self.procs:
+            raise InvalidInput(
+                f"profile: releasing {procs} processors over [{start}, {start + duration}) "
+                f"exceeds the machine's {self.procs}"
+            )
+        self._add(start, duration, procs)
+
+    cpdef advance(self, i64 now):
+        cdef list times = self.times
+        cdef Py_ssize_t i = _bisect_right(times, now, 0, len(times)) - 1
+        if i > 0:
+            del times[:i]
+            del self.free[:i]
+        if <i64>times[0] < now:
+            times[0] = now
+
+    def copy(self):
+        cdef Profile other = Profile.__new__(Profile)
+        other.procs = self.procs
+        other.times = self.times.copy()
+        other.free = self.free.copy()
+        return other
+
+    # ---------------------------------------------------------------- plans
+    def compress(self, list jobs, dict planned, i64 now):
+        """Move each of ``jobs`` (in order) to its earliest start no later than ``planned[job.id]``.
+
+        Conservative backfilling's compression after an early end (the loop of
+        ``ReferenceProfile.compress``): each job is taken out and put back at
+        its earliest start in ``[now, old]``; ``planned`` is updated in place.
+        """
+        cdef i64 old, new, procs, estimate
+        for job in jobs:
+            old = <i64>planned[job.id]
+            if old == now:
+                continue
+            procs = job.procs
+            estimate = job.estimate
+            new = self.earliest_move(procs, estimate, now, old)
+            if new == old:
+                continue
+            self._add(old, estimate, procs)
+            self._add(new, estimate, -procs)
+            planned[job.id] = new
+
+
+def _rebuild(procs, times, free):
+    cdef Profile p = Profile.__new__(Profile)
+    p.procs = procs
+    p.times = list(times)
+    p.free = list(free)
+    return p
+
+
+def split_due(list queue, dict planned, i64 now):
+    """Jobs of ``queue`` planned to start at ``now`` (dropped from ``planned``), and the rest.
+
+    Twin of :func:`market.scheduling.profile.reference_split_due`; both keep queue order.
+    """
+    cdef list started = [], kept = []
+    for job in queue:
+        if <i64>planned[job.id] == now:
+            del planned[job.id]
+            started.append(job)
+        else:
+            kept.append(job)
+    return started, kept

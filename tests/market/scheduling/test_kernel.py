@@ -1,0 +1,127 @@
+"""The compiled kernel against the pure-Python reference: same answers, same state, same errors.
+
+``market.scheduling.profile.Profile`` is the Cython build of ``_cprofile.pyx``
+when it was built; every operation sequence here runs on both and must leave
+identical steps and return identical values (or raise the same error).
+Whole simulations of every policy run under ``GRIDMARKET_KERNEL=reference``
+and the compiled default in subprocesses and must give the same rows.
+"""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from market.errors import MarketError
+from market.scheduling import profile as profile_module
+from market.scheduling.profile import ReferenceProfile, reference_split_due
+
+ROOT = Path(__file__).resolve().parents[3]
+
+compiled = pytest.importorskip("market.scheduling._cprofile", reason="the compiled kernel is not built here")
+
+PROCS = 8
+times = st.integers(0, 300)
+durations = st.integers(-2, 80)  # zero and negative durations must fail the same way
+widths = st.integers(0, PROCS + 2)  # wider than the machine must fail the same way
+operation = st.one_of(
+    st.tuples(st.just("reserve"), times, durations, widths),
+    st.tuples(st.just("release"), times, durations, widths),
+    st.tuples(st.just("earliest_start"), widths, st.integers(1, 80), st.one_of(st.none(), times)),
+    st.tuples(st.just("earliest_move"), widths, st.integers(1, 80), times, times),
+    st.tuples(st.just("min_free"), times, st.integers(1, 80)),
+    st.tuples(st.just("max_free"), times, st.integers(1, 80)),
+    st.tuples(st.just("free_at"), times),
+    st.tuples(st.just("running_min"), times),
+    st.tuples(st.just("advance"), times),
+    st.tuples(st.just("copy")),
+)
+
+
+def _apply(profile, op):
+    name, *args = op
+    if name == "copy":
+        other = profile.copy()
+        assert type(other) is type(profile) and other is not profile
+        return other.steps()
+    if name == "earliest_move":
+        procs, duration, after, current = args
+        if current < profile.times[0]:
+            return None  # a block planned in the forgotten past: not a question the schedulers ask
+        args = [procs, duration, min(after, current), current]
+    if name in ("reserve", "release", "min_free", "max_free") and args[0] < profile.times[0]:
+        args = [profile.times[0], *args[1:]]  # the past is forgotten after advance
+    try:
+        return getattr(profile, name)(*args)
+    except (MarketError, IndexError) as exc:  # IndexError: a block wider than the machine
+        return type(exc).__name__, str(exc)
+
+
+@given(st.lists(operation, max_size=40))
+@settings(max_examples=300)
+def test_compiled_profile_matches_reference_on_every_operation(ops):
+    ref, fast = ReferenceProfile(PROCS), compiled.Profile(PROCS)
+    for op in ops:
+        assert _apply(fast, op) == _apply(ref, op), op
+        assert fast.steps() == ref.steps(), op
+
+
+blocks = st.lists(st.tuples(st.integers(1, PROCS), st.integers(1, 60)), max_size=12)
+
+
+class _Job:
+    def __init__(self, i, procs, estimate):
+        self.id, self.procs, self.estimate = i, procs, estimate
+
+
+def _compress_and_split(cls, split, running, queue, now):
+    """Running blocks from 0, a conservative plan of ``queue``; the blocks end at ``now``; compress."""
+    p, planned = cls(PROCS), {}
+    held = [(n, d) for n, d in running if p.min_free(0, d) >= n and p.reserve(0, d, n) == 0]
+    for job in queue:
+        planned[job.id] = p.reserve(p.earliest_start(job.procs, job.estimate, 0), job.estimate, job.procs)
+    for n, d in held:
+        if d > now:
+            p.release(now, d - now, n)
+    waiting = [job for job in queue if planned[job.id] >= now]  # the others have started
+    p.advance(now)
+    p.compress(waiting, planned, now)
+    due, rest = split(waiting, planned, now)
+    return p.steps(), planned, [j.id for j in due], [j.id for j in rest]
+
+
+@given(blocks, blocks, st.integers(0, 90))
+@settings(max_examples=300)
+def test_compiled_compression_and_due_split_match_reference(running, jobs, now):
+    queue = [_Job(i, n, d) for i, (n, d) in enumerate(jobs)]
+    ref = _compress_and_split(ReferenceProfile, reference_split_due, running, queue, now)
+    fast = _compress_and_split(compiled.Profile, compiled.split_due, running, queue, now)
+    assert fast == ref
+
+
+def _simulate(policy: str, kernel: str, tmp_path: Path) -> str:
+    out = tmp_path / f"{policy}-{kernel}.csv"
+    env = {**os.environ, "GRIDMARKET_KERNEL": kernel}
+    subprocess.run(
+        [sys.executable, "-m", "scenarios.cli", "simulate", "--jobs", "1500", "--procs", "64", "--seed", "3",
+         "--policy", policy, "--out", str(out)],
+        check=True, capture_output=True, cwd=ROOT, env=env,
+    )
+    return out.read_text()
+
+
+@pytest.mark.parametrize("policy", ["conservative", "easy", "fcfs", "slots", "measy"])
+def test_whole_simulation_rows_equal_under_both_kernels(policy, tmp_path):
+    assert _simulate(policy, "compiled", tmp_path) == _simulate(policy, "reference", tmp_path)
+
+
+def test_kernel_choice_is_reported_and_a_bad_choice_is_refused():
+    assert profile_module.KERNEL == "compiled"
+    env = {**os.environ, "GRIDMARKET_KERNEL": "fastest"}
+    result = subprocess.run([sys.executable, "-c", "import market.scheduling"], capture_output=True, text=True,
+                            env=env, cwd=ROOT)
+    assert result.returncode != 0 and "GRIDMARKET_KERNEL: expected 'compiled' or 'reference'" in result.stderr
