@@ -31,8 +31,11 @@ def _extensions():
     except ImportError:
         print("gridmarket: Cython missing; the pure-Python reference kernel will run")
         return []
-    ext = Extension("market.scheduling._cprofile", ["market/scheduling/_cprofile.pyx"], optional=True)
-    return cythonize([ext], quiet=True, compiler_directives={"language_level": "3"})
+    exts = [
+        Extension("market.scheduling._cprofile", ["market/scheduling/_cprofile.pyx"], optional=True),
+        Extension("market.pricing._creplan", ["market/pricing/_creplan.pyx"], optional=True),
+    ]
+    return cythonize(exts, quiet=True, compiler_directives={"language_level": "3"})
 
 
 setup(ext_modules=_extensions(), cmdclass={"build_ext": OptionalBuildExt})

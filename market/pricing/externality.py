@@ -31,6 +31,7 @@ from collections.abc import Iterable, Mapping
 import numpy as np
 
 from market.errors import Infeasible, InvalidInput
+from market.kernel import compiled_module
 from market.pricing.forecast import BACKFILL_POLICIES, check_policy, forecast
 from market.pricing.slot import SECONDS_PER_HOUR
 from market.pricing.state import ProviderState, base_profile
@@ -404,6 +405,69 @@ def _place(times: list, free: list, procs: int, duration: int, after: int) -> in
     return start
 
 
+def reference_replan(
+    times: list, free: list, start: int, procs: int, duration: int, k: int, G: list, V: list, P: list,
+    E: list, keep_owes: list, owed_k: int, now: int, collect: bool,
+) -> tuple[int, list[int] | None]:
+    """Re-plan queued jobs ``k..`` around a slot; return ``(total delay, new starts or None)``.
+
+    Singh 2008, ch. 5 (Fig. 22): the slot ``[start, start + duration)`` of
+    ``procs`` processors is taken from ``times``/``free`` (the profile before
+    job ``k``: base and jobs ``0..k-1`` at their greedy starts ``G``), then
+    jobs ``k..`` are placed again in arrival order; the delay past each job's
+    current start ``V[i]`` is summed (processor-seconds). ``keep_owes[i]`` is
+    what job ``i`` owes if it keeps ``G[i]``, ``owed_k`` what jobs before
+    ``k`` owe. The inputs are not changed. ``market/pricing/_creplan.pyx`` is
+    the compiled twin.
+    """
+    times, free = times.copy(), free.copy()
+    _take(times, free, start, start + duration, procs)
+    n = len(G)
+    vacated = _NEVER  # first instant a re-planned job moved away from
+    total = owed_k
+    new = list(G[:k]) if collect else None
+    for i in range(k, n):
+        p, e, g = P[i], E[i], G[i]
+        if g <= vacated:
+            after = g
+        else:
+            # an earlier window needs a vacated instant in it: it starts after vacated - e,
+            # and after the last instant before vacated with too few processors
+            top = vacated if vacated < g else g
+            after = vacated - e + 1
+            if after < now:
+                after = now
+            if after < top:
+                x = bisect_right(times, top - 1) - 1
+                while x >= 0 and free[x] >= p:
+                    x -= 1
+                if x >= 0:
+                    bad_end = times[x + 1]
+                    if bad_end > top:
+                        bad_end = top
+                    if bad_end > after:
+                        after = bad_end
+            if after > g:
+                after = g
+        w = _place(times, free, p, e, after)
+        if w != g:
+            if g < vacated:
+                vacated = g
+            v = V[i]
+            if w > v:
+                total += (w - v) * p
+        else:
+            total += keep_owes[i]
+        if collect:
+            new.append(w)
+    return total, new
+
+
+_compiled = compiled_module("market.pricing._creplan")
+#: the re-plan loop that runs: compiled where built (see :mod:`market.kernel`)
+replan = reference_replan if _compiled is None else _compiled.replan
+
+
 class _BackfillEngine:
     """Incremental re-planning of a conservative-backfilling queue around one slot (class notes above).
 
@@ -473,53 +537,12 @@ class _BackfillEngine:
 
     def _replan(self, start: int, procs: int, duration: int, collect: bool) -> tuple[int, list[int] | None]:
         k = self.first_collision(start, procs, duration)
-        G, V, P, E = self.greedy, self.old, self.procs, self.est
-        n = len(G)
+        G = self.greedy
         if k is None:
-            return self.owed[n], (list(G) if collect else None)
-        now = self.now
+            return self.owed[len(G)], (list(G) if collect else None)
         times, free = self.prefixes[k]
-        times, free = times.copy(), free.copy()
-        _take(times, free, start, start + duration, procs)
-        keep_owes = self.keep_owes
-        vacated = _NEVER  # first instant a re-planned job moved away from
-        total = self.owed[k]
-        new = list(G[:k]) if collect else None
-        for i in range(k, n):
-            p, e, g = P[i], E[i], G[i]
-            if g <= vacated:
-                after = g
-            else:
-                # an earlier window needs a vacated instant in it: it starts after vacated - e,
-                # and after the last instant before vacated with too few processors
-                top = vacated if vacated < g else g
-                after = vacated - e + 1
-                if after < now:
-                    after = now
-                if after < top:
-                    x = bisect_right(times, top - 1) - 1
-                    while x >= 0 and free[x] >= p:
-                        x -= 1
-                    if x >= 0:
-                        bad_end = times[x + 1]
-                        if bad_end > top:
-                            bad_end = top
-                        if bad_end > after:
-                            after = bad_end
-                if after > g:
-                    after = g
-            w = _place(times, free, p, e, after)
-            if w != g:
-                if g < vacated:
-                    vacated = g
-                v = V[i]
-                if w > v:
-                    total += (w - v) * p
-            else:
-                total += keep_owes[i]
-            if collect:
-                new.append(w)
-        return total, new
+        return replan(times, free, start, procs, duration, k, G, self.old, self.procs, self.est,
+                      self.keep_owes, self.owed[k], self.now, collect)
 
     def price_ps(self, start: int, procs: int, duration: int) -> int:
         return self._replan(start, procs, duration, False)[0]

@@ -15,14 +15,13 @@ between, O(n) in the worst case but a C-level ``memmove`` in practice.
 
 from __future__ import annotations
 
-import os
-import warnings
 from bisect import bisect_right
 from itertools import accumulate
 
 from market.errors import Infeasible, InvalidInput
+from market.kernel import compiled_module
 
-__all__ = ["KERNEL", "Profile", "ReferenceProfile", "reference_split_due", "split_due"]
+__all__ = ["Profile", "ReferenceProfile", "reference_split_due", "split_due"]
 
 
 class ReferenceProfile:
@@ -306,32 +305,11 @@ def reference_split_due(queue: list, planned: dict[int, int], now: int) -> tuple
     return started, kept
 
 
-def _select_kernel() -> tuple[type, object, str]:
-    """The compiled profile if it was built and not refused, else the reference (with one notice)."""
-    choice = os.environ.get("GRIDMARKET_KERNEL", "compiled")
-    if choice not in ("compiled", "reference"):
-        raise InvalidInput(f"GRIDMARKET_KERNEL: expected 'compiled' or 'reference' (got {choice!r})")
-    if choice == "reference":
-        return ReferenceProfile, reference_split_due, "reference"
-    try:
-        from market.scheduling._cprofile import Profile as compiled
-        from market.scheduling._cprofile import split_due as compiled_split_due
-    except ImportError:
-        warnings.warn(
-            "gridmarket: the compiled scheduling kernel is not built (no C compiler at install?); "
-            "running the pure-Python reference, same results, slower",
-            KernelFallbackWarning, stacklevel=2,
-        )
-        return ReferenceProfile, reference_split_due, "reference"
-    return compiled, compiled_split_due, "compiled"
-
-
-class KernelFallbackWarning(UserWarning):
-    """The compiled kernel is missing; the pure-Python reference runs instead."""
-
+_compiled = compiled_module("market.scheduling._cprofile")
 
 #: The availability profile every scheduler, pricer and planner uses: the
 #: Cython build of ``_cprofile.pyx`` (same methods, results and errors as
 #: :class:`ReferenceProfile`) unless ``GRIDMARKET_KERNEL=reference`` or it was
-#: not built. :data:`KERNEL` says which one runs.
-Profile, split_due, KERNEL = _select_kernel()
+#: not built (:data:`market.kernel.KERNEL` says which runs).
+Profile = ReferenceProfile if _compiled is None else _compiled.Profile
+split_due = reference_split_due if _compiled is None else _compiled.split_due

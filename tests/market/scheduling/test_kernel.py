@@ -17,7 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from market.errors import MarketError
-from market.scheduling import profile as profile_module
+from market import kernel
 from market.scheduling.profile import ReferenceProfile, reference_split_due
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -120,7 +120,7 @@ def test_whole_simulation_rows_equal_under_both_kernels(policy, tmp_path):
 
 
 def test_kernel_choice_is_reported_and_a_bad_choice_is_refused():
-    assert profile_module.KERNEL == "compiled"
+    assert kernel.KERNEL == "compiled"
     env = {**os.environ, "GRIDMARKET_KERNEL": "fastest"}
     result = subprocess.run([sys.executable, "-c", "import market.scheduling"], capture_output=True, text=True,
                             env=env, cwd=ROOT)
