@@ -31,6 +31,7 @@ import dataclasses
 import itertools
 import json
 import logging
+import multiprocessing
 import os
 import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -44,7 +45,8 @@ from scenarios.config import ScenarioConfig, overridable, suggest, with_override
 from scenarios.experiment import compare
 from scenarios.results import manifest, prepare_out, write_atomic
 
-__all__ = ["EXECUTORS", "MANIFEST", "parse_grid", "point_id", "run_point", "run_sweep"]
+__all__ = ["EXECUTORS", "MANIFEST", "check_executor", "executor_runs", "parse_grid", "point_id", "run_dask",
+           "run_local", "run_point", "run_sweep"]
 
 EXECUTORS = ("local", "dask")
 MANIFEST = "sweep.json"
@@ -212,17 +214,35 @@ def _init_out(out: Path, spec: dict, *, force: bool) -> None:
 # ---- executors --------------------------------------------------------------
 
 
-def _local(config, todo, workers: int) -> Iterator[tuple[str, str, str]]:
+def check_executor(executor: str, workers: int | None, scheduler: str | None) -> None:
+    """Refuse a bad ``executor`` / ``workers`` / ``scheduler`` combination (InvalidInput), before any work."""
+    if executor not in EXECUTORS:
+        raise InvalidInput(f"unknown executor {executor!r}{suggest(executor, EXECUTORS)}")
+    if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 1):
+        raise InvalidInput(f"workers must be an int >= 1, got {workers!r}")
+    if scheduler is not None and executor != "dask":
+        raise InvalidInput(f"a scheduler ({scheduler!r}) needs the dask executor")
+    if scheduler is not None and workers is not None:
+        raise InvalidInput(f"workers={workers} sizes a local cluster; the scheduler {scheduler!r} "
+                           "brings its own workers")
+
+
+def run_local(fn: Callable, tasks: Sequence[tuple[object, tuple]], workers: int) -> Iterator[tuple[object, object]]:
+    """``(key, fn(*args))`` for each ``(key, args)`` of ``tasks``, in completion order, on ``workers`` processes.
+
+    One worker runs them in this process, in order. Closing the iterator early
+    cancels the runs not yet started.
+    """
     if workers == 1:
-        for rid, point, path in todo:
-            yield rid, path, run_point(config, point, path)
+        for key, args in tasks:
+            yield key, fn(*args)
         return
-    with ProcessPoolExecutor(max_workers=workers) as pool:
-        futures = {pool.submit(run_point, config, point, path): (rid, path) for rid, point, path in todo}
+    # forkserver: workers start from a clean interpreter, not a fork of this (maybe threaded) process
+    with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("forkserver")) as pool:
+        futures = {pool.submit(fn, *args): key for key, args in tasks}
         try:
             for fut in as_completed(futures):
-                rid, path = futures[fut]
-                yield rid, path, fut.result()
+                yield futures[fut], fut.result()
         finally:
             for fut in futures:
                 fut.cancel()
@@ -250,16 +270,37 @@ def _dask_client(scheduler: str | None, workers: int, timeout_seconds: float):
         yield client
 
 
-def _dask(client, config, todo) -> Iterator[tuple[str, str, str]]:
+def run_dask(client, fn: Callable, tasks: Sequence[tuple[object, tuple]]) -> Iterator[tuple[object, object]]:
+    """:func:`run_local` on a Dask ``client``'s workers; closing the iterator cancels what is left."""
     from distributed import as_completed as dask_completed
 
-    futures = {client.submit(run_point, config, point, path, pure=False): (rid, path) for rid, point, path in todo}
+    futures = {client.submit(fn, *args, pure=False): key for key, args in tasks}
     try:
         for fut in dask_completed(futures):
-            rid, path = futures[fut]
-            yield rid, path, fut.result()
+            yield futures[fut], fut.result()
     finally:
         client.cancel(list(futures))
+
+
+@contextlib.contextmanager
+def executor_runs(fn: Callable, tasks: Sequence[tuple[object, tuple]], *, executor: str = "local",
+                  workers: int | None = None, scheduler: str | None = None, timeout_seconds: float = 5.0):
+    """Context yielding the ``(key, fn(*args))`` pairs of ``tasks`` in completion order, on ``executor``.
+
+    ``"local"``: ``workers`` processes (default 1, in this process); ``"dask"``:
+    the workers of ``scheduler``, or a loopback cluster of ``workers``
+    processes (default: the CPU count). Arguments are checked first
+    (:func:`check_executor`); leaving the context cancels unfinished runs.
+    """
+    check_executor(executor, workers, scheduler)
+    with contextlib.ExitStack() as stack:
+        if executor == "dask" and tasks:
+            n = workers if workers is not None else (os.cpu_count() or 1)
+            client = stack.enter_context(_dask_client(scheduler, n, timeout_seconds))
+            results = run_dask(client, fn, tasks)
+        else:
+            results = run_local(fn, tasks, workers or 1)
+        yield stack.enter_context(contextlib.closing(results))
 
 
 # ---- the sweep --------------------------------------------------------------
@@ -307,15 +348,7 @@ def run_sweep(
         Bad arguments or grid values, a refused folder, an unreachable
         scheduler, or dask not installed; all before any run starts.
     """
-    if executor not in EXECUTORS:
-        raise InvalidInput(f"unknown executor {executor!r}{suggest(executor, EXECUTORS)}")
-    if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 1):
-        raise InvalidInput(f"workers must be an int >= 1, got {workers!r}")
-    if scheduler is not None and executor != "dask":
-        raise InvalidInput(f"a scheduler ({scheduler!r}) needs the dask executor")
-    if scheduler is not None and workers is not None:
-        raise InvalidInput(f"workers={workers} sizes a local cluster; the scheduler {scheduler!r} "
-                           "brings its own workers")
+    check_executor(executor, workers, scheduler)
     if resume and force:
         raise InvalidInput("resume and force exclude each other: resume keeps finished runs, force deletes them")
     out = Path(out)
@@ -348,11 +381,12 @@ def run_sweep(
                 if progress:
                     progress(rid, "skipped", n_done, n_total)
         run_config = _absolute_paths(config)
+        tasks = [((rid, path), (run_config, point, path)) for rid, point, path in todo]
         if client is not None:
-            results = _dask(client, run_config, todo)
+            results = run_dask(client, run_point, tasks)
         else:
-            results = _local(run_config, todo, workers or 1)
-        for rid, path, text in stack.enter_context(contextlib.closing(results)):
+            results = run_local(run_point, tasks, workers or 1)
+        for (rid, path), text in stack.enter_context(contextlib.closing(results)):
             if not Path(path).exists():  # a Dask worker that does not share this file system
                 write_atomic(Path(path), text)
             n_done += 1

@@ -13,6 +13,8 @@ subcommand with :func:`add_subcommands`.
 from __future__ import annotations
 
 import argparse
+import json
+import os
 import sys
 import warnings
 from pathlib import Path
@@ -20,10 +22,18 @@ from pathlib import Path
 from market.errors import InvalidInput
 from scenarios.config import suggest
 from scenarios.registry import SCENARIOS, get_scenario, scenario_names
-from scenarios.reproductions.report import DATA_ENV, REPRODUCTIONS, SIZES, write_report
+from scenarios.reproductions.report import (
+    DATA_ENV,
+    REPRODUCTIONS,
+    SIZES,
+    Report,
+    SeedsReport,
+    write_report,
+    write_seeds_report,
+)
 from scenarios.results import prepare_out
 
-__all__ = ["add_subcommands", "format_list", "run_command"]
+__all__ = ["add_subcommands", "format_list", "parse_seeds", "run_command", "run_seed"]
 
 DEFAULT_SEED = 1
 
@@ -32,7 +42,8 @@ def format_list() -> str:
     """Every runnable name with a one-line description: reproductions, then agent scenarios."""
     names = sorted(REPRODUCTIONS) + scenario_names()
     width = max(len(n) for n in names)
-    lines = ["reproductions of the seeds (gridmarket run NAME [--size small|full] [--seed N] [--out DIR]):"]
+    lines = ["reproductions of the seeds (gridmarket run NAME [--size small|full] [--seed N | --seeds A..B] "
+             "[--json] [--out DIR]):"]
     for name in sorted(REPRODUCTIONS):
         r = REPRODUCTIONS[name]
         lines.append(f"  {name:<{width}}  {r.summary} [{r.citation}]")
@@ -66,11 +77,76 @@ def _command() -> list[str]:
     return ["gridmarket", *sys.argv[1:]]
 
 
+def parse_seeds(text: str) -> list[int]:
+    """``A..B`` (inclusive) or ``a,b,c``: distinct integer seeds >= 0, in the order given.
+
+    >>> parse_seeds("1..5"), parse_seeds("3,1,7")
+    ([1, 2, 3, 4, 5], [3, 1, 7])
+    """
+    text = text.strip()
+    try:
+        if ".." in text:
+            a, b = (int(part) for part in text.split(".."))
+            seeds = list(range(a, b + 1))
+        else:
+            seeds = [int(part) for part in text.split(",")]
+    except ValueError:
+        raise InvalidInput(f"--seeds: expected A..B or a,b,c of integers (got {text!r})") from None
+    if not seeds:
+        raise InvalidInput(f"--seeds: {text!r} names no seed (A..B needs A <= B)")
+    if min(seeds) < 0:
+        raise InvalidInput(f"--seeds: seeds must be >= 0 (got {min(seeds)})")
+    if len(set(seeds)) != len(seeds):
+        raise InvalidInput(f"--seeds: a seed is named twice in {text!r}")
+    return seeds
+
+
+def run_seed(name: str, size: str, seed: int, data: str | None) -> Report:
+    """One seed's run of reproduction ``name`` (module-level, so worker processes can run it)."""
+    return REPRODUCTIONS[name].run(size, seed, data=data)
+
+
+def _run_seeds(args: argparse.Namespace, reproduction, size: str, seeds: list[int], out) -> int:
+    from scenarios.sweep import executor_runs
+
+    workers = args.workers
+    if args.executor == "local" and workers is None:
+        workers = max(1, min(len(seeds), os.cpu_count() or 1))
+    data = str(Path(args.data).resolve()) if args.data else None
+    tasks = [(seed, (reproduction.name, size, seed, data)) for seed in seeds]
+    print(f"running {reproduction.name} at size {size}, seeds {', '.join(map(str, seeds))} "
+          f"({args.executor}, {workers or 'cluster'} workers) ...", file=sys.stderr, flush=True)
+    reports = {}
+    with executor_runs(run_seed, tasks, executor=args.executor, workers=workers, scheduler=args.scheduler) as runs:
+        for seed, report in runs:
+            reports[seed] = report
+            print(f"  [{len(reports)}/{len(seeds)}] seed {seed}: {report.seconds:.1f} s, "
+                  f"{sum(c.holds for c in report.checks)} of {len(report.checks)} directions hold",
+                  file=sys.stderr, flush=True)
+    result = SeedsReport(tuple(reports[s] for s in seeds))
+    if args.json:
+        print(json.dumps(result.to_json(), indent=1))
+    else:
+        print(result.format_text())
+    if out is not None:
+        written = write_seeds_report(out, result, command=_command())
+        print(f"\nwrote {len(written)} files to {out}/", file=sys.stderr if args.json else sys.stdout)
+    return 0
+
+
 def _run_reproduction(args: argparse.Namespace) -> int:
     reproduction = REPRODUCTIONS[args.name]
     size = args.size or "small"
-    seed = DEFAULT_SEED if args.seed is None else args.seed
+    if args.seeds is not None and args.seed is not None:
+        raise InvalidInput("give --seed N or --seeds A..B, not both")
+    if args.seeds is None and (args.workers is not None or args.executor != "local" or args.scheduler):
+        raise InvalidInput("--executor, --workers and --scheduler run several seeds: add --seeds A..B")
     out = prepare_out(args.out, force=args.force) if args.out else None  # refuse before the work, not after
+    if args.seeds is not None or args.json:
+        seeds = parse_seeds(args.seeds) if args.seeds is not None else [
+            DEFAULT_SEED if args.seed is None else args.seed]
+        return _run_seeds(args, reproduction, size, seeds, out)
+    seed = DEFAULT_SEED if args.seed is None else args.seed
     print(f"running {reproduction.name} at size {size}, seed {seed} ...", file=sys.stderr, flush=True)
     report = reproduction.run(size, seed, data=args.data, progress=True)
     print(report.format_text())
@@ -123,6 +199,15 @@ def add_subcommands(subparsers) -> None:
     p.add_argument("--list", action="store_true", help="list every name with a one-line description")
     p.add_argument("--size", choices=SIZES, help="small (seconds, default) or full (the seed's scale)")
     p.add_argument("--seed", type=int, help=f"root seed (default {DEFAULT_SEED}; agent scenarios: the scenario's)")
+    p.add_argument("--seeds", metavar="A..B", help="run a reproduction once per seed (A..B or a,b,c), in parallel; "
+                   "print each figure's mean and 95%% t interval and each direction's 'held in k of n seeds'")
+    p.add_argument("--executor", choices=("local", "dask"), default="local",
+                   help="with --seeds: local processes (default) or a Dask cluster, as gridmarket sweep")
+    p.add_argument("--workers", type=int, help="with --seeds: processes (local; default min(seeds, CPUs)) or "
+                   "loopback Dask workers")
+    p.add_argument("--scheduler", help="with --seeds --executor dask: a running scheduler's tcp://HOST:PORT")
+    p.add_argument("--json", action="store_true", help="print one JSON document: name, size, seeds, directions "
+                   "(claim, held, of), metrics (metric, mean, ci95, paper)")
     p.add_argument("--out", help="write the report (or the comparison's results folder) here; must not exist")
     p.add_argument("--force", action="store_true", help="write into an existing folder")
     p.add_argument("--data", help=f"folder with traces/ and prices/ (default ${DATA_ENV}, else ../shared/data)")

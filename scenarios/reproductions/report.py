@@ -34,10 +34,16 @@ __all__ = [
     "DATA_ENV",
     "REPRODUCTIONS",
     "SIZES",
+    "CI_METHOD",
+    "REPRODUCED_SHARE",
     "Check",
     "Report",
     "Reproduction",
     "Row",
+    "SeedDirection",
+    "SeedMetric",
+    "SeedsReport",
+    "ci95",
     "data_file",
     "default_data_dir",
     "get_reproduction",
@@ -45,6 +51,7 @@ __all__ = [
     "register",
     "steps",
     "write_report",
+    "write_seeds_report",
 ]
 
 SIZES = ("small", "full")
@@ -303,6 +310,222 @@ def write_report(out: Path, report: Report, *, command: list[str] | None = None)
     doc["notes"] = list(report.notes)
     written = []
     for name, text in (("report.csv", report.to_frame().to_csv(index=False)), ("report.md", report.to_markdown()),
+                       ("manifest.json", json.dumps(doc, indent=2, default=str) + "\n")):
+        write_atomic(Path(out) / name, text)
+        written.append(Path(out) / name)
+    return written
+
+
+# ----------------------------------------------------------------------------- seeds
+REPRODUCED_SHARE = 0.8
+"""A direction counts as reproduced when it holds in at least this share of the seeds (issue 14)."""
+
+CI_METHOD = "Student t, 95 %, over seeds (mean ± t(0.975, n-1) · s / sqrt(n))"
+
+
+def ci95(values: Sequence[float]) -> tuple[float, float, float]:
+    """``(mean, low, high)`` of ``values``: the Student-t 95 % interval of the mean over seeds.
+
+    NaN values are left out; with one value the interval is ``(nan, nan)``;
+    with all values equal it is that value.
+
+    >>> ci95([1.0, 2.0, 3.0])  # t(0.975, 2) = 4.3027, s = 1
+    (2.0, -0.48413771175033027, 4.48413771175033)
+    >>> ci95([5.0])
+    (5.0, nan, nan)
+    """
+    xs = [float(v) for v in values if v is not None and not math.isnan(v)]
+    if not xs:
+        return math.nan, math.nan, math.nan
+    m = sum(xs) / len(xs)
+    if len(xs) == 1:
+        return m, math.nan, math.nan
+    from scipy.special import stdtrit
+
+    s = math.sqrt(sum((x - m) ** 2 for x in xs) / (len(xs) - 1))
+    half = float(stdtrit(len(xs) - 1, 0.975)) * s / math.sqrt(len(xs))
+    return m, m - half, m + half
+
+
+@dataclass(frozen=True, slots=True)
+class SeedMetric:
+    """One figure over seeds: mean and 95 % interval of ours, beside the seed paper's."""
+
+    metric: str
+    mean: float
+    low: float
+    high: float
+    n: int
+    seed_value: float | None
+    units: str
+    seed_ref: str
+
+
+@dataclass(frozen=True, slots=True)
+class SeedDirection:
+    """One direction over seeds: held in ``held`` of ``of`` seeds."""
+
+    statement: str
+    held: int
+    of: int
+
+    @property
+    def reproduced(self) -> bool:
+        """Held in at least :data:`REPRODUCED_SHARE` of the seeds."""
+        return self.of > 0 and self.held >= REPRODUCED_SHARE * self.of
+
+
+@dataclass(frozen=True)
+class SeedsReport:
+    """The reports of one reproduction at one size over several seeds, and their aggregate."""
+
+    reports: tuple[Report, ...]
+
+    def __post_init__(self):
+        if not self.reports:
+            raise InvalidInput("a multi-seed report needs at least one seed's report")
+        if len({(r.name, r.size) for r in self.reports}) != 1:
+            raise InvalidInput("a multi-seed report joins runs of one reproduction at one size")
+
+    @property
+    def name(self) -> str:
+        return self.reports[0].name
+
+    @property
+    def size(self) -> str:
+        return self.reports[0].size
+
+    @property
+    def seeds(self) -> list[int]:
+        return [r.seed for r in self.reports]
+
+    def metrics(self) -> list[SeedMetric]:
+        """Every figure row, in the first report's order (rows only some seeds have come after)."""
+        order: dict[str, Row] = {}
+        values: dict[str, list[float]] = {}
+        for report in self.reports:
+            for row in report.rows:
+                order.setdefault(row.metric, row)
+                values.setdefault(row.metric, []).append(row.ours)
+        out = []
+        for metric, row in order.items():
+            m, lo, hi = ci95(values[metric])
+            n = sum(1 for v in values[metric] if v is not None and not math.isnan(v))
+            out.append(SeedMetric(metric, m, lo, hi, n, row.seed_value, row.units, row.seed_ref))
+        return out
+
+    def directions(self) -> list[SeedDirection]:
+        """Every direction, in the first report's order, with the seeds it held in."""
+        held: dict[str, list[bool]] = {}
+        for report in self.reports:
+            for check in report.checks:
+                held.setdefault(check.statement, []).append(bool(check.holds))
+        return [SeedDirection(s, sum(h), len(h)) for s, h in held.items()]
+
+    def title(self) -> str:
+        seconds = sum(r.seconds for r in self.reports)
+        return (f"{self.name}: {self.reports[0].citation} (size {self.size}, seeds {_seed_list(self.seeds)}, "
+                f"{seconds:.1f} s of runs)")
+
+    def format_text(self) -> str:
+        """Mean and interval per figure, then ``reproduced: yes/no  k of n seeds`` per direction."""
+        header = ("metric", "mean", "95% CI", "n", "seed", "units", "seed's figure")
+        cells = [(m.metric, _fmt(m.mean), _fmt_ci(m.low, m.high), str(m.n), _fmt(m.seed_value), m.units,
+                  m.seed_ref) for m in self.metrics()]
+        widths = [max([len(header[i])] + [len(c[i]) for c in cells]) for i in range(6)]
+
+        def line(c) -> str:
+            return (f"{c[0]:<{widths[0]}}  {c[1]:>{widths[1]}}  {c[2]:>{widths[2]}}  {c[3]:>{widths[3]}}  "
+                    f"{c[4]:>{widths[4]}}  {c[5]:<{widths[5]}}  {c[6]}").rstrip()
+
+        out = [self.title(), f"interval: {CI_METHOD}", line(header),
+               line(tuple("-" * w for w in widths) + ("-" * 13,))]
+        out += [line(c) for c in cells]
+        out.append("")
+        share = f"{REPRODUCED_SHARE:.0%}"
+        for d in self.directions():
+            out.append(f"reproduced: {'yes' if d.reproduced else 'no '}  held in {d.held} of {d.of} seeds  "
+                       f"{d.statement}")
+        out.append(f"(a direction counts as reproduced when it holds in at least {share} of the seeds)")
+        notes = dict.fromkeys(n for r in self.reports for n in r.notes)
+        out += [f"note: {n}" for n in notes]
+        return "\n".join(out)
+
+    def to_markdown(self) -> str:
+        out = [f"# {self.title()}", "", f"Interval: {CI_METHOD}.", "",
+               "| metric | mean | 95% CI | n | seed | units | seed's figure |", "|---|---:|---:|---:|---:|---|---|"]
+        out += [f"| {m.metric} | {_fmt(m.mean)} | {_fmt_ci(m.low, m.high)} | {m.n} | {_fmt(m.seed_value)} | "
+                f"{m.units} | {m.seed_ref} |" for m in self.metrics()]
+        out += ["", "## Directions", "", "| reproduced | held | statement |", "|---|---:|---|"]
+        out += [f"| {'yes' if d.reproduced else 'no'} | {d.held} of {d.of} | {d.statement} |"
+                for d in self.directions()]
+        notes = dict.fromkeys(n for r in self.reports for n in r.notes)
+        if notes:
+            out += ["", "## Notes", ""] + [f"- {n}" for n in notes]
+        return "\n".join(out) + "\n"
+
+    def to_frame(self) -> pd.DataFrame:
+        """``kind, metric, mean, ci95_low, ci95_high, n, seed_value, units, seed_ref, held, of, reproduced``."""
+        rows = [{"kind": "figure", "metric": m.metric, "mean": m.mean, "ci95_low": m.low, "ci95_high": m.high,
+                 "n": m.n, "seed_value": m.seed_value, "units": m.units, "seed_ref": m.seed_ref}
+                for m in self.metrics()]
+        rows += [{"kind": "direction", "metric": d.statement, "held": d.held, "of": d.of,
+                  "reproduced": d.reproduced} for d in self.directions()]
+        return pd.DataFrame(rows, columns=["kind", "metric", "mean", "ci95_low", "ci95_high", "n", "seed_value",
+                                           "units", "seed_ref", "held", "of", "reproduced"])
+
+    def to_json(self) -> dict:
+        """The ``--json`` document: name, size, seeds, directions (claim, held, of), metrics (mean, ci95, paper)."""
+        return {
+            "name": self.name,
+            "size": self.size,
+            "seeds": self.seeds,
+            "ci_method": CI_METHOD,
+            "directions": [{"claim": d.statement, "held": d.held, "of": d.of, "reproduced": d.reproduced}
+                           for d in self.directions()],
+            "metrics": [{"metric": m.metric, "mean": _json_number(m.mean),
+                         "ci95": [_json_number(m.low), _json_number(m.high)], "paper": _json_number(m.seed_value),
+                         "units": m.units, "n": m.n} for m in self.metrics()],
+        }
+
+
+def _json_number(value: float | None) -> float | None:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return None
+    return float(value)
+
+
+def _fmt_ci(low: float, high: float) -> str:
+    if math.isnan(low):
+        return "-"
+    return f"[{_fmt(low)}, {_fmt(high)}]"
+
+
+def _seed_list(seeds: Sequence[int]) -> str:
+    if len(seeds) > 2 and list(seeds) == list(range(seeds[0], seeds[0] + len(seeds))):
+        return f"{seeds[0]}..{seeds[-1]}"
+    return ",".join(str(s) for s in seeds)
+
+
+def write_seeds_report(out: Path, seeds_report: SeedsReport, *, command: list[str] | None = None) -> list[Path]:
+    """Each seed's report in ``out/seed-N/``, and ``summary.csv``, ``summary.md``, ``manifest.json`` in ``out``."""
+    import json
+
+    from scenarios.results import manifest, write_atomic
+
+    written = []
+    for report in seeds_report.reports:
+        folder = Path(out) / f"seed-{report.seed}"
+        folder.mkdir(exist_ok=True)
+        written += write_report(folder, report, command=command)
+    first = seeds_report.reports[0]
+    doc = manifest({"reproduction": first.name, "citation": first.citation, "size": first.size,
+                    "settings": dict(first.settings)}, seeds_report.seeds[0], command=command)
+    doc["seeds"] = seeds_report.seeds
+    doc["seconds"] = {str(r.seed): round(r.seconds, 3) for r in seeds_report.reports}
+    doc.update({k: v for k, v in seeds_report.to_json().items() if k in ("directions", "metrics", "ci_method")})
+    for name, text in (("summary.csv", seeds_report.to_frame().to_csv(index=False)),
+                       ("summary.md", seeds_report.to_markdown()),
                        ("manifest.json", json.dumps(doc, indent=2, default=str) + "\n")):
         write_atomic(Path(out) / name, text)
         written.append(Path(out) / name)
