@@ -169,3 +169,93 @@ def test_progress_wraps_the_runner_loops_only_while_asked_and_changes_no_figure(
     assert [(r.metric, r.ours) for r in with_bar.rows] == [(r.metric, r.ours) for r in without.rows]
     assert seen[0][:2] == ("requests", "tqdm") and len(seen[0][2]) == 12  # the twelve requests of ch. 6.2
     assert seen[1][1] == "list"  # progress off again after the first run
+
+
+# ------------------------------------------------------------ several seeds (issue 14)
+def _report(seed, ours, holds, name="demo"):
+    rows = (Row("speed-up", ours, 1.43, "ratio", "ch. 7.3"), Row("only-some", float("nan"), None, "h"))
+    checks = (Check("provisioning is faster", holds), Check("always true", True))
+    return Report(name, "Demo 2008, Fig. 1", "small", seed, rows, checks, seconds=1.0)
+
+
+def test_ci95_is_the_student_t_interval_of_the_mean():
+    from scipy import stats
+
+    from scenarios.reproductions.report import ci95
+
+    values = [1.2, 0.7, 1.9, 1.4, 1.1]
+    mean, low, high = ci95(values)
+    want = stats.t.interval(0.95, len(values) - 1, loc=sum(values) / 5, scale=stats.sem(values))
+    assert mean == pytest.approx(1.26) and (low, high) == pytest.approx(want)
+    assert ci95([2.0, 2.0, 2.0]) == (2.0, 2.0, 2.0)
+    m, lo, hi = ci95([3.0, float("nan")])
+    assert m == 3.0 and math.isnan(lo) and math.isnan(hi)
+
+
+def test_seeds_report_counts_k_of_n_and_calls_80_percent_reproduced():
+    from scenarios.reproductions.report import SeedsReport
+
+    def joined(pattern):
+        return SeedsReport(tuple(_report(s, 1.0 + s / 10, h) for s, h in enumerate(pattern, start=1)))
+
+    five = joined([True, True, False, True, True])
+    faster = five.directions()[0]
+    assert (faster.statement, faster.held, faster.of, faster.reproduced) == ("provisioning is faster", 4, 5, True)
+    assert not joined([True, True, False, True, False]).directions()[0].reproduced  # 3 of 5 = 60 %
+    assert not joined([True, False]).directions()[0].reproduced  # 1 of 2: one failure in two is not 80 %
+    speed = five.metrics()[0]
+    assert (speed.metric, speed.n, speed.seed_value) == ("speed-up", 5, 1.43)
+    assert speed.mean == pytest.approx(1.3) and speed.low < 1.3 < speed.high
+    assert five.metrics()[1].n == 0 and math.isnan(five.metrics()[1].mean)
+    with pytest.raises(InvalidInput, match="one reproduction at one size"):
+        SeedsReport((_report(1, 1.0, True), _report(2, 1.0, True, name="other")))
+
+
+def test_seeds_json_document_has_the_issue_schema_and_no_nan():
+    from scenarios.reproductions.report import SeedsReport
+
+    doc = SeedsReport((_report(1, 1.0, True), _report(2, 2.0, False))).to_json()
+    text = json.dumps(doc, allow_nan=False)  # NaN would not be JSON
+    assert {"name", "size", "seeds", "directions", "metrics"} <= set(doc)
+    assert doc["seeds"] == [1, 2] and doc["size"] == "small"
+    assert doc["directions"][0] == {"claim": "provisioning is faster", "held": 1, "of": 2, "reproduced": False}
+    speed = doc["metrics"][0]
+    assert speed["metric"] == "speed-up" and speed["mean"] == 1.5 and speed["paper"] == 1.43
+    assert speed["ci95"][0] < 1.5 < speed["ci95"][1]
+    assert doc["metrics"][1]["mean"] is None and doc["metrics"][1]["ci95"] == [None, None] and "NaN" not in text
+
+
+@pytest.mark.parametrize("text, message", [("3..1", "names no seed"), ("1..x", "A..B or a,b,c"),
+                                           ("-2..1", ">= 0"), ("1,2,1", "named twice"), ("", "A..B or a,b,c")])
+def test_bad_seed_lists_are_refused_with_the_reason(text, message):
+    with pytest.raises(InvalidInput, match=message):
+        run_cli.parse_seeds(text)
+
+
+def test_cli_runs_seeds_in_workers_and_prints_one_json_document(tmp_path, capsys):
+    out = tmp_path / "ha"
+    assert main(["run", "ha-selection", "--seeds", "1..3", "--workers", "2", "--json", "--out", str(out)]) == 0
+    doc = json.loads(capsys.readouterr().out)  # exactly one document on stdout
+    assert doc["name"] == "ha-selection" and doc["seeds"] == [1, 2, 3]
+    singles = [REPRODUCTIONS["ha-selection"].run("small", s) for s in (1, 2, 3)]
+    for d in doc["directions"]:
+        assert d["of"] == 3 and d["held"] == sum(c.holds for r in singles for c in r.checks if c.statement == d["claim"])
+    first = doc["metrics"][0]
+    assert first["mean"] == pytest.approx(sum(r.rows[0].ours for r in singles) / 3)
+    assert sorted(p.name for p in out.iterdir()) == ["manifest.json", "seed-1", "seed-2", "seed-3", "summary.csv",
+                                                     "summary.md"]
+    assert (out / "seed-2" / "report.csv").is_file()
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--seed", "1", "--seeds", "1..2"], "not both"),
+    (["--workers", "2"], "add --seeds"),
+    (["--seeds", "1..2", "--executor", "threads"], "invalid choice"),
+])
+def test_cli_refuses_seed_options_that_do_not_fit(argv, message, capsys):
+    try:
+        status = main(["run", "ha-selection", *argv])
+    except SystemExit as exc:  # argparse's own refusals
+        status = exc.code
+    err = capsys.readouterr().err
+    assert status == 2 and message in err and "Traceback" not in err
