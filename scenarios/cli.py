@@ -8,15 +8,12 @@ policy, writes one row per job and prints the summary table.
 from __future__ import annotations
 
 import argparse
+import importlib
 import sys
 import warnings
 from pathlib import Path
 
-import numpy as np
-
 from market.errors import MarketError
-from market.scheduling import POLICIES
-from market.simulation import ESTIMATES, TWO_TIER_NAMES, simulate
 
 __all__ = ["main"]
 
@@ -26,6 +23,8 @@ DEFAULT_SEED = 1
 
 
 def _load_workload(args: argparse.Namespace):
+    import numpy as np
+
     from market.workloads import lublin_workload, read_gwf, read_swf, scale_load
 
     if args.trace is None:
@@ -62,6 +61,10 @@ def _format_summary(summary: dict, title: str) -> str:
 
 
 def _simulate(args: argparse.Namespace) -> int:
+    import numpy as np
+
+    from market.simulation import simulate
+
     workload = _load_workload(args)
     result = simulate(workload, procs=args.procs, policy=args.policy, estimates=args.estimates,
                       rng=np.random.default_rng(args.seed))
@@ -82,17 +85,13 @@ def _simulate(args: argparse.Namespace) -> int:
     return 0
 
 
-def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="gridmarket",
-        description="Agent-based markets of HPC and grid resources: providers running real batch schedulers "
-        "sell slots, brokers buy them for workflows and reservations, a metascheduler places the rest. "
-        "Start with 'gridmarket compare' (the quickstart scenario, seconds) or 'gridmarket run --list'.",
-    )
-    sub = parser.add_subparsers(dest="command", required=True)
+def _add_simulate(sub) -> None:
+    from market.scheduling import POLICIES
+    from market.simulation import ESTIMATES, TWO_TIER_NAMES
+
     sim = sub.add_parser(
         "simulate",
-        help="run one workload on one machine under a local policy",
+        help=_COMMANDS["simulate"][2],
         description="Run a trace (SWF/GWF, .gz read directly) or the embedded Lublin–Feitelson "
         "default on one machine; write one row per job and print the summary.",
     )
@@ -115,24 +114,58 @@ def _parser() -> argparse.ArgumentParser:
                      f"(default {DEFAULT_SEED})")
     sim.set_defaults(run=_simulate)
 
-    from scenarios import compare, market_cli, metascheduling, provisioning
 
-    compare.add_subcommands(sub)
-    market_cli.add_subcommands(sub)
-    metascheduling.add_clear_parser(sub)
-    from viz import server as viz_server  # the SolaraViz page (imports no Solara until served)
+def _add_provision(sub) -> None:
+    from scenarios import provisioning
 
-    viz_server.add_subcommand(sub)
-    prov = sub.add_parser(
-        "provision",
-        help="provision a workflow over slots (MOGA over advertisements or greedy over quotes)",
-        description=provisioning.run.__doc__,
-    )
+    prov = sub.add_parser("provision", help=_COMMANDS["provision"][2], description=provisioning.run.__doc__)
     provisioning.add_arguments(prov)
     prov.set_defaults(run=provisioning.run)
-    from scenarios import reproductions  # gridmarket run NAME: the seeds' named reproductions
 
-    reproductions.add_subcommands(sub)
+
+# every subcommand: (module, function adding its parser(s), one-line help). Only the module of the
+# subcommand being run is imported, so `gridmarket --help` or `quote` do not load Mesa, Solara or
+# matplotlib; the help lines here are the ones the modules' parsers show.
+_COMMANDS = {
+    "simulate": (__name__, "_add_simulate", "run one workload on one machine under a local policy"),
+    "compare": ("scenarios.compare", "add_subcommands",
+                "run every interaction model of a scenario on one workload and compare them"),
+    "sweep": ("scenarios.compare", "add_subcommands",
+              "run a scenario over a grid of parameters and seeds (local processes or Dask)"),
+    "quote": ("scenarios.market_cli", "add_subcommands", "price slots on a provider's state (Singh ch. 5)"),
+    "advertise": ("scenarios.market_cli", "add_subcommands",
+                  "list the non-delaying slots a provider advertises (Singh ch. 3)"),
+    "clear": ("scenarios.metascheduling", "add_clear_parser",
+              "clear pending jobs across systems by MCMF or stable matching (Murali & Vadhiyar)"),
+    "viz": ("viz.server", "add_subcommand", "serve the live market page (Mesa SolaraViz) on this machine"),
+    "provision": (__name__, "_add_provision",
+                  "provision a workflow over slots (MOGA over advertisements or greedy over quotes)"),
+    "run": ("scenarios.reproductions.cli", "add_subcommands",
+            "run a named reproduction of a seed's experiment (or an agent scenario); --list names them"),
+}
+
+
+def _parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
+    """The ``gridmarket`` parser with the full parser of the subcommand named in ``argv`` only.
+
+    Other subcommands appear by name and help line (enough for ``--help`` and
+    for argparse's "invalid choice" message); their modules are not imported.
+    """
+    parser = argparse.ArgumentParser(
+        prog="gridmarket",
+        description="Agent-based markets of HPC and grid resources: providers running real batch schedulers "
+        "sell slots, brokers buy them for workflows and reservations, a metascheduler places the rest. "
+        "Start with 'gridmarket compare' (the quickstart scenario, seconds) or 'gridmarket run --list'.",
+    )
+    sub = parser.add_subparsers(dest="command", required=True)
+    args = sys.argv[1:] if argv is None else argv
+    chosen = next((a for a in args if not a.startswith("-")), None)
+    if chosen in _COMMANDS:
+        module, adder, _ = _COMMANDS[chosen]
+        getattr(importlib.import_module(module), adder)(sub)
+    for name, (_, _, help_line) in _COMMANDS.items():
+        if name not in sub.choices:
+            sub.add_parser(name, help=help_line, add_help=False)
     return parser
 
 
@@ -150,7 +183,7 @@ def run_standalone(add_subcommands, argv: list[str] | None, description: str) ->
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``gridmarket`` console script; returns the exit status."""
-    parser = _parser()
+    parser = _parser(argv)
     args = parser.parse_args(argv)
     if getattr(args, "load_factor", 1.0) <= 0:
         parser.error(f"--load-factor must be > 0, got {args.load_factor}")

@@ -16,12 +16,16 @@ import math
 from bisect import bisect_right, insort
 from collections import deque
 
+from typing import TYPE_CHECKING
+
 import numpy as np
-import pandas as pd
 
 from market.errors import InvalidInput
 from market.job import Job
 from market.scheduling.easy import EASYScheduler
+
+if TYPE_CHECKING:  # records are DataFrames; pandas loads with them, not with the scheduler
+    import pandas as pd
 
 __all__ = [
     "CLASS_BOUNDS",
@@ -273,6 +277,7 @@ def user_accuracies(records: pd.DataFrame, *, window: int = WINDOW) -> pd.Series
 
     Examples
     --------
+    >>> import pandas as pd
     >>> df = pd.DataFrame({"job_id": [1, 2, 3], "end": [10, 30, 20], "runtime": [10, 10, 5],
     ...                    "estimate": [10, 40, 100], "user": [7, 7, 8]})
     >>> user_accuracies(df, window=1).to_dict()
@@ -315,6 +320,7 @@ def class_waits(records: pd.DataFrame, *, window: int = WINDOW, by: str = "user"
 
     Examples
     --------
+    >>> import pandas as pd
     >>> df = pd.DataFrame({"job_id": [1, 2, 3], "end": [10, 30, 20], "runtime": [10, 10, 5],
     ...                    "estimate": [10, 10, 100], "user": [7, 7, 8], "wait": [0, 60, 600]})
     >>> class_waits(df).tolist()

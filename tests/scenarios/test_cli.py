@@ -91,3 +91,32 @@ def test_two_tier_policy_without_rng_is_refused():
 
     with pytest.raises(InvalidInput, match="stochastic"):
         simulate([Job(1, 0, 1, 1, 1)], procs=1, policy="measy")
+
+
+HEAVY = ("mesa", "matplotlib", "sklearn", "solara", "statsmodels", "ortools")
+
+
+def _imported(args, tmp_path) -> set[str]:
+    """Top-level packages a ``gridmarket ARGS`` process imports (read from ``-X importtime``)."""
+    import subprocess
+    import sys
+
+    result = subprocess.run([sys.executable, "-X", "importtime", "-m", "scenarios.cli", *args],
+                            capture_output=True, text=True, cwd=tmp_path)
+    assert result.returncode == 0, result.stderr[-2000:]
+    return {line.split("|")[-1].strip().split(".")[0] for line in result.stderr.splitlines()
+            if line.startswith("import time:")}
+
+
+def test_help_and_quote_load_no_heavy_package(tmp_path):
+    import json
+
+    state = tmp_path / "state.json"
+    state.write_text(json.dumps({"now": 0, "procs": 4, "queued": [{"id": 1, "submit": 0, "procs": 4,
+                                                                    "estimate": 3600}]}))
+    for args in (["--help"], ["quote", "--state", str(state), "--procs", "2", "--duration", "600", "--start", "0"],
+                 ["advertise", "--state", str(state)]):
+        loaded = _imported(args, tmp_path)
+        assert "market" in loaded or args == ["--help"]
+        assert not loaded & set(HEAVY), (args, loaded & set(HEAVY))
+    assert "mesa" in _imported(["compare", "--help"], tmp_path)  # the check sees an import when there is one
