@@ -88,15 +88,23 @@ class Provider:
     procs : int
         Machine size.
     jobs : sequence of Job
-        The background workload, sorted by submit time. Estimates are made
-        exact (ch. 4.7: best-effort tasks request their actual runtime).
+        The background workload, sorted by submit time.
+    estimates : {"exact", "requested"}
+        ``"exact"`` (default; ch. 4.7: best-effort tasks request their actual
+        runtime) makes every estimate the runtime. ``"requested"`` keeps the
+        trace's requested times: the scheduler plans and prices on them and
+        jobs end at their actual runtimes (ch. 6: the reservations were priced
+        on a live queue's snapshot, i.e. on requested walltimes).
     """
 
-    def __init__(self, name: str, procs: int, jobs: Sequence[Job]) -> None:
+    def __init__(self, name: str, procs: int, jobs: Sequence[Job], *, estimates: str = "exact") -> None:
+        if estimates not in ("exact", "requested"):
+            raise InvalidInput(f"estimates must be 'exact' or 'requested', got {estimates!r}")
         self.name = name
         self.procs = procs
-        self.jobs = [j if j.estimate == j.runtime else replace(j, estimate=j.runtime) for j in jobs
-                     if j.procs <= procs]
+        self.estimates = estimates
+        self.jobs = [j if estimates == "requested" or j.estimate == j.runtime else replace(j, estimate=j.runtime)
+                     for j in jobs if j.procs <= procs]
 
     def at(self, t: int, policy: str = "slots") -> MachineSimulation:
         """A fresh simulation of the workload under ``policy``, every event up to ``t`` applied."""
