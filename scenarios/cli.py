@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 import warnings
 from pathlib import Path
 
 from market.errors import MarketError
+from scenarios import interrupts
 
 __all__ = ["main"]
 
@@ -189,12 +191,33 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"--load-factor must be > 0, got {args.load_factor}")
     if getattr(args, "procs", None) is not None and args.procs < 1:
         parser.error(f"--procs must be >= 1, got {args.procs}")
+    if args.command == "simulate":
+        if args.seed < 0:
+            parser.error(f"--seed must be >= 0, got {args.seed}")
+        if args.jobs < 1:
+            parser.error(f"--jobs must be >= 1, got {args.jobs}")
+        if args.format != "csv" and not args.out:
+            parser.error(f"--format {args.format} describes the --out file; give --out FILE")
     warnings.simplefilter("default")
+    warnings.formatwarning = _one_line_warning
+    interrupts.install()
     try:
         return args.run(args)
+    except KeyboardInterrupt as exc:  # Ctrl-C or SIGTERM: workers stopped, finished files kept
+        interrupts.stop_workers()
+        print(interrupts.message(exc), file=sys.stderr)
+        return interrupts.exit_status(exc)
+    except BrokenPipeError:  # `gridmarket ... | head`: the reader left; end quietly as Unix tools do
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no second error at exit's flush
+        return 141
     except (MarketError, OSError) as err:
         print(f"gridmarket: error: {err}", file=sys.stderr)
         return 2
+
+
+def _one_line_warning(message, category, filename, lineno, line=None) -> str:
+    """Warnings on the command line: one line naming what happened, without Python's source line."""
+    return f"gridmarket: warning: {message}\n"
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from market.errors import InvalidInput
 from scenarios.config import INTERACTION_MODELS, with_overrides
 from scenarios.experiment import compare
 from scenarios.registry import get_scenario, scenario_names
@@ -30,13 +31,20 @@ def _config(args: argparse.Namespace):
     overrides = {}
     if args.seed is not None:
         overrides["seed"] = args.seed
+    if getattr(args, "jobs", None) is not None and not getattr(args, "trace", None):
+        raise InvalidInput("--jobs N takes the first N jobs of --trace FILE; without --trace the scenario's own "
+                           "workload.n_jobs applies (change it in the scenario file)")
     if getattr(args, "trace", None):
         overrides["workload.source"] = "trace"
         overrides["workload.trace"] = args.trace
         overrides["workload.n_jobs"] = args.jobs or 0
         overrides["workload.load_factor"] = 1.0
-    if getattr(args, "models", None):
-        overrides["models"] = tuple(m.strip() for m in args.models.split(","))
+    if getattr(args, "models", None) is not None:
+        models = tuple(m.strip() for m in args.models.split(","))
+        if not all(models):
+            raise InvalidInput(f"--models: expected a comma-separated list of models, e.g. mcmf,moga "
+                               f"(got {args.models!r})")
+        overrides["models"] = models
     return with_overrides(config, overrides) if overrides else config
 
 

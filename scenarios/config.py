@@ -32,7 +32,6 @@ Examples
 
 from __future__ import annotations
 
-import difflib
 import math
 import tomllib
 from collections.abc import Mapping
@@ -43,6 +42,7 @@ from typing import Any
 from market.errors import InvalidInput
 from market.scheduling import POLICIES
 from market.workflows import Network
+from market.validation import suggest
 from market.workloads.behaviour import SCENARIOS as BEHAVIOURS
 
 __all__ = [
@@ -79,19 +79,6 @@ PRICE_SOURCES = ("synthetic", "fixed")
 """Electricity price sources; any other value is read as a price CSV path (``market.energy.read_prices``)."""
 
 WORKLOAD_SOURCES = ("lublin", "trace")
-
-
-def suggest(name: str, known) -> str:
-    """``" (did you mean 'x'?)"`` for the closest of ``known``, or a list of them.
-
-    >>> suggest("alpah", ["alpha", "w_t"])
-    " (did you mean 'alpha'?)"
-    """
-    known = list(known)
-    close = difflib.get_close_matches(name, known, n=1)
-    if close:
-        return f" (did you mean {close[0]!r}?)"
-    return f"; known: {', '.join(known)}"
 
 
 def _check_type(where: str, value, kinds, what: str):

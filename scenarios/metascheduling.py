@@ -28,6 +28,7 @@ from market.clearing import ClearingProblem, clear_mcmf, stable_match
 from market.energy import GridSystem, HourlyPrices, align_to_utc, fixed_prices, read_prices, synthetic_prices, xsede_systems
 from market.errors import InvalidInput, MarketError
 from market.metascheduling import GridConfig, Site, fairness_scores, grid_workload, run_grid
+from market.validation import check_keys
 
 __all__ = [
     "REGION_PRICES",
@@ -168,12 +169,18 @@ def run_experiment(
 METHODS = ("mcmf", "stable-jobs", "stable-systems")
 
 
-def clear_from_json(data: dict, *, method: str = "mcmf", maxq: int | None = None, backend: str = "ortools") -> dict:
+COSTS_KEYS = ("jobs", "systems", "cost", "capacity", "system_cost")
+"""Keys of the costs JSON of ``gridmarket clear``."""
+
+
+def clear_from_json(data: dict, *, method: str = "mcmf", maxq: int | None = None, backend: str = "ortools",
+                    where: str = "costs JSON") -> dict:
     """Clear one cycle given as the CLI's JSON object; return the CLI's JSON answer.
 
     ``data`` = ``{"jobs": [...], "systems": [...], "cost": [[number|null, ...], ...],
-    "capacity": {system: K}, "system_cost": [[...]] (optional)}``. ``maxq`` (if
-    given) replaces every capacity. Null = incompatible.
+    "capacity": {system: K} or [K per system], "system_cost": [[...]] (optional,
+    shaped like cost)}``. ``maxq`` (if given) replaces every capacity. Null =
+    incompatible. Unknown keys are refused (``where`` names the document).
 
     Examples
     --------
@@ -184,19 +191,31 @@ def clear_from_json(data: dict, *, method: str = "mcmf", maxq: int | None = None
     """
     if method not in METHODS:
         raise InvalidInput(f"unknown method {method!r}; known: {', '.join(METHODS)}")
-    if not isinstance(data, dict):
-        raise InvalidInput("costs JSON must be an object with jobs, systems, cost")
-    missing = [k for k in ("jobs", "systems", "cost") if k not in data]
-    if missing:
-        raise InvalidInput(f"costs JSON lacks key(s) {missing}")
+    check_keys(where, data, COSTS_KEYS, required=("jobs", "systems", "cost"))
     capacity = maxq if maxq is not None else data.get("capacity")
+    if isinstance(capacity, list):  # the Python API's form: one capacity per system, in order
+        if len(capacity) != len(data["systems"]):
+            raise InvalidInput(f"{where}: capacity has {len(capacity)} entries for {len(data['systems'])} systems "
+                               f"(got {capacity!r})")
+        capacity = dict(zip(data["systems"], capacity))
     problem = ClearingProblem.from_mapping(data["jobs"], data["systems"], data["cost"], capacity)
     if method == "mcmf":
         result = clear_mcmf(problem, backend=backend)
     else:
         system_cost = data.get("system_cost")
         if system_cost is not None:
-            system_cost = np.array([[np.nan if v is None else v for v in row] for row in system_cost], dtype=float)
+            shape = (len(data["jobs"]), len(data["systems"]))
+            if not (isinstance(system_cost, list) and len(system_cost) == shape[0]
+                    and all(isinstance(row, list) and len(row) == shape[1] for row in system_cost)):
+                raise InvalidInput(f"{where}: system_cost must be a list of {shape[0]} rows (one per job) of "
+                                   f"{shape[1]} numbers or null (one per system), like cost "
+                                   f"(got {str(system_cost)[:60]})")
+            try:
+                system_cost = np.array([[np.nan if v is None else v for v in row] for row in system_cost],
+                                       dtype=float)
+            except (TypeError, ValueError):
+                raise InvalidInput(f"{where}: system_cost entries must be numbers or null "
+                                   f"(got {str(system_cost)[:60]})") from None
         result = stable_match(problem, proposing=method.split("-")[1], system_cost=system_cost)
     return result.to_json()
 
@@ -226,7 +245,8 @@ def run_clear(args: argparse.Namespace) -> int:
         data = json.loads(text)
     except json.JSONDecodeError as err:
         raise InvalidInput(f"{args.costs}: not valid JSON: {err}") from None
-    print(json.dumps(clear_from_json(data, method=args.method, maxq=args.maxq, backend=args.backend)))
+    print(json.dumps(clear_from_json(data, method=args.method, maxq=args.maxq, backend=args.backend,
+                                     where="standard input" if args.costs == "-" else args.costs)))
     return 0
 
 

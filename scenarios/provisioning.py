@@ -54,6 +54,7 @@ from market.provisioning import (
 from market.scheduling import make_scheduler
 from market.scheduling.slots import FreeSlot
 from market.simulation import MachineSimulation
+from market.validation import check_keys
 from market.workflows import Network, read_dax, read_workflow_json
 
 __all__ = [
@@ -285,6 +286,10 @@ class _Reserved:
 
 
 # ----------------------------------------------------------------------------- command line
+_SLOTS_KEYS = ("slots", "resources", "release", "network")
+_SLOT_KEYS = ("resource", "start", "procs", "duration", "divisible", "extensible", "unit_cost", "fixed_cost")
+
+
 def _read_slots(path: Path) -> tuple[list[AdvertisedSlot], dict, int, Network | None]:
     try:
         doc = json.loads(path.read_text())
@@ -294,22 +299,36 @@ def _read_slots(path: Path) -> tuple[list[AdvertisedSlot], dict, int, Network | 
         raise InvalidInput(f"{path}:{exc.lineno}: not JSON: {exc.msg}") from None
     if isinstance(doc, list):
         doc = {"slots": doc}
-    if not isinstance(doc, dict) or not isinstance(doc.get("slots"), list):
-        raise InvalidInput(f"{path}: expected a list of slots or {{'slots': [...]}}")
+    check_keys(str(path), doc, _SLOTS_KEYS, required=("slots",))
+    if not isinstance(doc["slots"], list):
+        raise InvalidInput(f"{path}: slots must be a list of slots (got {type(doc['slots']).__name__})")
     slots = []
     for i, s in enumerate(doc["slots"]):
+        where = f"{path}: slots[{i}]"
+        check_keys(where, s, _SLOT_KEYS, required=("start", "procs"))
+        for flag in ("divisible", "extensible"):
+            if flag in s and not isinstance(s[flag], bool):
+                raise InvalidInput(f"{where}.{flag}: must be true or false (got {s[flag]!r})")
         try:
             duration = s.get("duration")
             slots.append(AdvertisedSlot(
                 s.get("resource", "site"), s["start"], s["procs"], math.inf if duration is None else duration,
-                bool(s.get("divisible", False)), bool(s.get("extensible", duration is None)),
+                s.get("divisible", False), s.get("extensible", duration is None),
                 s.get("unit_cost", 1.0), s.get("fixed_cost", 0.0)))
-        except (KeyError, TypeError, AttributeError) as exc:
-            raise InvalidInput(f"{path}: slots[{i}] is malformed ({exc!r})") from None
+        except (TypeError, AttributeError) as exc:
+            raise InvalidInput(f"{where}: is malformed ({exc})") from None
         except MarketError as exc:
-            raise InvalidInput(f"{path}: slots[{i}]: {exc}") from None
-    machines = {name: m["procs"] for name, m in doc.get("resources", {}).items()}
+            raise InvalidInput(f"{where}: {exc}") from None
+    resources = doc.get("resources", {})
+    if not isinstance(resources, dict):
+        raise InvalidInput(f"{path}: resources must be an object of name -> {{procs}} (got {resources!r})")
+    machines = {}
+    for name, m in resources.items():
+        check_keys(f"{path}: resources.{name}", m, ("procs",), required=("procs",))
+        machines[name] = m["procs"]
     net = doc.get("network")
+    if net is not None:
+        check_keys(f"{path}: network", net, ("latency", "bytes_per_second"))
     network = Network(net.get("latency", 0), net.get("bytes_per_second", math.inf)) if net else None
     return slots, machines, int(doc.get("release", 0)), network
 

@@ -43,6 +43,7 @@ import pandas as pd
 from market.errors import InvalidInput
 from scenarios.config import ScenarioConfig, overridable, suggest, with_overrides
 from scenarios.experiment import compare
+from scenarios.interrupts import stop_workers, with_hint
 from scenarios.results import manifest, prepare_out, write_atomic
 
 __all__ = ["EXECUTORS", "MANIFEST", "check_executor", "executor_runs", "parse_grid", "point_id", "run_dask",
@@ -240,12 +241,15 @@ def run_local(fn: Callable, tasks: Sequence[tuple[object, tuple]], workers: int)
     # forkserver: workers start from a clean interpreter, not a fork of this (maybe threaded) process
     with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("forkserver")) as pool:
         futures = {pool.submit(fn, *args): key for key, args in tasks}
+        finished = False
         try:
             for fut in as_completed(futures):
                 yield futures[fut], fut.result()
+            finished = True
         finally:
-            for fut in futures:
-                fut.cancel()
+            if not finished:  # interrupted or failed: start nothing more, end the runs in progress
+                pool.shutdown(wait=False, cancel_futures=True)
+                stop_workers()
 
 
 @contextlib.contextmanager
@@ -386,12 +390,20 @@ def run_sweep(
             results = run_dask(client, run_point, tasks)
         else:
             results = run_local(run_point, tasks, workers or 1)
-        for (rid, path), text in stack.enter_context(contextlib.closing(results)):
-            if not Path(path).exists():  # a Dask worker that does not share this file system
-                write_atomic(Path(path), text)
-            n_done += 1
-            if progress:
-                progress(rid, "done", n_done, n_total)
+        try:
+            for (rid, path), text in stack.enter_context(contextlib.closing(results)):
+                if not Path(path).exists():  # a Dask worker that does not share this file system
+                    write_atomic(Path(path), text)
+                n_done += 1
+                if progress:
+                    progress(rid, "done", n_done, n_total)
+        except KeyboardInterrupt as exc:
+            stop_workers()
+            for tmp in runs_dir.glob(".*.tmp"):  # a run stopped while writing leaves no partial file
+                tmp.unlink(missing_ok=True)
+            kept = sum(1 for rid in ids if _finished(runs_dir / f"{rid}.json"))
+            raise with_hint(exc, f"{kept} of {n_total} runs finished and are kept in {runs_dir}; repeat the "
+                                 "command with --resume to run the rest") from None
 
     rows = []
     for rid in ids:

@@ -26,6 +26,7 @@ from pathlib import Path
 import networkx as nx
 
 from market.errors import InvalidInput
+from market.validation import check_keys
 from market.workflows.dag import validate_workflow
 
 __all__ = ["read_wfformat", "read_workflow_json", "workflow_from_dict", "workflow_to_dict"]
@@ -173,6 +174,7 @@ def workflow_from_dict(doc: Mapping, *, where: str = "workflow") -> nx.DiGraph:
     >>> list(g.edges(data=True))
     [('a', 'b', {'data_bytes': 1000})]
     """
+    check_keys(where, doc, ("tasks", "edges"), required=("tasks",))
     tasks = doc.get("tasks")
     if not isinstance(tasks, list):
         raise InvalidInput(f"{where}: 'tasks' must be a list")
@@ -180,6 +182,7 @@ def workflow_from_dict(doc: Mapping, *, where: str = "workflow") -> nx.DiGraph:
     for i, t in enumerate(tasks):
         if not isinstance(t, Mapping) or "id" not in t:
             raise InvalidInput(f"{where}: tasks[{i}] has no id")
+        check_keys(f"{where}: tasks[{i}]", t, ("id", "procs", "runtime"))
         if "runtime" not in t:
             raise InvalidInput(f"{where}: task {t['id']!r} has no runtime")
         if t["id"] in g:
@@ -191,6 +194,7 @@ def workflow_from_dict(doc: Mapping, *, where: str = "workflow") -> nx.DiGraph:
     for i, e in enumerate(doc.get("edges", [])):
         if not isinstance(e, Mapping) or "from" not in e or "to" not in e:
             raise InvalidInput(f"{where}: edges[{i}] needs 'from' and 'to'")
+        check_keys(f"{where}: edges[{i}]", e, ("from", "to", "data"))
         for end in ("from", "to"):
             if e[end] not in g:
                 raise InvalidInput(f"{where}: edges[{i}] names an unknown task {e[end]!r}")

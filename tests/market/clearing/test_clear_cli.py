@@ -35,7 +35,7 @@ def test_maxq_overrides_every_capacity():
 
 
 @pytest.mark.parametrize("data,match", [
-    ({"jobs": [1], "systems": ["A"]}, "lacks key"),
+    ({"jobs": [1], "systems": ["A"]}, "missing key .cost."),
     ({"jobs": [1], "systems": ["A"], "cost": [[float("nan")], [1]]}, "rows"),
     ({"jobs": [1], "systems": ["A"], "cost": [[1]], "capacity": {"Z": 1}}, "unknown system"),
 ])

@@ -1,0 +1,55 @@
+"""Checks shared by every reader of an input document (state, costs, slots, workflow JSON, scenario TOML).
+
+One message style everywhere: ``WHERE: what is wrong (got X)``, where ``WHERE``
+names the file and the field (``costs.json: capacity``), and an unknown key
+names the closest known one. Errors are :class:`market.errors.InvalidInput`.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable, Mapping
+
+from market.errors import InvalidInput
+
+__all__ = ["check_keys", "suggest"]
+
+
+def suggest(name: str, known: Iterable[str]) -> str:
+    """``" (did you mean 'x'?)"`` for the closest of ``known``, or a list of them.
+
+    >>> suggest("capacty", ["jobs", "capacity"])
+    " (did you mean 'capacity'?)"
+    >>> suggest("zzz", ["jobs", "cost"])
+    '; known: jobs, cost'
+    """
+    known = [str(k) for k in known]
+    close = difflib.get_close_matches(str(name), known, n=1)
+    if close:
+        return f" (did you mean {close[0]!r}?)"
+    return f"; known: {', '.join(known)}"
+
+
+def check_keys(where: str, doc: object, allowed: Iterable[str], *, required: Iterable[str] = ()) -> Mapping:
+    """``doc`` if it is an object whose keys are all ``allowed`` and include ``required``; else InvalidInput.
+
+    >>> check_keys("costs.json", {"jobs": [], "capacty": {}}, ["jobs", "capacity"])
+    Traceback (most recent call last):
+    ...
+    market.errors.InvalidInput: costs.json: unknown key 'capacty' (did you mean 'capacity'?)
+    """
+    if not isinstance(doc, Mapping):
+        raise InvalidInput(f"{where}: must be an object with keys {', '.join(allowed)} (got {_kind(doc)})")
+    allowed = list(allowed)
+    for key in doc:
+        if key not in allowed:
+            raise InvalidInput(f"{where}: unknown key {key!r}{suggest(key, allowed)}")
+    missing = [k for k in required if k not in doc]
+    if missing:
+        raise InvalidInput(f"{where}: missing key{'s' if len(missing) > 1 else ''} {', '.join(map(repr, missing))}")
+    return doc
+
+
+def _kind(value: object) -> str:
+    text = repr(value)
+    return f"{type(value).__name__} {text if len(text) <= 40 else text[:37] + '...'}"

@@ -1,0 +1,46 @@
+"""Ctrl-C and SIGTERM during a real sweep: workers stop, finished runs stay, one line says how to resume."""
+
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _sweep(out: Path, *extra: str) -> subprocess.Popen:
+    return subprocess.Popen(
+        [sys.executable, "-m", "scenarios.cli", "sweep", "quickstart", "--grid", "seed=1..4", "--workers", "2",
+         "--out", str(out), *extra],
+        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("signum, status, word", [(signal.SIGINT, 130, "interrupted"),
+                                                  (signal.SIGTERM, 143, "terminated")])
+def test_signal_stops_a_sweep_keeps_finished_runs_and_resume_finishes_it(tmp_path, signum, status, word):
+    out = tmp_path / "sweep"
+    proc = _sweep(out)
+    for line in proc.stderr:  # wait for the first finished run, then signal
+        if line.startswith("  [1/4]"):
+            break
+    proc.send_signal(signum)
+    _, err = proc.communicate(timeout=60)
+    last = err.strip().splitlines()[-1]
+    assert proc.returncode == status, err
+    assert last.startswith(f"gridmarket: {word}; ") and "--resume" in last and "Traceback" not in err
+    kept = sorted(p.name for p in (out / "runs").iterdir())
+    assert kept and all(name.endswith(".json") and not name.startswith(".") for name in kept)  # no partial file
+    assert len(kept) < 4 and not (out / "sweep.csv").exists()
+    assert f"{len(kept)} of 4 runs finished" in last
+    children = subprocess.run(["pgrep", "-f", f"--out {out}"], capture_output=True, text=True).stdout.split()
+    assert children == []  # no worker left running
+
+    resumed = _sweep(out, "--resume")
+    _, err = resumed.communicate(timeout=300)
+    assert resumed.returncode == 0, err
+    assert err.count(": skipped") == len(kept) and err.count(": done") == 4 - len(kept)
+    assert len(list((out / "runs").glob("*.json"))) == 4 and (out / "sweep.csv").is_file()
