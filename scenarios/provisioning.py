@@ -88,15 +88,24 @@ class Provider:
     procs : int
         Machine size.
     jobs : sequence of Job
-        The background workload, sorted by submit time. Estimates are made
-        exact (ch. 4.7: best-effort tasks request their actual runtime).
+        The background workload, sorted by submit time.
+    estimates : {"exact", "requested"}
+        ``"exact"`` makes every estimate the actual runtime (ch. 4.7:
+        best-effort tasks request their actual runtime); ``"requested"``
+        keeps the trace's requested walltimes, so the scheduler plans (and
+        prices) on them while jobs run their actual runtimes (ch. 6.2: a live
+        queue's snapshot shows requested walltimes).
     """
 
-    def __init__(self, name: str, procs: int, jobs: Sequence[Job]) -> None:
+    def __init__(self, name: str, procs: int, jobs: Sequence[Job], *, estimates: str = "exact") -> None:
+        if estimates not in ("exact", "requested"):
+            raise InvalidInput(f"estimates must be 'exact' or 'requested', got {estimates!r}")
         self.name = name
         self.procs = procs
-        self.jobs = [j if j.estimate == j.runtime else replace(j, estimate=j.runtime) for j in jobs
-                     if j.procs <= procs]
+        self.estimates = estimates
+        if estimates == "exact":
+            jobs = [j if j.estimate == j.runtime else replace(j, estimate=j.runtime) for j in jobs]
+        self.jobs = [j for j in jobs if j.procs <= procs]
 
     def at(self, t: int, policy: str = "slots") -> MachineSimulation:
         """A fresh simulation of the workload under ``policy``, every event up to ``t`` applied."""

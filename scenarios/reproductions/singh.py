@@ -252,35 +252,52 @@ def singh_var(size: str, seed: int, data: Path | None):
     """VAR, adaptive-pricing reservations and the combined scheme (Singh 2008, ch. 6.3-6.4).
 
     Reproduces Figures 38-44 (allocation cost and success rate of VAR and of
-    adaptive-pricing reservations, 32- and 64-node requests) and 46-49 (the
-    combined scheme, penalty factor 0.1): the twelve reservations of ch. 6.2
-    (32/64 nodes x 1/4 h x starting in 1/4/8 h) are asked of a provider
-    replaying SDSC-SP2 under conservative backfilling. VAR submits a padded
-    job timed by a wait predictor trained on the replay (the thesis used QBETS
-    on the NCSA TeraGrid cluster, whose log we do not have); the adaptive price
-    is form 17 on the conservative plan of the request instant. Costs are
-    normalised by nodes x duration.
+    adaptive-pricing reservations, 32- and 64-node requests, and the share of
+    cases in which each is cheaper) and 46-49 (the combined scheme, penalty
+    factor 0.1): the twelve reservations of ch. 6.2 (32/64 nodes x 1/4 h x
+    starting in 1/4/8 h) are asked of a provider replaying SDSC-SP2 on 128
+    processors under conservative backfilling. As in the thesis, which priced
+    each reservation from a ``qstat -a`` snapshot of a live queue (ch. 6.2),
+    the plan and the price see the jobs' *requested* walltimes while the jobs
+    run their actual runtimes, so a VAR job can start earlier than the plan
+    says. (With exact estimates a VAR job could start by S only where the plan
+    already has the processors free, i.e. where the price is 0, and neither
+    "VAR is cheaper" nor "the combined scheme beats AR" could ever hold.)
+    VAR submits a padded job timed by Figure 33 with a wait predictor trained
+    on the replay (the thesis used QBETS on the NCSA TeraGrid cluster, whose
+    log we do not have); the adaptive price is form 17 on the conservative
+    plan of the request instant. Costs are the extra over n x D, normalised
+    by n x D.
 
     Seed's direction: VAR is cheaper than adaptive pricing on average
-    (Figs. 38, 41); adaptive pricing succeeds more often (Figs. 39, 43); the
-    combined scheme succeeds at least as often as either (Figs. 47, 49) and
-    costs less than adaptive pricing (Figs. 46, 48).
+    (Figs. 38, 41); adaptive pricing succeeds more often (Figs. 39, 43);
+    among the cases where both succeed, adaptive pricing is cheaper in a
+    majority for 32 nodes x 1 h and VAR in a majority for 32 nodes x 4 h
+    (Fig. 40) and for 64 nodes (Fig. 44: "the VAR system is cheaper than the
+    adaptive pricing scheme in a majority of cases"); the combined scheme
+    costs less than adaptive pricing (Figs. 46, 48). That it succeeds at
+    least as often as either (Figs. 47, 49) holds by construction of
+    Figure 45 (it falls back on whichever succeeded) and is reported, not
+    checked.
 
-    Sizes: ``small`` one round of the twelve requests (about 5 s). ``full``
+    Sizes: ``small`` five rounds of the twelve requests a simulated day apart
+    (10-20 s; one round gave one or two cases where both succeed). ``full``
     30 rounds a simulated day apart, as the thesis's 30 days: about 1
     minute (measured). The seed picks where in the trace the rounds start.
     """
+    from market.workloads.workload import Workload
     from scenarios.provisioning import Provider, reservation_schemes
+    from scenarios.twotier_tables import offered_load
 
     small = size == "small"
-    rounds = 1 if small else 30
+    rounds = 5 if small else 30
     w = _trace("sdsc", data, "singh-var")
     jobs = w.jobs
     first = 1500 + int(np.random.default_rng(seed).integers(0, 500))
     # one round of the twelve requests a simulated day (SDSC-SP2 receives about 75 jobs a day), all twelve asked
     # at the same instant, each on its own replay: independent requests, as the thesis's daily observations
     requests = [(jobs[first + _JOBS_PER_DAY * r].submit, n, d, lead) for r in range(rounds) for n, d, lead in _TWELVE]
-    provider = Provider("sdsc", 128, jobs[:first + _JOBS_PER_DAY * rounds + 1500])
+    provider = Provider("sdsc", 128, jobs[:first + _JOBS_PER_DAY * rounds + 1500], estimates="requested")
     table = []
     for request in steps(requests, "requests"):
         table += reservation_schemes(provider, [request], penalty_factor=0.1, warmup=jobs[500].submit)[0]
@@ -301,12 +318,19 @@ def singh_var(size: str, seed: int, data: Path | None):
 
     rows, checks = [], []
     parts = {"all": table, "32 nodes": [r for r in table if r["procs"] == 32],
-             "64 nodes": [r for r in table if r["procs"] == 64]}
+             "64 nodes": [r for r in table if r["procs"] == 64],
+             **{f"{n} nodes x {d // 3600} h": [r for r in table if r["procs"] == n and r["duration"] == d]
+                for n in (32, 64) for d in (3600, 4 * 3600)}}
     refs = {"rate": ("%", "Figs. 39/43/47/49: AR > VAR; combined >= both (chart)"),
             "cost": ("x n*D", "Figs. 38/41/46/48: VAR < combined < AR (chart)")}
     stats = {}
     for label, part in parts.items():
         s = stats[label] = summary(part)
+        if " x " in label:  # the four Fig. 40/44 panels: only the share of cases each scheme is cheaper
+            if s["var_cheaper"] == s["var_cheaper"]:
+                rows.append(Row(f"{label}: VAR cheaper than adaptive pricing (both succeed)", s["var_cheaper"], None,
+                                "%", "Fig. 40 (32 nodes: AR majority at 1 h, VAR at 4 h) / Fig. 44 (64: VAR majority)"))
+            continue
         for scheme, key in (("VAR", "var"), ("adaptive pricing", "ar"), ("combined", "comb")):
             rows.append(Row(f"{label}: {scheme} success rate", s[f"{key}_rate"], None, *refs["rate"]))
         for scheme, key in (("VAR", "var"), ("adaptive pricing", "ar"), ("combined", "comb")):
@@ -316,19 +340,34 @@ def singh_var(size: str, seed: int, data: Path | None):
         if s["var_cheaper"] == s["var_cheaper"]:
             rows.append(Row(f"{label}: VAR cheaper than adaptive pricing (both succeed)", s["var_cheaper"], None, "%",
                             "Figs. 40/44: majority for 4 h and 64-node requests, minority for 32 nodes x 1 h"))
+    both = {label: sum(r["var_success"] and r["ar_success"] for r in part) for label, part in parts.items()}
     s = stats["all"]
     checks.append(Check("VAR costs less than adaptive pricing on average (Figs. 38, 41)",
                         s["var_cost"] < s["ar_cost"], f"VAR {s['var_cost']:.2f} vs AR {s['ar_cost']:.2f} x n*D"))
     checks.append(Check("adaptive pricing succeeds more often than VAR (Figs. 39, 43)", s["ar_rate"] > s["var_rate"],
                         f"AR {s['ar_rate']:.0f} % vs VAR {s['var_rate']:.0f} %"))
-    checks.append(Check("the combined scheme succeeds at least as often as either (Figs. 47, 49)",
-                        s["comb_rate"] >= max(s["var_rate"], s["ar_rate"]),
-                        f"combined {s['comb_rate']:.0f} %, VAR {s['var_rate']:.0f} %, AR {s['ar_rate']:.0f} %"))
+    for label, want_var, fig in (("32 nodes x 1 h", False, "Fig. 40"), ("32 nodes x 4 h", True, "Fig. 40"),
+                                 ("64 nodes", True, "Fig. 44")):
+        share = stats[label]["var_cheaper"]  # NaN (no case where both succeed) fails the check
+        who = "VAR" if want_var else "adaptive pricing"
+        held = share > 50 if want_var else share < 50
+        checks.append(Check(f"{label}: {who} cheaper in a majority of the cases where both succeed ({fig})", held,
+                            f"VAR cheaper in {share:.0f} % of {both[label]} cases"))
     checks.append(Check("the combined scheme costs less than adaptive pricing (Figs. 46, 48)",
                         s["comb_cost"] < s["ar_cost"], f"combined {s['comb_cost']:.2f} vs AR {s['ar_cost']:.2f} x n*D"))
+    w_all = Workload(tuple(provider.jobs))
+    t0, t1 = requests[0][0], requests[-1][0] + 8 * 3600 + 4 * 3600
+    rows.append(Row("SDSC: offered load of the trace on 128 processors", 100 * offered_load(w_all, 128), 70.0, "%",
+                    "ch. 4.7: 70 % for SDSC (ch. 6 ran on NCSA's TeraGrid cluster; load not stated)"))
+    rows.append(Row("SDSC: offered load over the request windows", 100 * _offered_load(provider.jobs, 128, t0, t1),
+                    None, "%", "ch. 6.2: NCSA TeraGrid cluster, load not stated"))
     notes = [(f"{len(requests)} requests: the twelve at the submit time of job {first} + {_JOBS_PER_DAY} x round, "
-              "each on a fresh replay (independent requests, as the thesis's daily observations)")]
-    settings = {"rounds": rounds, "requests": len(requests), "first_job": first, "penalty": 0.1}
+              "each on a fresh replay (independent requests, as the thesis's daily observations)"),
+             "plan and price on the trace's requested walltimes, jobs run their actual runtimes (ch. 6.2)",
+             "the combined scheme succeeds whenever VAR or adaptive pricing does (Fig. 45), so its success rate "
+             "is at least either's by construction: reported, not checked"]
+    settings = {"rounds": rounds, "requests": len(requests), "first_job": first, "penalty": 0.1,
+                "estimates": "requested (plan and price), actual (run)"}
     return rows, checks, settings, notes
 
 
