@@ -438,10 +438,118 @@ def _admission(target: float, measured: float) -> float:
     return round(min(max(target / measured - 1.0, 0.0), 1.0), 3)
 
 
-@register("singh-greedy", citation="Singh 2008, ch. 7.3 Fig. 56 (set-up of ch. 4.9)",
-          summary="greedy provisioning over adaptive-price quotes vs best effort, 2 to 6 providers")
+FIG54_MAKESPAN_TOLERANCE = 0.1
+"""Absolute tolerance on Fig. 54's printed makespan ratios (0.85 at alpha = 0, 0.89 at alpha = 1)."""
+FIG54_COST_TOLERANCE = 0.25
+"""Relative tolerance on Fig. 54's printed allocation-cost ratios (2.2 CTC, about 6 SDSC, at alpha = 0)."""
+_FIG54 = {  # ch. 7.2, 3 processors per task: (makespan ratio at alpha = 0, at 1; cost ratio at alpha = 0)
+    "ctc": (0.85, 0.89, 2.2),  # "0.85 times ... 2.2 times ... When the trade-off factor was 1, ... 0.89 times"
+    "sdsc": (None, None, 6.0),  # "about 6 times the cost in the SDSC cluster for application with small sized tasks"
+}
+
+
+def _single_site(size: str, seed: int, data: Path | None):
+    """Ch. 7.2 (Figs. 52 and 54): greedy provisioning at adaptive prices on one site at a time vs best effort.
+
+    The set-up of ch. 4.7 with the adaptive-pricing provider of ch. 5: the
+    layered workflow (mean 6 processors per task on SDSC, 22 on CTC) is
+    submitted at instants spread over each trace (exact estimates,
+    conservative backfilling); greedy provisioning (Fig. 51) buys quoted slots
+    for alpha = 0, 0.5, 1 (Fig. 52); then with 3 processors per task (and, at
+    full size, 10, 20, 30) for alpha = 0 and 1 (Fig. 54). Returns rows, checks
+    and notes.
+    """
+    from market.workflows import layered_workflow
+    from scenarios.provisioning import Provider, compare_greedy
+
+    small = size == "small"
+    n_tasks, depth = (30, 5) if small else (100, 10)
+    count = 6 if small else 50  # ch. 7.2: "repeated 50 times by submitting the application at different times"
+    task_sizes = (3,) if small else (3, 10, 20, 30)
+    streams = iter(sequence_ints(seed + 7_200, 16))
+    rows, checks = [], []
+
+    def sweep(site, mean_procs, alphas):
+        w = _trace(site, data, "singh-greedy")
+        graph = layered_workflow(n_tasks, depth=depth, mean_procs=mean_procs,
+                                 rng=np.random.default_rng(next(streams)))
+        points = _points(len(w.jobs), count + 1)[1:]  # not the trace's first job: an empty machine
+        out = {a: ([], []) for a in (*alphas, "be")}
+        for k in steps(points, f"ch. 7.2 {site} {mean_procs} procs/task: instants"):
+            provider = Provider(site, _TRACES[site][1], w.jobs[k - 1500:k + 3000])
+            for r in compare_greedy(graph, [provider], at=w.jobs[k].submit, alphas=alphas, seed=seed):
+                key = r["alpha"] if r["method"] != "best-effort" else "be"
+                out[key][0].append(r["makespan"])
+                out[key][1].append(r["allocation_cost"])
+        be_m, be_c = mean(out["be"][0]), mean(out["be"][1])
+        return {a: (mean(out[a][0]) / be_m, mean(out[a][1]) / be_c) for a in alphas}, be_m
+
+    cost0 = {}
+    for site in ("sdsc", "ctc"):
+        up = site.upper()
+        ratios, be_m = sweep(site, _TRACES[site][2], (0.0, 0.5, 1.0))
+        rows.append(Row(f"ch. 7.2 {up}: best-effort makespan", be_m / _H, None, "h",
+                        "Fig. 52 (chart: CTC axis 0-9 h, SDSC 0-12 h)"))
+        for a, (m, c) in ratios.items():
+            rows.append(Row(f"ch. 7.2 {up}: greedy a={a:g} makespan / best effort", m, None, "ratio",
+                            "Fig. 52: < 1 for every alpha (chart)"))
+            rows.append(Row(f"ch. 7.2 {up}: greedy a={a:g} allocation cost / best effort", c,
+                            1.0 if a == 1 else None, "ratio",
+                            "ch. 7.2: 'the same as the best effort allocation cost' at alpha = 1" if a == 1
+                            else "Fig. 52: > 1 (chart)"))
+        worst = max(m for m, _ in ratios.values())
+        checks.append(Check(f"ch. 7.2 {up}: greedy provisioned makespan below best effort for every alpha (Fig. 52)",
+                            worst < 1, f"largest ratio {worst:.3f} over {count} instants"))
+        cost0[site] = ratios[0.0][1]
+        by_size = {}
+        for task_size in task_sizes:
+            r, _ = sweep(site, task_size, (0.0, 1.0))
+            by_size[task_size] = r
+            m0, m1, c0 = _FIG54[site]
+            rows.append(Row(f"ch. 7.2 {up} {task_size} procs/task: a=0 makespan / best effort", r[0.0][0],
+                            m0 if task_size == 3 else None, "ratio", "ch. 7.2, Fig. 54"))
+            rows.append(Row(f"ch. 7.2 {up} {task_size} procs/task: a=1 makespan / best effort", r[1.0][0],
+                            m1 if task_size == 3 else None, "ratio", "ch. 7.2, Fig. 54"))
+            rows.append(Row(f"ch. 7.2 {up} {task_size} procs/task: a=0 allocation cost / best effort", r[0.0][1],
+                            c0 if task_size == 3 else None, "ratio", "ch. 7.2, Fig. 54"))
+        m0, m1, c0 = _FIG54[site]
+        r3 = by_size[3]
+        if m0 is not None:
+            for a, want in ((0.0, m0), (1.0, m1)):
+                got = r3[a][0]
+                checks.append(Check(f"ch. 7.2 {up} 3 procs/task: a={a:g} makespan ratio is Fig. 54's {want} "
+                                    f"(+- {FIG54_MAKESPAN_TOLERANCE:g})",
+                                    abs(got - want) <= FIG54_MAKESPAN_TOLERANCE, f"ratio {got:.3f}"))
+        got = r3[0.0][1]
+        checks.append(Check(f"ch. 7.2 {up} 3 procs/task: a=0 allocation cost ratio is the thesis's {c0:g} "
+                            f"(+- {100 * FIG54_COST_TOLERANCE:.0f} %, Fig. 54 text)",
+                            abs(got - c0) <= FIG54_COST_TOLERANCE * c0, f"ratio {got:.2f}"))
+        if len(task_sizes) > 1:
+            lo, hi = task_sizes[0], task_sizes[-1]
+            checks.append(Check(f"ch. 7.2 {up}: larger tasks gain more, makespan and cost relative to best effort "
+                                f"({lo} -> {hi} procs/task, a = 0, Fig. 54)",
+                                by_size[hi][0.0][0] < by_size[lo][0.0][0] and by_size[hi][0.0][1] < by_size[lo][0.0][1],
+                                f"makespan {by_size[lo][0.0][0]:.3f} -> {by_size[hi][0.0][0]:.3f}, "
+                                f"cost {by_size[lo][0.0][1]:.2f} -> {by_size[hi][0.0][1]:.2f}"))
+    checks.append(Check("ch. 7.2: provisioned allocation cost relative to best effort higher at SDSC than CTC "
+                        "(a = 0, Fig. 52 text)", cost0["sdsc"] > cost0["ctc"],
+                        f"SDSC {cost0['sdsc']:.2f} vs CTC {cost0['ctc']:.2f}"))
+    notes = [f"ch. 7.2: one site at a time, {count} instants spread over each trace (1500 jobs before, 3000 after), "
+             f"{n_tasks}-task workflow; task sizes {list(task_sizes)} for Fig. 54"]
+    return rows, checks, notes
+
+
+@register("singh-greedy", citation="Singh 2008, ch. 7.2 Figs. 52/54 and ch. 7.3 Fig. 56 (set-up of ch. 4.9)",
+          summary="greedy provisioning over adaptive-price quotes vs best effort, one site and 2 to 6 providers")
 def singh_greedy(size: str, seed: int, data: Path | None):
-    """Greedy provisioning over quotes with several providers (Singh 2008, ch. 7.3, Figure 56).
+    """Greedy provisioning over adaptive-price quotes: one site (ch. 7.2) and several providers (ch. 7.3, Fig. 56).
+
+    Ch. 7.2 (:func:`_single_site`): on SDSC and CTC alone, the provisioned
+    makespan is below best effort for every alpha (Fig. 52), at alpha = 1 at
+    the best-effort allocation cost; with 3 processors per task on CTC the
+    makespan ratios are 0.85 (alpha = 0) and 0.89 (alpha = 1) and the cost
+    ratio 2.2 at alpha = 0, "about 6 times" on SDSC (Fig. 54); the cost ratio
+    is higher on SDSC than CTC (Fig. 52 text).
 
     The set-up of ch. 4.9: providers are added in the order CTC at 88 %
     utilisation, SDSC at 84 %, CTC 76 %, SDSC 78 %, CTC 63 % and SDSC 70 %
@@ -465,11 +573,15 @@ def singh_greedy(size: str, seed: int, data: Path | None):
     greedy's is lower still.
 
     Sizes: ``small`` a 20-task workflow (4 levels), one submission instant,
-    2 and 6 providers, 3 days of replay either side (about 15 s). ``full``
-    the 100-task workflow, 10 instants (the thesis's), 2 to 6 providers,
-    7 days before and 10 after each instant: 54 minutes here (3,211 s at
-    seed 1), more than half of it the first instant, where the loaded CTC providers'
-    queues are deepest and every quote re-plans 300-400 queued jobs.
+    2 and 6 providers, 3 days of replay either side; ch. 7.2 with a 30-task
+    workflow at 6 instants per site and 3 processors per task for Fig. 54.
+    ``full`` the 100-task workflow, 10 instants (the thesis's), 2 to 6
+    providers, 7 days before and 10 after each instant: 54 minutes here
+    (3,211 s at seed 1, before ch. 7.2 was added), more than half of it the
+    first instant, where the loaded CTC providers' queues are deepest and
+    every quote re-plans 300-400 queued jobs; ch. 7.2 with the 100-task
+    workflow at 50 instants per site (the thesis's) and 3/10/20/30 processors
+    per task (Fig. 54's bars).
     """
     from market.workflows import Network, layered_workflow
     from market.workloads import duplicate_trace
@@ -547,7 +659,10 @@ def singh_greedy(size: str, seed: int, data: Path | None):
     checks.append(Check(f"with {lo} providers the allocation cost ratio is the thesis's 'about 43 % more' "
                         f"(1.43 +- {COST_RATIO_TOLERANCE:g}, ch. 7.3)", abs(cost2 - 1.43) <= COST_RATIO_TOLERANCE,
                         f"ratio {cost2:.2f}"))
-    notes = ["CTC-SP2 runs on the thesis's 430 processors (the trace's batch partition has 338)",
+    single_rows, single_checks, single_notes = _single_site(size, seed, data)
+    rows += single_rows
+    checks += single_checks
+    notes = [*single_notes, "CTC-SP2 runs on the thesis's 430 processors (the trace's batch partition has 338)",
              "SDSC-SP2's own offered load on 128 processors (82.5 %) is above the 78 % and 70 % targets: the "
              "trace-duplication method only adds work, so those providers run at the trace's own load",
              "each provider replays only the jobs submitted in a window around the instant"]
