@@ -181,6 +181,90 @@ _FIG23_AXIS_SU = 40.0  # Fig. 23's price axis: 0-40 SU
 _FIG24_AXIS_H = {"ctc": 1.5, "sdsc": 1.4}  # Fig. 24's wait axes (hours)
 
 
+_RAISED_UTILIZATION = {"ctc": (68.4, 78.8), "sdsc": (77.8, 87.4)}  # ch. 5.3: +20 % and +40 % load
+_FIG25_AXIS_SU = 200.0  # Fig. 25's price axis: 0-200 SU
+_FIG27_AXIS_SU = 45.0  # Fig. 27's price axis: 0-45 SU
+
+
+def _pricing_load_and_share(site, w, jobs, days, procs, alphas, draw, policy, estimates, base, rows, checks):
+    """Figs. 25-28 (ch. 5.3): prices and waits with the load raised by 20 % and 40 %, and with more reservations.
+
+    The load is raised by ch. 4.7's method, a week-shifted copy of the trace
+    whose jobs are admitted with probability p; p is computed from the
+    *measured* offered loads of the simulated window (own, and the copy's at
+    p = 1) so the window's load is 1.2 and 1.4 times its own. ``base`` holds
+    the 10 % summaries by alpha.
+    """
+    from market.workloads import duplicate_trace
+    from market.workloads.workload import Workload
+    from scenarios.pricing_replay import pricing_replay
+
+    up, t1 = site.upper(), days * _DAY
+    own = _offered_load(jobs, procs, 0, t1)
+    full_copy = duplicate_trace(w, p=1.0, rng=np.random.default_rng(draw))
+    copy_load = _offered_load(full_copy.jobs, procs, 0, t1) - own
+    loads = {"original": (own, base)}
+    for raise_by, thesis in zip((0.2, 0.4), _RAISED_UTILIZATION[site]):
+        p = round(min(max(raise_by * own / copy_load, 0.0), 1.0), 3)
+        loaded = duplicate_trace(Workload(tuple(w.jobs)), p=p, rng=np.random.default_rng(draw + 1))
+        window = [j for j in loaded.jobs if j.submit < t1]
+        load = _offered_load(window, procs, 0, t1)
+        rows.append(Row(f"{up} CB+actual +{100 * raise_by:.0f} % load: offered load with the copy", 100 * load,
+                        thesis, "%", f"ch. 5.3: utilisation with +{100 * raise_by:.0f} % (p = {p:g})"))
+        by_alpha = {a: pricing_replay(window, procs=procs, policy=policy, alpha=a, seed=draw,
+                                      estimates=estimates).summary for a in steps(alphas, f"{up} +load: alphas")}
+        loads[f"+{100 * raise_by:.0f} %"] = (load, by_alpha)
+        for a in alphas:
+            s = by_alpha[a]
+            rows.append(Row(f"{up} CB+actual +{100 * raise_by:.0f} % load: mean price, alpha={a:g}",
+                            s["mean_price_su"], None, "SU", "Fig. 25 (chart, 0-200 SU axis)"))
+    levels = list(loads)
+    for a in alphas[:-1]:  # alpha = 1 buys free starts: price 0 at every load
+        prices = [loads[k][1][a]["mean_price_su"] for k in levels]
+        checks.append(Check(f"{up} CB+actual: price rises with load at alpha = {a:g} (Fig. 25)",
+                            all(x < y for x, y in zip(prices, prices[1:])),
+                            ", ".join(f"{k}: {x:.1f} SU" for k, x in zip(levels, prices))))
+    top = max(loads[k][1][a]["mean_price_su"] for k in levels for a in alphas)
+    checks.append(Check(f"{up} CB+actual: prices at raised load within Fig. 25's 0-{_FIG25_AXIS_SU:g} SU axis",
+                        top <= _FIG25_AXIS_SU, f"highest {top:.1f} SU"))
+
+    def normalised(s):
+        be = s["mean_best_effort_wait_h"]
+        return s["mean_reservation_wait_h"] / be if be > 0 else float("nan")
+
+    for a in alphas:
+        ratios = [normalised(loads[k][1][a]) for k in levels]
+        rows += [Row(f"{up} CB+actual {k} load: reservation wait / best-effort wait, alpha={a:g}", r, None, "ratio",
+                     "Fig. 26 (chart, 0-1.2 axis)") for k, r in zip(levels, ratios)]
+        checks.append(Check(f"{up} CB+actual: reservation wait relative to best effort falls with load at "
+                            f"alpha = {a:g} (Fig. 26)", all(x > y for x, y in zip(ratios, ratios[1:])),
+                            ", ".join(f"{k}: {r:.2f}" for k, r in zip(levels, ratios))))
+    shares = (0.1, 0.4, 0.9) if len(alphas) == 3 else (0.1, 0.2, 0.4, 0.6, 0.8, 0.9)
+    share_price = {}
+    for f in steps(shares, f"{up} reservation shares"):
+        s = base[0.0] if f == 0.1 else pricing_replay(jobs, procs=procs, policy=policy, alpha=0.0, seed=draw,
+                                                      estimates=estimates, fraction=f).summary
+        share_price[f] = s["mean_price_su"]
+        rows.append(Row(f"{up} CB+actual {100 * f:.0f} % reservations: mean price, alpha=0", s["mean_price_su"],
+                        None, "SU", "Fig. 27: falls as the share rises (chart, 0-45 SU axis)"))
+    seq = [share_price[f] for f in shares]
+    checks.append(Check(f"{up} CB+actual: price at alpha = 0 falls as the share of reservations rises (Fig. 27)",
+                        all(x > y for x, y in zip(seq, seq[1:])),
+                        ", ".join(f"{100 * f:.0f} %: {share_price[f]:.1f} SU" for f in shares)))
+    checks.append(Check(f"{up} CB+actual: prices within Fig. 27's 0-{_FIG27_AXIS_SU:g} SU axis",
+                        max(seq) <= _FIG27_AXIS_SU, f"highest {max(seq):.1f} SU"))
+    half = {a: pricing_replay(jobs, procs=procs, policy=policy, alpha=a, seed=draw, estimates=estimates,
+                              fraction=0.5).summary for a in (alphas[0], alphas[-1])}
+    for a, s in half.items():
+        rows.append(Row(f"{up} CB+actual 50 % reservations: best-effort wait, alpha={a:g}",
+                        s["mean_best_effort_wait_h"], None, "h", "Fig. 28 (chart)"))
+        rows.append(Row(f"{up} CB+actual 50 % reservations: reservation wait, alpha={a:g}",
+                        s["mean_reservation_wait_h"], None, "h", "Fig. 28 (chart)"))
+    b0, b1 = (half[a]["mean_best_effort_wait_h"] for a in (alphas[0], alphas[-1]))
+    checks.append(Check(f"{up} CB+actual: with 50 % reservations best-effort waits fall as alpha rises (Fig. 28)",
+                        b1 < b0, f"alpha 0: {b0:.2f} h, alpha 1: {b1:.2f} h"))
+
+
 @register("singh-pricing", citation="Singh 2008, ch. 5.3 Figs. 23, 24 and 29",
           summary="priced trace replay: 10 % of jobs reserve at adaptive externality prices (form 18, eq. 20)")
 def singh_pricing(size: str, seed: int, data: Path | None):
@@ -208,12 +292,24 @@ def singh_pricing(size: str, seed: int, data: Path | None):
     (Fig. 24); EASY (aggressive) backfilling prices above conservative
     (Fig. 29); SDSC prices above CTC at the same alpha (Fig. 23 text). Range
     checks: mean prices within Fig. 23's 0-40 SU axis, waits within Fig. 24's
-    axes (1.5 h CTC, 1.4 h SDSC). The thesis's utilisations are 58.7 % (CTC)
+    axes (1.5 h CTC, 1.4 h SDSC). In the CB+actual reading also Figs. 25-28
+    (:func:`_pricing_load_and_share`): with the load raised by 20 % and 40 %
+    (thesis: CTC 58.7 -> 68.4 / 78.8 %, SDSC 63.4 -> 77.8 / 87.4 %) the price
+    rises for every alpha < 1 (Fig. 25) and the reservation wait relative to
+    best effort falls (Fig. 26); the price at alpha = 0 falls as the share of
+    reservations rises (Fig. 27: 10-90 %); with 50 % reservations best-effort
+    waits fall as alpha rises (Fig. 28). Figs. 30-31 run conservative
+    backfilling with the recorded estimates ("Till now, we have assumed that
+    the tasks executing using the best effort service request their actual
+    running time", which is evidence for the CB+actual reading of Figs.
+    23-29): prices higher than with accurate estimates (Fig. 30, 0-50 SU
+    axis), both waits longer, and at alpha = 1 reservations wait longer
+    than best-effort jobs (Fig. 31 text). The thesis's utilisations are 58.7 % (CTC)
     and 63.4 % (SDSC) ("Impact of resource utilization").
 
-    Sizes: ``small`` SDSC, first 14 days, alpha 0 / 0.5 / 1, both readings.
-    ``full`` SDSC and CTC, first 30 days, alpha 0 / 0.25 / 0.5 / 0.75 / 1,
-    both readings.
+    Sizes: ``small`` SDSC, first 14 days, alpha 0 / 0.5 / 1, both readings,
+    shares 10 / 40 / 90 %. ``full`` SDSC and CTC, first 30 days, alpha 0 /
+    0.25 / 0.5 / 0.75 / 1, both readings, shares 10 / 20 / 40 / 60 / 80 / 90 %.
     """
     from market.workloads.workload import Workload
     from scenarios.pricing_replay import pricing_replay
@@ -271,6 +367,36 @@ def singh_pricing(size: str, seed: int, data: Path | None):
             checks.append(Check(f"{tag}: EASY (aggressive) backfilling prices above conservative (Fig. 29)",
                                 easy > cons, f"EASY {easy:.1f} SU vs conservative {cons:.1f} SU"))
             price0[site, reading] = prices[0]
+            if reading == "CB+actual":
+                _pricing_load_and_share(site, w, jobs, days, procs, alphas, draw, policy, estimates, by_alpha,
+                                        rows, checks)
+                accurate = by_alpha
+        # Figs. 30-31: conservative backfilling with the recorded (inaccurate) estimates against accurate ones
+        inaccurate = {a: pricing_replay(jobs, procs=procs, policy="conservative", alpha=a, seed=draw,
+                                        estimates="requested").summary for a in steps(alphas, f"{up} CB+recorded")}
+        for a in alphas:
+            s = inaccurate[a]
+            rows.append(Row(f"{up} CB+recorded: mean price, alpha={a:g}", s["mean_price_su"], None, "SU",
+                            "Fig. 30: above accurate estimates (chart, 0-50 SU axis)"))
+            rows.append(Row(f"{up} CB+recorded: reservation wait, alpha={a:g}", s["mean_reservation_wait_h"], None,
+                            "h", "Fig. 31 (chart)"))
+            rows.append(Row(f"{up} CB+recorded: best-effort wait, alpha={a:g}", s["mean_best_effort_wait_h"], None,
+                            "h", "Fig. 31 (chart)"))
+        pairs = [(accurate[a]["mean_price_su"], inaccurate[a]["mean_price_su"]) for a in alphas[:-1]]
+        checks.append(Check(f"{up}: prices higher with inaccurate (recorded) than accurate estimates for every "
+                            "alpha < 1 (Fig. 30)", all(x < y for x, y in pairs),
+                            ", ".join(f"a={a:g}: {x:.1f} -> {y:.1f} SU" for a, (x, y) in zip(alphas, pairs))))
+        top = max(inaccurate[a]["mean_price_su"] for a in alphas)
+        checks.append(Check(f"{up}: prices with inaccurate estimates within Fig. 30's 0-50 SU axis", top <= 50.0,
+                            f"highest {top:.1f} SU"))
+        for key, what in (("mean_reservation_wait_h", "reservation"), ("mean_best_effort_wait_h", "best-effort")):
+            acc, inacc = mean([accurate[a][key] for a in alphas]), mean([inaccurate[a][key] for a in alphas])
+            checks.append(Check(f"{up}: {what} waits longer with inaccurate estimates (Fig. 31 vs Fig. 24, mean "
+                                "over alpha)", inacc > acc, f"{acc:.2f} h -> {inacc:.2f} h"))
+        s1 = inaccurate[alphas[-1]]
+        checks.append(Check(f"{up}: with inaccurate estimates at alpha = 1 reservations wait longer than best-effort "
+                            "jobs (Fig. 31 text)", s1["mean_reservation_wait_h"] > s1["mean_best_effort_wait_h"],
+                            f"{s1['mean_reservation_wait_h']:.2f} h vs {s1['mean_best_effort_wait_h']:.2f} h"))
     if len(sites) == 2:
         for reading in _READINGS:
             a, b = price0["sdsc", reading], price0["ctc", reading]
