@@ -265,7 +265,7 @@ def _pricing_load_and_share(site, w, jobs, days, procs, alphas, draw, policy, es
                         b1 < b0, f"alpha 0: {b0:.2f} h, alpha 1: {b1:.2f} h"))
 
 
-@register("singh-pricing", citation="Singh 2008, ch. 5.3 Figs. 23, 24 and 29",
+@register("singh-pricing", citation="Singh 2008, ch. 5.3 Figs. 23-31",
           summary="priced trace replay: 10 % of jobs reserve at adaptive externality prices (form 18, eq. 20)")
 def singh_pricing(size: str, seed: int, data: Path | None):
     """Adaptive externality pricing over a replayed trace (Singh 2008, ch. 5.3).
