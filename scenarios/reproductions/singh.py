@@ -527,8 +527,8 @@ def singh_var(size: str, seed: int, data: Path | None):
                         s["comb_cost"] < s["ar_cost"], f"combined {s['comb_cost']:.2f} vs AR {s['ar_cost']:.2f} x n*D"))
     w_all = Workload(tuple(provider.jobs))
     t0, t1 = requests[0][0], requests[-1][0] + 8 * 3600 + 4 * 3600
-    rows.append(Row("SDSC: offered load of the replayed jobs on 128 processors", 100 * offered_load(w_all, 128), 70.0, "%",
-                    "ch. 4.7: 70 % for SDSC (ch. 6 ran on NCSA's TeraGrid cluster; load not stated)"))
+    rows.append(Row("SDSC: offered load of the replayed jobs on 128 processors", 100 * offered_load(w_all, 128),
+                    70.0, "%", "ch. 4.7: 70 % for SDSC (ch. 6 ran on NCSA's TeraGrid cluster; load not stated)"))
     rows.append(Row("SDSC: offered load over the request windows", 100 * _offered_load(provider.jobs, 128, t0, t1),
                     None, "%", "ch. 6.2: NCSA TeraGrid cluster, load not stated"))
     notes = [(f"{len(requests)} requests: the twelve at the submit time of job {first} + {_JOBS_PER_DAY} x round, "
