@@ -196,7 +196,6 @@ def _pricing_load_and_share(site, w, jobs, days, procs, alphas, draw, policy, es
     the 10 % summaries by alpha.
     """
     from market.workloads import duplicate_trace
-    from market.workloads.workload import Workload
     from scenarios.pricing_replay import pricing_replay
 
     up, t1 = site.upper(), days * _DAY
@@ -206,7 +205,7 @@ def _pricing_load_and_share(site, w, jobs, days, procs, alphas, draw, policy, es
     loads = {"original": (own, base)}
     for raise_by, thesis in zip((0.2, 0.4), _RAISED_UTILIZATION[site]):
         p = round(min(max(raise_by * own / copy_load, 0.0), 1.0), 3)
-        loaded = duplicate_trace(Workload(tuple(w.jobs)), p=p, rng=np.random.default_rng(draw + 1))
+        loaded = duplicate_trace(w, p=p, rng=np.random.default_rng(draw + 1))
         window = [j for j in loaded.jobs if j.submit < t1]
         load = _offered_load(window, procs, 0, t1)
         rows.append(Row(f"{up} CB+actual +{100 * raise_by:.0f} % load: offered load with the copy", 100 * load,
