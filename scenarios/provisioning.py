@@ -91,11 +91,11 @@ class Provider:
     jobs : sequence of Job
         The background workload, sorted by submit time.
     estimates : {"exact", "requested"}
-        ``"exact"`` (default; ch. 4.7: best-effort tasks request their actual
-        runtime) makes every estimate the runtime. ``"requested"`` keeps the
-        trace's requested times: the scheduler plans and prices on them and
-        jobs end at their actual runtimes (ch. 6: the reservations were priced
-        on a live queue's snapshot, i.e. on requested walltimes).
+        ``"exact"`` makes every estimate the actual runtime (ch. 4.7:
+        best-effort tasks request their actual runtime); ``"requested"``
+        keeps the trace's requested walltimes, so the scheduler plans (and
+        prices) on them while jobs run their actual runtimes (ch. 6.2: a live
+        queue's snapshot shows requested walltimes).
     """
 
     def __init__(self, name: str, procs: int, jobs: Sequence[Job], *, estimates: str = "exact") -> None:
@@ -104,8 +104,9 @@ class Provider:
         self.name = name
         self.procs = procs
         self.estimates = estimates
-        self.jobs = [j if estimates == "requested" or j.estimate == j.runtime else replace(j, estimate=j.runtime)
-                     for j in jobs if j.procs <= procs]
+        if estimates == "exact":
+            jobs = [j if j.estimate == j.runtime else replace(j, estimate=j.runtime) for j in jobs]
+        self.jobs = [j for j in jobs if j.procs <= procs]
 
     def at(self, t: int, policy: str = "slots") -> MachineSimulation:
         """A fresh simulation of the workload under ``policy``, every event up to ``t`` applied."""

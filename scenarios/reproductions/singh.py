@@ -76,19 +76,25 @@ def singh_advertisement(size: str, seed: int, data: Path | None):
     alpha, at a slightly higher allocation cost that approaches the best-effort
     lower bound as alpha -> 1 ("almost the same" at alpha = 1).
 
-    Sizes: ``small`` SDSC only, a 30-task workflow (5 levels), MOGA 30 x 4
-    generations, 4 submission instants (about 2 s). ``full`` SDSC and CTC, the
+    Ch. 4.7 also states "The provisioned makespan is lower at the CTC
+    cluster as compared to SDSC" (checked for every alpha). Each provider's
+    measured offered load is reported beside ch. 4.7's utilisation (63 % CTC,
+    70 % SDSC).
+
+    Sizes: ``small`` SDSC and CTC, a 30-task workflow (5 levels), MOGA 30 x 4
+    generations, 4 submission instants. ``full`` SDSC and CTC, the
     100-task workflow, MOGA 100 x 10, 50 instants (the thesis's), plus the
     CTC task-size runs: 25 minutes on one core (measured; all 7 directions
     hold, ``benchmarks/RESULTS_reproductions.md``).
     """
     small = size == "small"
-    sites = ("sdsc",) if small else ("sdsc", "ctc")
+    sites = ("sdsc", "ctc")
     n_tasks, depth = (30, 5) if small else (100, 10)
     population, generations = (30, 4) if small else (100, 10)
     count = 4 if small else 50
     from market.workflows import layered_workflow
     from scenarios.provisioning import Provider, compare_moga
+    from scenarios.twotier_tables import offered_load
 
     rows, checks, notes = [], [], []
     streams = iter(sequence_ints(seed, 8))
@@ -116,6 +122,10 @@ def singh_advertisement(size: str, seed: int, data: Path | None):
         out = by_site[site] = sweep(site, _TRACES[site][2])
         be, be_cost = mean(out["be"]), mean(out["be_cost"])
         up = site.upper()
+        w_site = _trace(site, data, "singh-advertisement")
+        rows.append(Row(f"{up}: offered load of the trace on {_TRACES[site][1]} processors",
+                        100 * offered_load(w_site, _TRACES[site][1]), 100 * _BASE_UTILIZATION[site], "%",
+                        "ch. 4.7: 63 % for CTC, 70 % for SDSC"))
         rows.append(Row(f"{up}: mean advertised slots at submission", mean(out["slots"]), _ADVERTISED[site], "slots",
                         "ch. 3.1 Fig. 4: average number of advertised slots"))
         rows.append(Row(f"{up}: best-effort makespan", be / _H, None, "h", "Fig. 13 (chart only)"))
@@ -163,7 +173,98 @@ def singh_advertisement(size: str, seed: int, data: Path | None):
 
 
 # ----------------------------------------------------------------------------- ch. 5
-@register("singh-pricing", citation="Singh 2008, ch. 5.3 Figs. 23, 24 and 29",
+_READINGS = {  # ch. 5.3 contradicts itself; both readings run (issue 14)
+    "AB+recorded": ("easy", "requested"),  # set-up: "aggressive backfilling ... estimates ... as recorded"
+    "CB+actual": ("conservative", "exact"),  # later: "conservative backfilling ... used for the preceding experiments"
+}
+_FIG23_AXIS_SU = 40.0  # Fig. 23's price axis: 0-40 SU
+_FIG24_AXIS_H = {"ctc": 1.5, "sdsc": 1.4}  # Fig. 24's wait axes (hours)
+
+
+_RAISED_UTILIZATION = {"ctc": (68.4, 78.8), "sdsc": (77.8, 87.4)}  # ch. 5.3: +20 % and +40 % load
+_FIG25_AXIS_SU = 200.0  # Fig. 25's price axis: 0-200 SU
+_FIG27_AXIS_SU = 45.0  # Fig. 27's price axis: 0-45 SU
+
+
+def _pricing_load_and_share(site, w, jobs, days, procs, alphas, draw, policy, estimates, base, rows, checks):
+    """Figs. 25-28 (ch. 5.3): prices and waits with the load raised by 20 % and 40 %, and with more reservations.
+
+    The load is raised by ch. 4.7's method, a week-shifted copy of the trace
+    whose jobs are admitted with probability p; p is computed from the
+    *measured* offered loads of the simulated window (own, and the copy's at
+    p = 1) so the window's load is 1.2 and 1.4 times its own. ``base`` holds
+    the 10 % summaries by alpha.
+    """
+    from market.workloads import duplicate_trace
+    from scenarios.pricing_replay import pricing_replay
+
+    up, t1 = site.upper(), days * _DAY
+    own = _offered_load(jobs, procs, 0, t1)
+    full_copy = duplicate_trace(w, p=1.0, rng=np.random.default_rng(draw))
+    copy_load = _offered_load(full_copy.jobs, procs, 0, t1) - own
+    loads = {"original": (own, base)}
+    for raise_by, thesis in zip((0.2, 0.4), _RAISED_UTILIZATION[site]):
+        p = round(min(max(raise_by * own / copy_load, 0.0), 1.0), 3)
+        loaded = duplicate_trace(w, p=p, rng=np.random.default_rng(draw + 1))
+        window = [j for j in loaded.jobs if j.submit < t1]
+        load = _offered_load(window, procs, 0, t1)
+        rows.append(Row(f"{up} CB+actual +{100 * raise_by:.0f} % load: offered load with the copy", 100 * load,
+                        thesis, "%", f"ch. 5.3: utilisation with +{100 * raise_by:.0f} % (p = {p:g})"))
+        by_alpha = {a: pricing_replay(window, procs=procs, policy=policy, alpha=a, seed=draw,
+                                      estimates=estimates).summary for a in steps(alphas, f"{up} +load: alphas")}
+        loads[f"+{100 * raise_by:.0f} %"] = (load, by_alpha)
+        for a in alphas:
+            s = by_alpha[a]
+            rows.append(Row(f"{up} CB+actual +{100 * raise_by:.0f} % load: mean price, alpha={a:g}",
+                            s["mean_price_su"], None, "SU", "Fig. 25 (chart, 0-200 SU axis)"))
+    levels = list(loads)
+    for a in alphas[:-1]:  # alpha = 1 buys free starts: price 0 at every load
+        prices = [loads[k][1][a]["mean_price_su"] for k in levels]
+        checks.append(Check(f"{up} CB+actual: price rises with load at alpha = {a:g} (Fig. 25)",
+                            all(x < y for x, y in zip(prices, prices[1:])),
+                            ", ".join(f"{k}: {x:.1f} SU" for k, x in zip(levels, prices))))
+    top = max(loads[k][1][a]["mean_price_su"] for k in levels for a in alphas)
+    checks.append(Check(f"{up} CB+actual: prices at raised load within Fig. 25's 0-{_FIG25_AXIS_SU:g} SU axis",
+                        top <= _FIG25_AXIS_SU, f"highest {top:.1f} SU"))
+
+    def normalised(s):
+        be = s["mean_best_effort_wait_h"]
+        return s["mean_reservation_wait_h"] / be if be > 0 else float("nan")
+
+    for a in alphas:
+        ratios = [normalised(loads[k][1][a]) for k in levels]
+        rows += [Row(f"{up} CB+actual {k} load: reservation wait / best-effort wait, alpha={a:g}", r, None, "ratio",
+                     "Fig. 26 (chart, 0-1.2 axis)") for k, r in zip(levels, ratios)]
+        checks.append(Check(f"{up} CB+actual: reservation wait relative to best effort falls with load at "
+                            f"alpha = {a:g} (Fig. 26)", all(x > y for x, y in zip(ratios, ratios[1:])),
+                            ", ".join(f"{k}: {r:.2f}" for k, r in zip(levels, ratios))))
+    shares = (0.1, 0.4, 0.9) if len(alphas) == 3 else (0.1, 0.2, 0.4, 0.6, 0.8, 0.9)
+    share_price = {}
+    for f in steps(shares, f"{up} reservation shares"):
+        s = base[0.0] if f == 0.1 else pricing_replay(jobs, procs=procs, policy=policy, alpha=0.0, seed=draw,
+                                                      estimates=estimates, fraction=f).summary
+        share_price[f] = s["mean_price_su"]
+        rows.append(Row(f"{up} CB+actual {100 * f:.0f} % reservations: mean price, alpha=0", s["mean_price_su"],
+                        None, "SU", "Fig. 27: falls as the share rises (chart, 0-45 SU axis)"))
+    seq = [share_price[f] for f in shares]
+    checks.append(Check(f"{up} CB+actual: price at alpha = 0 falls as the share of reservations rises (Fig. 27)",
+                        all(x > y for x, y in zip(seq, seq[1:])),
+                        ", ".join(f"{100 * f:.0f} %: {share_price[f]:.1f} SU" for f in shares)))
+    checks.append(Check(f"{up} CB+actual: prices within Fig. 27's 0-{_FIG27_AXIS_SU:g} SU axis",
+                        max(seq) <= _FIG27_AXIS_SU, f"highest {max(seq):.1f} SU"))
+    half = {a: pricing_replay(jobs, procs=procs, policy=policy, alpha=a, seed=draw, estimates=estimates,
+                              fraction=0.5).summary for a in (alphas[0], alphas[-1])}
+    for a, s in half.items():
+        rows.append(Row(f"{up} CB+actual 50 % reservations: best-effort wait, alpha={a:g}",
+                        s["mean_best_effort_wait_h"], None, "h", "Fig. 28 (chart)"))
+        rows.append(Row(f"{up} CB+actual 50 % reservations: reservation wait, alpha={a:g}",
+                        s["mean_reservation_wait_h"], None, "h", "Fig. 28 (chart)"))
+    b0, b1 = (half[a]["mean_best_effort_wait_h"] for a in (alphas[0], alphas[-1]))
+    checks.append(Check(f"{up} CB+actual: with 50 % reservations best-effort waits fall as alpha rises (Fig. 28)",
+                        b1 < b0, f"alpha 0: {b0:.2f} h, alpha 1: {b1:.2f} h"))
+
+
+@register("singh-pricing", citation="Singh 2008, ch. 5.3 Figs. 23-31",
           summary="priced trace replay: 10 % of jobs reserve at adaptive externality prices (form 18, eq. 20)")
 def singh_pricing(size: str, seed: int, data: Path | None):
     """Adaptive externality pricing over a replayed trace (Singh 2008, ch. 5.3).
@@ -172,18 +273,42 @@ def singh_pricing(size: str, seed: int, data: Path | None):
     reservations and best-effort jobs against the trade-off factor alpha) and
     Figure 29 (conservative vs aggressive backfilling, alpha random per
     request): a seeded 10 % of the jobs ask query form 18 at their submit time
-    and reserve the start chosen by eq. 20; the rest run best effort.
-    Estimates are exact (the thesis's main setting); the thesis stopped at
-    the first 30 days of each trace.
+    and reserve the start chosen by eq. 20; the rest run best effort, on the
+    thesis's machines (CTC 430 and SDSC 128 processors; it stopped at the
+    first 30 days of each trace).
+
+    Ch. 5.3 contradicts itself: its set-up says "We used aggressive
+    backfilling ... The runtime estimates and the actual runtimes of the jobs
+    are used as recorded in the workload traces", while the Fig. 29 text
+    compares aggressive backfilling "to that of the conservative backfilling
+    (CB) that has been used for the preceding experiments". Both readings run:
+    ``AB+recorded`` (EASY backfilling, the trace's requested estimates,
+    actual runtimes) and ``CB+actual`` (conservative backfilling, exact
+    estimates). Fig. 29's comparison runs in each reading with its estimates.
 
     Seed's direction: the price is highest at alpha = 0 and zero at alpha = 1
     (Fig. 23); at low alpha reservations wait much less than best-effort jobs
     (Fig. 24); EASY (aggressive) backfilling prices above conservative
-    (Fig. 29); SDSC prices above CTC at the same alpha (Fig. 23 text).
+    (Fig. 29); SDSC prices above CTC at the same alpha (Fig. 23 text). Range
+    checks: mean prices within Fig. 23's 0-40 SU axis, waits within Fig. 24's
+    axes (1.5 h CTC, 1.4 h SDSC). In the CB+actual reading also Figs. 25-28
+    (:func:`_pricing_load_and_share`): with the load raised by 20 % and 40 %
+    (thesis: CTC 58.7 -> 68.4 / 78.8 %, SDSC 63.4 -> 77.8 / 87.4 %) the price
+    rises for every alpha < 1 (Fig. 25) and the reservation wait relative to
+    best effort falls (Fig. 26); the price at alpha = 0 falls as the share of
+    reservations rises (Fig. 27: 10-90 %); with 50 % reservations best-effort
+    waits fall as alpha rises (Fig. 28). Figs. 30-31 run conservative
+    backfilling with the recorded estimates ("Till now, we have assumed that
+    the tasks executing using the best effort service request their actual
+    running time", which is evidence for the CB+actual reading of Figs.
+    23-29): prices higher than with accurate estimates (Fig. 30, 0-50 SU
+    axis), both waits longer, and at alpha = 1 reservations wait longer
+    than best-effort jobs (Fig. 31 text). The thesis's utilisations are 58.7 % (CTC)
+    and 63.4 % (SDSC) ("Impact of resource utilization").
 
-    Sizes: ``small`` SDSC, first 14 days, alpha 0 / 0.5 / 1 (about 3 s).
-    ``full`` SDSC and CTC, first 30 days, alpha 0 / 0.25 / 0.5 / 0.75 / 1: about
-    4 minutes (measured; CTC's EASY pricing is most of it).
+    Sizes: ``small`` SDSC, first 14 days, alpha 0 / 0.5 / 1, both readings,
+    shares 10 / 40 / 90 %. ``full`` SDSC and CTC, first 30 days, alpha 0 /
+    0.25 / 0.5 / 0.75 / 1, both readings, shares 10 / 20 / 40 / 60 / 80 / 90 %.
     """
     from market.workloads.workload import Workload
     from scenarios.pricing_replay import pricing_replay
@@ -203,41 +328,85 @@ def singh_pricing(size: str, seed: int, data: Path | None):
         up = site.upper()
         rows.append(Row(f"{up}: offered load, first {days} days", 100 * offered_load(Workload(tuple(jobs)), procs),
                         utilization[site], "%", "ch. 5.3: utilisation of the simulated trace"))
-        by_alpha = {}
-        for a in steps(alphas, f"{up}: alphas"):
-            s = pricing_replay(jobs, procs=procs, alpha=a, seed=draw, estimates="exact").summary
-            by_alpha[a] = s
-            rows.append(Row(f"{up}: mean price, alpha={a:g}", s["mean_price_su"], 0.0 if a == 1 else None, "SU",
-                            "Fig. 23: zero at alpha = 1" if a == 1 else "Fig. 23: falls with alpha (chart)"))
-        for a in (alphas[0], alphas[-1]):
-            s = by_alpha[a]
-            rows.append(Row(f"{up}: reservation wait, alpha={a:g}", s["mean_reservation_wait_h"], None, "h",
-                            "Fig. 24 (chart)"))
-            rows.append(Row(f"{up}: best-effort wait, alpha={a:g}", s["mean_best_effort_wait_h"], None, "h",
-                            "Fig. 24 (chart)"))
-        prices = [by_alpha[a]["mean_price_su"] for a in alphas]
-        checks.append(Check(f"{up}: price highest at alpha = 0 and zero at alpha = 1 (Fig. 23)",
-                            prices[0] == max(prices) and prices[0] > 0 and prices[-1] == 0,
-                            ", ".join(f"a={a:g}: {p:.1f} SU" for a, p in zip(alphas, prices))))
-        s0 = by_alpha[0.0]
-        checks.append(Check(f"{up}: at alpha = 0 reservations wait less than best-effort jobs (Fig. 24)",
-                            s0["mean_reservation_wait_h"] < s0["mean_best_effort_wait_h"],
-                            f"{s0['mean_reservation_wait_h']:.2f} h vs {s0['mean_best_effort_wait_h']:.2f} h"))
-        policy_price = {}
-        for policy in steps(("conservative", "easy"), f"{up}: policies"):
-            s = pricing_replay(jobs, procs=procs, policy=policy, alpha=None, seed=draw, estimates="exact").summary
-            policy_price[policy] = s["mean_price_su"]
-            rows.append(Row(f"{up}: mean price, {policy} backfilling, random alpha", s["mean_price_su"], None, "SU",
-                            "Fig. 29: aggressive > conservative (chart)"))
-        easy, cons = policy_price["easy"], policy_price["conservative"]
-        checks.append(Check(f"{up}: EASY (aggressive) backfilling prices above conservative (Fig. 29)", easy > cons,
-                            f"EASY {easy:.1f} SU vs conservative {cons:.1f} SU"))
-        price0[site] = prices[0]
+        for reading, (policy, estimates) in _READINGS.items():
+            tag = f"{up} {reading}"
+            by_alpha = {}
+            for a in steps(alphas, f"{tag}: alphas"):
+                s = pricing_replay(jobs, procs=procs, policy=policy, alpha=a, seed=draw, estimates=estimates).summary
+                by_alpha[a] = s
+                rows.append(Row(f"{tag}: mean price, alpha={a:g}", s["mean_price_su"], 0.0 if a == 1 else None, "SU",
+                                "Fig. 23: zero at alpha = 1" if a == 1 else "Fig. 23: falls with alpha (0-40 SU axis)"))
+            for a in (alphas[0], alphas[-1]):
+                s = by_alpha[a]
+                rows.append(Row(f"{tag}: reservation wait, alpha={a:g}", s["mean_reservation_wait_h"], None, "h",
+                                f"Fig. 24 (chart, 0-{_FIG24_AXIS_H[site]:g} h axis)"))
+                rows.append(Row(f"{tag}: best-effort wait, alpha={a:g}", s["mean_best_effort_wait_h"], None, "h",
+                                f"Fig. 24 (chart, 0-{_FIG24_AXIS_H[site]:g} h axis)"))
+            prices = [by_alpha[a]["mean_price_su"] for a in alphas]
+            checks.append(Check(f"{tag}: price highest at alpha = 0 and zero at alpha = 1 (Fig. 23)",
+                                prices[0] == max(prices) and prices[0] > 0 and prices[-1] == 0,
+                                ", ".join(f"a={a:g}: {p:.1f} SU" for a, p in zip(alphas, prices))))
+            checks.append(Check(f"{tag}: mean prices within Fig. 23's 0-{_FIG23_AXIS_SU:g} SU axis",
+                                max(prices) <= _FIG23_AXIS_SU, f"highest {max(prices):.1f} SU"))
+            s0 = by_alpha[0.0]
+            checks.append(Check(f"{tag}: at alpha = 0 reservations wait less than best-effort jobs (Fig. 24)",
+                                s0["mean_reservation_wait_h"] < s0["mean_best_effort_wait_h"],
+                                f"{s0['mean_reservation_wait_h']:.2f} h vs {s0['mean_best_effort_wait_h']:.2f} h"))
+            waits = [by_alpha[a][k] for a in alphas for k in ("mean_reservation_wait_h", "mean_best_effort_wait_h")]
+            checks.append(Check(f"{tag}: mean waits within Fig. 24's 0-{_FIG24_AXIS_H[site]:g} h axis",
+                                max(waits) <= _FIG24_AXIS_H[site], f"longest {max(waits):.2f} h"))
+            policy_price = {}
+            for other in steps(("conservative", "easy"), f"{tag}: policies"):
+                s = pricing_replay(jobs, procs=procs, policy=other, alpha=None, seed=draw,
+                                   estimates=estimates).summary
+                policy_price[other] = s["mean_price_su"]
+                rows.append(Row(f"{tag}: mean price, {other} backfilling, random alpha", s["mean_price_su"], None,
+                                "SU", "Fig. 29: aggressive > conservative (chart)"))
+            easy, cons = policy_price["easy"], policy_price["conservative"]
+            checks.append(Check(f"{tag}: EASY (aggressive) backfilling prices above conservative (Fig. 29)",
+                                easy > cons, f"EASY {easy:.1f} SU vs conservative {cons:.1f} SU"))
+            price0[site, reading] = prices[0]
+            if reading == "CB+actual":
+                _pricing_load_and_share(site, w, jobs, days, procs, alphas, draw, policy, estimates, by_alpha,
+                                        rows, checks)
+                accurate = by_alpha
+        # Figs. 30-31: conservative backfilling with the recorded (inaccurate) estimates against accurate ones
+        inaccurate = {a: pricing_replay(jobs, procs=procs, policy="conservative", alpha=a, seed=draw,
+                                        estimates="requested").summary for a in steps(alphas, f"{up} CB+recorded")}
+        for a in alphas:
+            s = inaccurate[a]
+            rows.append(Row(f"{up} CB+recorded: mean price, alpha={a:g}", s["mean_price_su"], None, "SU",
+                            "Fig. 30: above accurate estimates (chart, 0-50 SU axis)"))
+            rows.append(Row(f"{up} CB+recorded: reservation wait, alpha={a:g}", s["mean_reservation_wait_h"], None,
+                            "h", "Fig. 31 (chart)"))
+            rows.append(Row(f"{up} CB+recorded: best-effort wait, alpha={a:g}", s["mean_best_effort_wait_h"], None,
+                            "h", "Fig. 31 (chart)"))
+        pairs = [(accurate[a]["mean_price_su"], inaccurate[a]["mean_price_su"]) for a in alphas[:-1]]
+        checks.append(Check(f"{up}: prices higher with inaccurate (recorded) than accurate estimates for every "
+                            "alpha < 1 (Fig. 30)", all(x < y for x, y in pairs),
+                            ", ".join(f"a={a:g}: {x:.1f} -> {y:.1f} SU" for a, (x, y) in zip(alphas, pairs))))
+        top = max(inaccurate[a]["mean_price_su"] for a in alphas)
+        checks.append(Check(f"{up}: prices with inaccurate estimates within Fig. 30's 0-50 SU axis", top <= 50.0,
+                            f"highest {top:.1f} SU"))
+        for key, what in (("mean_reservation_wait_h", "reservation"), ("mean_best_effort_wait_h", "best-effort")):
+            acc, inacc = mean([accurate[a][key] for a in alphas]), mean([inaccurate[a][key] for a in alphas])
+            checks.append(Check(f"{up}: {what} waits longer with inaccurate estimates (Fig. 31 vs Fig. 24, mean "
+                                "over alpha)", inacc > acc, f"{acc:.2f} h -> {inacc:.2f} h"))
+        s1 = inaccurate[alphas[-1]]
+        checks.append(Check(f"{up}: with inaccurate estimates at alpha = 1 reservations wait longer than best-effort "
+                            "jobs (Fig. 31 text)", s1["mean_reservation_wait_h"] > s1["mean_best_effort_wait_h"],
+                            f"{s1['mean_reservation_wait_h']:.2f} h vs {s1['mean_best_effort_wait_h']:.2f} h"))
     if len(sites) == 2:
-        checks.append(Check("SDSC prices above CTC at alpha = 0 (Fig. 23 text)", price0["sdsc"] > price0["ctc"],
-                            f"SDSC {price0['sdsc']:.1f} SU vs CTC {price0['ctc']:.1f} SU"))
-    notes = ["the same seeded 10 % of jobs reserve in every run of a trace (common random numbers)"]
-    return rows, checks, {"sites": list(sites), "days": days, "alphas": list(alphas), "fraction": 0.1}, notes
+        for reading in _READINGS:
+            a, b = price0["sdsc", reading], price0["ctc", reading]
+            checks.append(Check(f"{reading}: SDSC prices above CTC at alpha = 0 (Fig. 23 text)", a > b,
+                                f"SDSC {a:.1f} SU vs CTC {b:.1f} SU"))
+    notes = ["the same seeded 10 % of jobs reserve in every run of a trace (common random numbers)",
+             "AB+recorded: EASY backfilling, the trace's requested estimates (ch. 5.3 set-up); CB+actual: "
+             "conservative backfilling, exact estimates (ch. 5.3, Fig. 29 text)"]
+    settings = {"sites": list(sites), "days": days, "alphas": list(alphas), "fraction": 0.1,
+                "readings": {k: {"policy": p, "estimates": e} for k, (p, e) in _READINGS.items()}}
+    return rows, checks, settings, notes
 
 
 # ----------------------------------------------------------------------------- ch. 6
@@ -248,48 +417,56 @@ _JOBS_PER_DAY = 75  # SDSC-SP2: about 54,000 jobs over two years
 
 @register("singh-var", citation="Singh 2008, ch. 6.3-6.4 Figs. 38-49",
           summary="virtual advance reservations vs adaptive-pricing reservations vs the combined scheme on SDSC-SP2")
-def singh_var(size: str, seed: int, data: Path | None, *, estimates: str = "requested"):
+def singh_var(size: str, seed: int, data: Path | None):
     """VAR, adaptive-pricing reservations and the combined scheme (Singh 2008, ch. 6.3-6.4).
 
     Reproduces Figures 38-44 (allocation cost and success rate of VAR and of
-    adaptive-pricing reservations, 32- and 64-node requests) and 46-49 (the
-    combined scheme, penalty factor 0.1): the twelve reservations of ch. 6.2
-    (32/64 nodes x 1/4 h x starting in 1/4/8 h) are asked of a provider
-    replaying SDSC-SP2 under conservative backfilling. VAR submits a padded
-    job timed by a wait predictor trained on the replay (the thesis used QBETS
-    on the NCSA TeraGrid cluster, whose log we do not have); the adaptive price
-    is form 17 on the conservative plan of the request instant. Costs are
-    normalised by nodes x duration.
+    adaptive-pricing reservations, 32- and 64-node requests, and the share of
+    cases in which each is cheaper) and 46-49 (the combined scheme, penalty
+    factor 0.1): the twelve reservations of ch. 6.2 (32/64 nodes x 1/4 h x
+    starting in 1/4/8 h) are asked of a provider replaying SDSC-SP2 on 128
+    processors under conservative backfilling. As in the thesis, which priced
+    each reservation from a ``qstat -a`` snapshot of a live queue (ch. 6.2),
+    the plan and the price see the jobs' *requested* walltimes while the jobs
+    run their actual runtimes, so a VAR job can start earlier than the plan
+    says. (With exact estimates a VAR job could start by S only where the plan
+    already has the processors free, i.e. where the price is 0, and neither
+    "VAR is cheaper" nor "the combined scheme beats AR" could ever hold.)
+    VAR submits a padded job timed by Figure 33 with a wait predictor trained
+    on the replay (the thesis used QBETS on the NCSA TeraGrid cluster, whose
+    log we do not have); the adaptive price is form 17 on the conservative
+    plan of the request instant. Costs are the extra over n x D, normalised
+    by n x D.
 
     Seed's direction: VAR is cheaper than adaptive pricing on average
-    (Figs. 38, 41) and in most requests where both succeed (Figs. 40, 44);
-    adaptive pricing succeeds more often (Figs. 39, 43); the combined scheme
-    succeeds at least as often as either (Figs. 47, 49; by construction of
-    Fig. 45, which falls back on the reservation) and costs less than
-    adaptive pricing (Figs. 46, 48).
+    (Figs. 38, 41); adaptive pricing succeeds more often (Figs. 39, 43);
+    among the cases where both succeed, adaptive pricing is cheaper in a
+    majority for 32 nodes x 1 h and VAR in a majority for 32 nodes x 4 h
+    (Fig. 40) and for 64 nodes (Fig. 44: "the VAR system is cheaper than the
+    adaptive pricing scheme in a majority of cases"); the combined scheme
+    costs less than adaptive pricing (Figs. 46, 48). That it succeeds at
+    least as often as either (Figs. 47, 49) holds by construction of
+    Figure 45 (it falls back on whichever succeeded) and is reported, not
+    checked.
 
-    Estimates: the thesis priced reservations from a live queue's snapshot,
-    i.e. on requested walltimes, and the jobs then ran their actual runtimes;
-    so does this replay (``estimates="requested"``). With exact estimates a
-    VAR job could start by S only where the conservative plan already has the
-    processors free, which is where the price is 0, so "VAR is cheaper"
-    could never hold.
-
-    Sizes: ``small`` one round of the twelve requests (about 5 s). ``full``
+    Sizes: ``small`` five rounds of the twelve requests a simulated day apart
+    (10-20 s; one round gave one or two cases where both succeed). ``full``
     30 rounds a simulated day apart, as the thesis's 30 days: about 1
     minute (measured). The seed picks where in the trace the rounds start.
     """
+    from market.workloads.workload import Workload
     from scenarios.provisioning import Provider, reservation_schemes
+    from scenarios.twotier_tables import offered_load
 
     small = size == "small"
-    rounds = 1 if small else 30
+    rounds = 5 if small else 30
     w = _trace("sdsc", data, "singh-var")
     jobs = w.jobs
     first = 1500 + int(np.random.default_rng(seed).integers(0, 500))
     # one round of the twelve requests a simulated day (SDSC-SP2 receives about 75 jobs a day), all twelve asked
     # at the same instant, each on its own replay: independent requests, as the thesis's daily observations
     requests = [(jobs[first + _JOBS_PER_DAY * r].submit, n, d, lead) for r in range(rounds) for n, d, lead in _TWELVE]
-    provider = Provider("sdsc", 128, jobs[:first + _JOBS_PER_DAY * rounds + 1500], estimates=estimates)
+    provider = Provider("sdsc", 128, jobs[:first + _JOBS_PER_DAY * rounds + 1500], estimates="requested")
     table = []
     for request in steps(requests, "requests"):
         table += reservation_schemes(provider, [request], penalty_factor=0.1, warmup=jobs[500].submit)[0]
@@ -310,12 +487,19 @@ def singh_var(size: str, seed: int, data: Path | None, *, estimates: str = "requ
 
     rows, checks = [], []
     parts = {"all": table, "32 nodes": [r for r in table if r["procs"] == 32],
-             "64 nodes": [r for r in table if r["procs"] == 64]}
+             "64 nodes": [r for r in table if r["procs"] == 64],
+             **{f"{n} nodes x {d // 3600} h": [r for r in table if r["procs"] == n and r["duration"] == d]
+                for n in (32, 64) for d in (3600, 4 * 3600)}}
     refs = {"rate": ("%", "Figs. 39/43/47/49: AR > VAR; combined >= both (chart)"),
             "cost": ("x n*D", "Figs. 38/41/46/48: VAR < combined < AR (chart)")}
     stats = {}
     for label, part in parts.items():
         s = stats[label] = summary(part)
+        if " x " in label:  # the four Fig. 40/44 panels: only the share of cases each scheme is cheaper
+            if s["var_cheaper"] == s["var_cheaper"]:
+                rows.append(Row(f"{label}: VAR cheaper than adaptive pricing (both succeed)", s["var_cheaper"], None,
+                                "%", "Fig. 40 (32 nodes: AR majority at 1 h, VAR at 4 h) / Fig. 44 (64: VAR majority)"))
+            continue
         for scheme, key in (("VAR", "var"), ("adaptive pricing", "ar"), ("combined", "comb")):
             rows.append(Row(f"{label}: {scheme} success rate", s[f"{key}_rate"], None, *refs["rate"]))
         for scheme, key in (("VAR", "var"), ("adaptive pricing", "ar"), ("combined", "comb")):
@@ -325,26 +509,34 @@ def singh_var(size: str, seed: int, data: Path | None, *, estimates: str = "requ
         if s["var_cheaper"] == s["var_cheaper"]:
             rows.append(Row(f"{label}: VAR cheaper than adaptive pricing (both succeed)", s["var_cheaper"], None, "%",
                             "Figs. 40/44: majority for 4 h and 64-node requests, minority for 32 nodes x 1 h"))
+    both = {label: sum(r["var_success"] and r["ar_success"] for r in part) for label, part in parts.items()}
     s = stats["all"]
     checks.append(Check("VAR costs less than adaptive pricing on average (Figs. 38, 41)",
                         s["var_cost"] < s["ar_cost"], f"VAR {s['var_cost']:.2f} vs AR {s['ar_cost']:.2f} x n*D"))
     checks.append(Check("adaptive pricing succeeds more often than VAR (Figs. 39, 43)", s["ar_rate"] > s["var_rate"],
                         f"AR {s['ar_rate']:.0f} % vs VAR {s['var_rate']:.0f} %"))
-    both = sum(1 for r in table if r["var_success"] and r["ar_success"])
-    checks.append(Check("VAR is cheaper than adaptive pricing in most requests where both succeed (Figs. 40, 44)",
-                        s["var_cheaper"] > 50 if both else False,
-                        f"VAR cheaper in {s['var_cheaper']:.0f} % of {both}" if both else "no request where both "
-                        "succeeded"))
-    checks.append(Check("the combined scheme succeeds at least as often as either (Figs. 47, 49; holds by "
-                        "construction of Fig. 45)",
-                        s["comb_rate"] >= max(s["var_rate"], s["ar_rate"]),
-                        f"combined {s['comb_rate']:.0f} %, VAR {s['var_rate']:.0f} %, AR {s['ar_rate']:.0f} %"))
+    for label, want_var, fig in (("32 nodes x 1 h", False, "Fig. 40"), ("32 nodes x 4 h", True, "Fig. 40"),
+                                 ("64 nodes", True, "Fig. 44")):
+        share = stats[label]["var_cheaper"]  # NaN (no case where both succeed) fails the check
+        who = "VAR" if want_var else "adaptive pricing"
+        held = share > 50 if want_var else share < 50
+        checks.append(Check(f"{label}: {who} cheaper in a majority of the cases where both succeed ({fig})", held,
+                            f"VAR cheaper in {share:.0f} % of {both[label]} cases"))
     checks.append(Check("the combined scheme costs less than adaptive pricing (Figs. 46, 48)",
                         s["comb_cost"] < s["ar_cost"], f"combined {s['comb_cost']:.2f} vs AR {s['ar_cost']:.2f} x n*D"))
+    w_all = Workload(tuple(provider.jobs))
+    t0, t1 = requests[0][0], requests[-1][0] + 8 * 3600 + 4 * 3600
+    rows.append(Row("SDSC: offered load of the replayed jobs on 128 processors", 100 * offered_load(w_all, 128),
+                    70.0, "%", "ch. 4.7: 70 % for SDSC (ch. 6 ran on NCSA's TeraGrid cluster; load not stated)"))
+    rows.append(Row("SDSC: offered load over the request windows", 100 * _offered_load(provider.jobs, 128, t0, t1),
+                    None, "%", "ch. 6.2: NCSA TeraGrid cluster, load not stated"))
     notes = [(f"{len(requests)} requests: the twelve at the submit time of job {first} + {_JOBS_PER_DAY} x round, "
-              "each on a fresh replay (independent requests, as the thesis's daily observations)")]
+              "each on a fresh replay (independent requests, as the thesis's daily observations)"),
+             "plan and price on the trace's requested walltimes, jobs run their actual runtimes (ch. 6.2)",
+             "the combined scheme succeeds whenever VAR or adaptive pricing does (Fig. 45), so its success rate "
+             "is at least either's by construction: reported, not checked"]
     settings = {"rounds": rounds, "requests": len(requests), "first_job": first, "penalty": 0.1,
-                "estimates": estimates}
+                "estimates": "requested (plan and price), actual (run)"}
     return rows, checks, settings, notes
 
 
@@ -371,10 +563,118 @@ def _admission(target: float, measured: float) -> float:
     return round(min(max(target / measured - 1.0, 0.0), 1.0), 3)
 
 
-@register("singh-greedy", citation="Singh 2008, ch. 7.3 Fig. 56 (set-up of ch. 4.9)",
-          summary="greedy provisioning over adaptive-price quotes vs best effort, 2 to 6 providers")
+FIG54_MAKESPAN_TOLERANCE = 0.1
+"""Absolute tolerance on Fig. 54's printed makespan ratios (0.85 at alpha = 0, 0.89 at alpha = 1)."""
+FIG54_COST_TOLERANCE = 0.25
+"""Relative tolerance on Fig. 54's printed allocation-cost ratios (2.2 CTC, about 6 SDSC, at alpha = 0)."""
+_FIG54 = {  # ch. 7.2, 3 processors per task: (makespan ratio at alpha = 0, at 1; cost ratio at alpha = 0)
+    "ctc": (0.85, 0.89, 2.2),  # "0.85 times ... 2.2 times ... When the trade-off factor was 1, ... 0.89 times"
+    "sdsc": (None, None, 6.0),  # "about 6 times the cost in the SDSC cluster for application with small sized tasks"
+}
+
+
+def _single_site(size: str, seed: int, data: Path | None):
+    """Ch. 7.2 (Figs. 52 and 54): greedy provisioning at adaptive prices on one site at a time vs best effort.
+
+    The set-up of ch. 4.7 with the adaptive-pricing provider of ch. 5: the
+    layered workflow (mean 6 processors per task on SDSC, 22 on CTC) is
+    submitted at instants spread over each trace (exact estimates,
+    conservative backfilling); greedy provisioning (Fig. 51) buys quoted slots
+    for alpha = 0, 0.5, 1 (Fig. 52); then with 3 processors per task (and, at
+    full size, 10, 20, 30) for alpha = 0 and 1 (Fig. 54). Returns rows, checks
+    and notes.
+    """
+    from market.workflows import layered_workflow
+    from scenarios.provisioning import Provider, compare_greedy
+
+    small = size == "small"
+    n_tasks, depth = (30, 5) if small else (100, 10)
+    count = 6 if small else 50  # ch. 7.2: "repeated 50 times by submitting the application at different times"
+    task_sizes = (3,) if small else (3, 10, 20, 30)
+    streams = iter(sequence_ints(seed + 7_200, 16))
+    rows, checks = [], []
+
+    def sweep(site, mean_procs, alphas):
+        w = _trace(site, data, "singh-greedy")
+        graph = layered_workflow(n_tasks, depth=depth, mean_procs=mean_procs,
+                                 rng=np.random.default_rng(next(streams)))
+        points = _points(len(w.jobs), count + 1)[1:]  # not the trace's first job: an empty machine
+        out = {a: ([], []) for a in (*alphas, "be")}
+        for k in steps(points, f"ch. 7.2 {site} {mean_procs} procs/task: instants"):
+            provider = Provider(site, _TRACES[site][1], w.jobs[k - 1500:k + 3000])
+            for r in compare_greedy(graph, [provider], at=w.jobs[k].submit, alphas=alphas, seed=seed):
+                key = r["alpha"] if r["method"] != "best-effort" else "be"
+                out[key][0].append(r["makespan"])
+                out[key][1].append(r["allocation_cost"])
+        be_m, be_c = mean(out["be"][0]), mean(out["be"][1])
+        return {a: (mean(out[a][0]) / be_m, mean(out[a][1]) / be_c) for a in alphas}, be_m
+
+    cost0 = {}
+    for site in ("sdsc", "ctc"):
+        up = site.upper()
+        ratios, be_m = sweep(site, _TRACES[site][2], (0.0, 0.5, 1.0))
+        rows.append(Row(f"ch. 7.2 {up}: best-effort makespan", be_m / _H, None, "h",
+                        "Fig. 52 (chart: CTC axis 0-9 h, SDSC 0-12 h)"))
+        for a, (m, c) in ratios.items():
+            rows.append(Row(f"ch. 7.2 {up}: greedy a={a:g} makespan / best effort", m, None, "ratio",
+                            "Fig. 52: < 1 for every alpha (chart)"))
+            rows.append(Row(f"ch. 7.2 {up}: greedy a={a:g} allocation cost / best effort", c,
+                            1.0 if a == 1 else None, "ratio",
+                            "ch. 7.2: 'the same as the best effort allocation cost' at alpha = 1" if a == 1
+                            else "Fig. 52: > 1 (chart)"))
+        worst = max(m for m, _ in ratios.values())
+        checks.append(Check(f"ch. 7.2 {up}: greedy provisioned makespan below best effort for every alpha (Fig. 52)",
+                            worst < 1, f"largest ratio {worst:.3f} over {count} instants"))
+        cost0[site] = ratios[0.0][1]
+        by_size = {}
+        for task_size in task_sizes:
+            r, _ = sweep(site, task_size, (0.0, 1.0))
+            by_size[task_size] = r
+            m0, m1, c0 = _FIG54[site]
+            rows.append(Row(f"ch. 7.2 {up} {task_size} procs/task: a=0 makespan / best effort", r[0.0][0],
+                            m0 if task_size == 3 else None, "ratio", "ch. 7.2, Fig. 54"))
+            rows.append(Row(f"ch. 7.2 {up} {task_size} procs/task: a=1 makespan / best effort", r[1.0][0],
+                            m1 if task_size == 3 else None, "ratio", "ch. 7.2, Fig. 54"))
+            rows.append(Row(f"ch. 7.2 {up} {task_size} procs/task: a=0 allocation cost / best effort", r[0.0][1],
+                            c0 if task_size == 3 else None, "ratio", "ch. 7.2, Fig. 54"))
+        m0, m1, c0 = _FIG54[site]
+        r3 = by_size[3]
+        if m0 is not None:
+            for a, want in ((0.0, m0), (1.0, m1)):
+                got = r3[a][0]
+                checks.append(Check(f"ch. 7.2 {up} 3 procs/task: a={a:g} makespan ratio is Fig. 54's {want} "
+                                    f"(+- {FIG54_MAKESPAN_TOLERANCE:g})",
+                                    abs(got - want) <= FIG54_MAKESPAN_TOLERANCE, f"ratio {got:.3f}"))
+        got = r3[0.0][1]
+        checks.append(Check(f"ch. 7.2 {up} 3 procs/task: a=0 allocation cost ratio is the thesis's {c0:g} "
+                            f"(+- {100 * FIG54_COST_TOLERANCE:.0f} %, Fig. 54 text)",
+                            abs(got - c0) <= FIG54_COST_TOLERANCE * c0, f"ratio {got:.2f}"))
+        if len(task_sizes) > 1:
+            lo, hi = task_sizes[0], task_sizes[-1]
+            checks.append(Check(f"ch. 7.2 {up}: larger tasks gain more, makespan and cost relative to best effort "
+                                f"({lo} -> {hi} procs/task, a = 0, Fig. 54)",
+                                by_size[hi][0.0][0] < by_size[lo][0.0][0] and by_size[hi][0.0][1] < by_size[lo][0.0][1],
+                                f"makespan {by_size[lo][0.0][0]:.3f} -> {by_size[hi][0.0][0]:.3f}, "
+                                f"cost {by_size[lo][0.0][1]:.2f} -> {by_size[hi][0.0][1]:.2f}"))
+    checks.append(Check("ch. 7.2: provisioned allocation cost relative to best effort higher at SDSC than CTC "
+                        "(a = 0, Fig. 52 text)", cost0["sdsc"] > cost0["ctc"],
+                        f"SDSC {cost0['sdsc']:.2f} vs CTC {cost0['ctc']:.2f}"))
+    notes = [f"ch. 7.2: one site at a time, {count} instants spread over each trace (1500 jobs before, 3000 after), "
+             f"{n_tasks}-task workflow; task sizes {list(task_sizes)} for Fig. 54"]
+    return rows, checks, notes
+
+
+@register("singh-greedy", citation="Singh 2008, ch. 7.2 Figs. 52/54 and ch. 7.3 Fig. 56 (set-up of ch. 4.9)",
+          summary="greedy provisioning over adaptive-price quotes vs best effort, one site and 2 to 6 providers")
 def singh_greedy(size: str, seed: int, data: Path | None):
-    """Greedy provisioning over quotes with several providers (Singh 2008, ch. 7.3, Figure 56).
+    """Greedy provisioning over adaptive-price quotes: one site (ch. 7.2) and several providers (ch. 7.3, Fig. 56).
+
+    Ch. 7.2 (:func:`_single_site`): on SDSC and CTC alone, the provisioned
+    makespan is below best effort for every alpha (Fig. 52), at alpha = 1 at
+    the best-effort allocation cost; with 3 processors per task on CTC the
+    makespan ratios are 0.85 (alpha = 0) and 0.89 (alpha = 1) and the cost
+    ratio 2.2 at alpha = 0, "about 6 times" on SDSC (Fig. 54); the cost ratio
+    is higher on SDSC than CTC (Fig. 52 text).
 
     The set-up of ch. 4.9: providers are added in the order CTC at 88 %
     utilisation, SDSC at 84 %, CTC 76 %, SDSC 78 %, CTC 63 % and SDSC 70 %
@@ -398,11 +698,15 @@ def singh_greedy(size: str, seed: int, data: Path | None):
     greedy's is lower still.
 
     Sizes: ``small`` a 20-task workflow (4 levels), one submission instant,
-    2 and 6 providers, 3 days of replay either side (about 15 s). ``full``
-    the 100-task workflow, 10 instants (the thesis's), 2 to 6 providers,
-    7 days before and 10 after each instant: 54 minutes here (3,211 s at
-    seed 1), more than half of it the first instant, where the loaded CTC providers'
-    queues are deepest and every quote re-plans 300-400 queued jobs.
+    2 and 6 providers, 3 days of replay either side; ch. 7.2 with a 30-task
+    workflow at 6 instants per site and 3 processors per task for Fig. 54.
+    ``full`` the 100-task workflow, 10 instants (the thesis's), 2 to 6
+    providers, 7 days before and 10 after each instant: 54 minutes here
+    (3,211 s at seed 1, before ch. 7.2 was added), more than half of it the
+    first instant, where the loaded CTC providers' queues are deepest and
+    every quote re-plans 300-400 queued jobs; ch. 7.2 with the 100-task
+    workflow at 50 instants per site (the thesis's) and 3/10/20/30 processors
+    per task (Fig. 54's bars).
     """
     from market.workflows import Network, layered_workflow
     from market.workloads import duplicate_trace
@@ -480,7 +784,10 @@ def singh_greedy(size: str, seed: int, data: Path | None):
     checks.append(Check(f"with {lo} providers the allocation cost ratio is the thesis's 'about 43 % more' "
                         f"(1.43 +- {COST_RATIO_TOLERANCE:g}, ch. 7.3)", abs(cost2 - 1.43) <= COST_RATIO_TOLERANCE,
                         f"ratio {cost2:.2f}"))
-    notes = ["CTC-SP2 runs on the thesis's 430 processors (the trace's batch partition has 338)",
+    single_rows, single_checks, single_notes = _single_site(size, seed, data)
+    rows += single_rows
+    checks += single_checks
+    notes = [*single_notes, "CTC-SP2 runs on the thesis's 430 processors (the trace's batch partition has 338)",
              "SDSC-SP2's own offered load on 128 processors (82.5 %) is above the 78 % and 70 % targets: the "
              "trace-duplication method only adds work, so those providers run at the trace's own load",
              "each provider replays only the jobs submitted in a window around the instant"]

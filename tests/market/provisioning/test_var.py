@@ -92,6 +92,42 @@ def test_figure_33_trades_time_to_start_against_a_longer_request():
     assert v_late.submit == 3 * H + 30 and v_late.runtime == H + (H - 30)
 
 
+def test_figure_33_best_submission_can_fall_strictly_inside_the_lead_window():
+    # a 32-node, 1-hour reservation 240 minutes away, asked now (t = 0). Requests of 4-8 h waited 5 h (more
+    # than the lead: probability 0); requests of 2-4 h waited 130 min. Submitting at t asks 60 + 240 - t
+    # minutes, which falls in the 2-4 h class only for t > 60 min, where every observed wait fits the
+    # remaining 240 - t >= 130 minutes: the best time is the first 30 s step past 60 min, not 0 nor the end
+    p = WaitPredictor(min_history=1)
+    for _ in range(60):
+        p.observe(32, 5 * H, 5 * H)
+        p.observe(32, 3 * H, 130 * 60)
+    v = plan_var(p, procs=32, duration=H, start=4 * H, now=0)
+    assert 0 < v.submit < 4 * H
+    assert v.submit == H + 30 and v.runtime == H + (4 * H - v.submit)
+    assert v.probability == pytest.approx(0.05 ** (1 / 60)) and p.probability(32, 5 * H, 4 * H) == 0.0
+
+
+class _CurvePredictor:
+    """Fig. 36's curves as a predictor: probability by submission minute, peaked where the thesis says."""
+
+    def __init__(self, start, peak_minute, peak):
+        self.start, self.peak_minute, self.peak = start, peak_minute, peak
+
+    def probability(self, procs, estimate, deadline):
+        minute = (self.start - deadline) / 60  # when the job would be submitted
+        return self.peak * (1 - abs(minute - self.peak_minute) / 240)
+
+
+def test_figure_36_thesis_examples_submission_time_and_padded_runtime():
+    # ch. 6.2, Fig. 36: 32 nodes, 1 h, 240 minutes ahead: "the probability is maximum (0.772) at 110 minutes
+    # ... submit a task ... 110 minutes from now with a duration of (60 + (240 - 110)) = 190 minutes"; for 4 h
+    # the maximum is at time 0 (0.747), "a duration of (240 + (240 - 0)) = 480 minutes"
+    one = plan_var(_CurvePredictor(4 * H, 110, 0.772), procs=32, duration=H, start=4 * H, now=0)
+    assert (one.submit, one.runtime, one.probability) == (110 * 60, 190 * 60, pytest.approx(0.772))
+    four = plan_var(_CurvePredictor(4 * H, 0, 0.747), procs=32, duration=4 * H, start=4 * H, now=0)
+    assert (four.submit, four.runtime, four.probability) == (0, 480 * 60, pytest.approx(0.747))
+
+
 def test_no_history_submits_now_with_probability_zero():
     v = plan_var(WaitPredictor(), procs=4, duration=600, start=1000, now=100)
     assert (v.submit, v.runtime, v.probability) == (100, 1500, 0.0)
@@ -185,19 +221,3 @@ def test_summary_reports_success_rate_and_mean_normalised_cost_of_successes():
     assert math.isnan(summarize_reservations([])["success_rate"])
     assert np.isnan(summarize_reservations([VarOutcome(1, 1, 1, 0, None, 0.0)])["mean_normalized_cost"])
 
-
-def test_figure_33_best_submission_can_fall_strictly_inside_the_lead_window():
-    # the thesis's example (ch. 6.1): a reservation 240 minutes away is best submitted 110 minutes in. Here jobs
-    # asking for more than 4 h waited 5 h (a request made early never starts in time) and shorter ones waited
-    # 100 min: submitting before 60 min asks for over 4 h; from 60 min the request is under 4 h and it fits
-    # until 140 min, so the best time is strictly between now and the start.
-    m = 60
-    p = WaitPredictor(min_history=1, confidence=0.5)
-    for _ in range(40):
-        p.observe(32, 5 * H, 5 * H)
-        p.observe(32, int(3.5 * H), 100 * m)
-        p.observe(32, int(1.5 * H), 100 * m)
-    v = plan_var(p, procs=32, duration=H, start=240 * m, now=0)
-    assert 0 < v.submit < 240 * m and v.probability > 0.9
-    assert 60 * m <= v.submit <= 140 * m and v.runtime == H + 240 * m - v.submit
-    assert plan_var(p, procs=32, duration=H, start=240 * m, now=0, step=30).submit == v.submit  # deterministic
