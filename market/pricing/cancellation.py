@@ -71,20 +71,6 @@ def withdraw_reservation(scheduler, reservation_id: str | int, now: int) -> Rese
     profile.advance(now)
     profile.release(start, reservation.end - start, reservation.procs)
     del scheduler.reservations[reservation_id]
-    if name == "slots":
-        # its plan lives in its free slots: give the interval back there and compress as it does
-        scheduler._advance(now)
-        scheduler._recut(start, reservation.end, reservation.procs)
-        scheduler._compress(now)
-    elif name == "conservative":
-        planned = scheduler.planned
-        for job in scheduler.queue:
-            old = planned[job.id]
-            if old <= now:
-                continue
-            new = profile.earliest_move(job.procs, job.estimate, now, old)
-            if new < old:
-                profile.release(old, job.estimate, job.procs)
-                profile.reserve(new, job.estimate, job.procs)
-                planned[job.id] = new
+    if name in ("conservative", "slots"):  # the slot scheduler plans conservatively (SlotScheduler)
+        profile.compress(scheduler.queue, scheduler.planned, now)
     return reservation

@@ -44,9 +44,10 @@ from market.errors import Infeasible, InvalidInput
 from market.job import Job
 from market.reservation import Reservation
 from market.scheduling.base import LocalScheduler
+from market.scheduling.conservative import ConservativeScheduler
 from market.scheduling.profile import Profile
 
-__all__ = ["FreeSlot", "SlotScheduler", "decompose"]
+__all__ = ["FreeSlot", "LayeredSlotScheduler", "SlotScheduler", "decompose"]
 
 INF = math.inf
 _START = attrgetter("start")
@@ -202,7 +203,7 @@ def _clip(slots: list[FreeSlot], now: int) -> list[FreeSlot]:
     return head + slots[k:]
 
 
-class SlotScheduler(LocalScheduler):
+class LayeredSlotScheduler(LocalScheduler):
     """Non-delaying slot scheduler (Singh 2008, ch. 3, Fig. 2): conservative backfilling on free slots.
 
     Each arriving job is planned at its earliest start on one free slot or a
@@ -289,7 +290,7 @@ class SlotScheduler(LocalScheduler):
     [0, 2]
     """
 
-    name = "slots"
+    name = "slots-layered"
 
     def __init__(self, procs: int) -> None:
         super().__init__(procs)
@@ -545,3 +546,58 @@ class SlotScheduler(LocalScheduler):
         super()._advance(now)
         self._slots = _clip(self._slots, now)
         self._now = now
+
+
+class SlotScheduler(ConservativeScheduler):
+    """Singh's non-delaying slot scheduler (2008, ch. 3): conservative backfilling, slots cut on demand.
+
+    The plan the thesis's scheduler keeps in its free slots (Figs. 2-3,
+    :class:`LayeredSlotScheduler`) is conservative backfilling's plan, and its
+    free slots are the layered cut (:func:`decompose`) of that plan's free
+    capacity; so this scheduler plans with the (compiled) conservative
+    profile and cuts the slots only when :meth:`free_slots` is asked.
+    ``tests/market/scheduling/test_slots.py`` checks it against the
+    incremental :class:`LayeredSlotScheduler` event by event. Times in seconds.
+
+    Examples
+    --------
+    Thesis Fig. 1 (5 processors; A 2x3 h, B 4x1 h, C 1x2 h, D 3x2 h):
+
+    >>> h = 3600
+    >>> s = SlotScheduler(5)
+    >>> for i, (n, d) in enumerate([(2, 3*h), (4, h), (1, 2*h), (3, 2*h)]):
+    ...     s.submit(Job(i, 0, n, d, d), 0)
+    >>> [(x.start // h, x.procs, x.duration // h, x.extensible) for x in s.free_slots(0, until=8 * h)]
+    [(0, 1, 8, True), (0, 1, 3, False), (2, 1, 1, False), (4, 1, 4, True), (6, 3, 2, True)]
+    """
+
+    name = "slots"
+
+    def free_slots(self, now: int, *, until: int | None = None) -> list[FreeSlot]:
+        """The free slots of the current plan from ``now`` on (see :meth:`LayeredSlotScheduler.free_slots`)."""
+        if now < self._now:
+            raise InvalidInput(f"free_slots: now ({now}) is before the scheduler's clock ({self._now})")
+        plan = self.profile.copy()
+        plan.advance(now)
+        slots = decompose(plan)
+        if until is None:
+            return slots
+        last = slots[-1].start
+        if not isinstance(until, int) or isinstance(until, bool) or until <= last:
+            raise InvalidInput(
+                f"free_slots: until must be an int after the last slot start ({last}), got {until!r}"
+            )
+        return [
+            FreeSlot(s.start, s.procs, until - s.start, s.divisible, True) if s.duration == INF else s
+            for s in slots
+        ]
+
+    @property
+    def plan_end(self) -> int:
+        """First instant from which the whole machine is free in the plan (seconds; ch. 3.1)."""
+        return max(self.profile.times[-1], self._now)
+
+    def _advance(self, now: int) -> None:
+        if now < self._now:
+            raise InvalidInput(f"slots: time {now} is before the scheduler's clock ({self._now})")
+        super()._advance(now)

@@ -57,7 +57,7 @@ def test_empty_or_malformed_slots_and_cyclic_workflows_are_errors(files, tmp_pat
     bad = tmp_path / "bad.json"
     bad.write_text('[{"start": 0}]')
     assert main(["--workflow", str(wf), "--slots", str(bad)]) == 2
-    assert "slots[0] is malformed" in capsys.readouterr().err
+    assert "slots[0]: missing key 'procs'" in capsys.readouterr().err
     cyclic = tmp_path / "cyc.json"
     cyclic.write_text(json.dumps({"tasks": [{"id": "a", "runtime": 5}, {"id": "b", "runtime": 5}],
                                   "edges": [{"from": "a", "to": "b"}, {"from": "b", "to": "a"}]}))

@@ -14,7 +14,7 @@ from market.metrics import load_over_time
 from market.reservation import Reservation
 from market.scheduling.conservative import ConservativeScheduler
 from market.scheduling.profile import Profile
-from market.scheduling.slots import FreeSlot, SlotScheduler, decompose
+from market.scheduling.slots import FreeSlot, LayeredSlotScheduler, SlotScheduler, decompose
 from market.simulation import MachineSimulation, simulate
 
 H = 3600
@@ -305,17 +305,35 @@ def layered_cut(profile):
 def planned_profile(sched, now):
     """Running jobs, reservations and every queued job's planned interval, from ``now`` on."""
     plan = sched.profile.copy()
-    for job in sched.queue:
-        plan.reserve(sched.planned[job.id], job.estimate, job.procs)  # raises if they overlap
+    if isinstance(sched, LayeredSlotScheduler):  # its profile holds running jobs and reservations only
+        for job in sched.queue:
+            plan.reserve(sched.planned[job.id], job.estimate, job.procs)  # raises if they overlap
+    else:  # SlotScheduler plans conservatively: its profile holds the queued jobs too
+        assert sorted(plan.steps()) == sorted(rebuilt_plan(sched).steps())
     plan.advance(now)
     return plan
 
 
+def rebuilt_plan(sched):
+    """The plan rebuilt from its parts: running jobs, reservations, queued jobs at their planned starts."""
+    plan = Profile(sched.procs, origin=sched.profile.times[0])
+    for job, start in sched.running.values():
+        if start + job.estimate > plan.times[0]:
+            plan.reserve(max(start, plan.times[0]), start + job.estimate - max(start, plan.times[0]), job.procs)
+    for r in sched.reservations.values():
+        if r.end > plan.times[0]:
+            plan.reserve(max(r.start, plan.times[0]), r.end - max(r.start, plan.times[0]), r.procs)
+    for job in sched.queue:
+        plan.reserve(sched.planned[job.id], job.estimate, job.procs)
+    return plan
+
+
+@pytest.mark.parametrize("cls", [SlotScheduler, LayeredSlotScheduler])
 @settings(max_examples=80, deadline=None)
 @given(data=st.data())
-def test_free_slots_are_the_layered_cut_of_the_plan_after_every_event(data):
+def test_free_slots_are_the_layered_cut_of_the_plan_after_every_event(cls, data):
     procs, jobs = data.draw(workloads(max_jobs=25, exact=False))
-    sim = MachineSimulation(SlotScheduler(procs), jobs)
+    sim = MachineSimulation(cls(procs), jobs)
     for r in data.draw(reservation_sets(procs)):
         sim.add_reservation(r)
     while (t := sim.next_time()) is not None:
@@ -398,3 +416,22 @@ def test_reservations_added_mid_run_replan_the_queue_as_conservative_does(data):
 
     lockstep(scheds, jobs, maybe_reserve)
     assert not scheds[0].queue and not scheds[0].running
+
+
+@settings(max_examples=100, deadline=None)
+@given(data=st.data())
+def test_slot_scheduler_equals_the_thesis_layered_scheduler_event_by_event(data):
+    """Conservative plan + cut on demand (SlotScheduler) vs the incremental Figs. 2-3 scheduler."""
+    procs, jobs = data.draw(workloads(max_jobs=25, exact=False))
+    sims = [MachineSimulation(cls(procs), jobs) for cls in (SlotScheduler, LayeredSlotScheduler)]
+    for r in data.draw(reservation_sets(procs)):
+        for sim in sims:
+            sim.add_reservation(r)
+    while (t := sims[0].next_time()) is not None:
+        assert sims[1].next_time() == t
+        for sim in sims:
+            sim.run_until(t)
+        fast, layered = (sim.scheduler for sim in sims)
+        assert fast.planned == layered.planned and fast.plan_end == layered.plan_end
+        assert fast.free_slots(t) == layered.free_slots(t)
+    assert sims[0].start == sims[1].start
