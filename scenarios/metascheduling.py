@@ -43,8 +43,11 @@ __all__ = [
 WARMUP_DAYS = 3
 """Days of prices before the first submission: the SARIMA forecasts train on the previous three days."""
 
-TAIL_DAYS = 30
-"""Days of prices after the last submission, for queued and long jobs to finish (INST queues grow long)."""
+TAIL_DAYS = 60
+"""Days of prices after the last submission, for queued and long jobs to finish (INST queues grow long).
+
+30 days were too few: at seed 3 of the full murali-xsede run a job on Queenbee ended 0.4 days past
+them (15 + 3 + 30 = 48 days of prices)."""
 
 REGION_PRICES = {
     "PJM": {"mean": 45.0},
