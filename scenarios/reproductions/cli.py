@@ -19,7 +19,7 @@ import sys
 import warnings
 from pathlib import Path
 
-from market.errors import InvalidInput
+from market.errors import InvalidInput, MarketError
 from scenarios.config import suggest
 from scenarios.registry import SCENARIOS, get_scenario, scenario_names
 from scenarios.reproductions.report import (
@@ -101,9 +101,16 @@ def parse_seeds(text: str) -> list[int]:
     return seeds
 
 
-def run_seed(name: str, size: str, seed: int, data: str | None) -> Report:
-    """One seed's run of reproduction ``name`` (module-level, so worker processes can run it)."""
-    return REPRODUCTIONS[name].run(size, seed, data=data)
+def run_seed(name: str, size: str, seed: int, data: str | None) -> Report | str:
+    """One seed's run of reproduction ``name``, or the error that stopped it (one line).
+
+    Module-level, so worker processes can run it; an error in one seed must
+    not throw away the seeds that finished.
+    """
+    try:
+        return REPRODUCTIONS[name].run(size, seed, data=data)
+    except MarketError as err:
+        return str(err)
 
 
 def _run_seeds(args: argparse.Namespace, reproduction, size: str, seeds: list[int], out) -> int:
@@ -116,21 +123,37 @@ def _run_seeds(args: argparse.Namespace, reproduction, size: str, seeds: list[in
     tasks = [(seed, (reproduction.name, size, seed, data)) for seed in seeds]
     print(f"running {reproduction.name} at size {size}, seeds {', '.join(map(str, seeds))} "
           f"({args.executor}, {workers or 'cluster'} workers) ...", file=sys.stderr, flush=True)
-    reports = {}
+    reports, failed = {}, {}
     with executor_runs(run_seed, tasks, executor=args.executor, workers=workers, scheduler=args.scheduler) as runs:
         for seed, report in runs:
+            done = len(reports) + len(failed) + 1
+            if isinstance(report, str):
+                failed[seed] = report
+                print(f"  [{done}/{len(seeds)}] seed {seed}: failed: {report}", file=sys.stderr, flush=True)
+                continue
             reports[seed] = report
-            print(f"  [{len(reports)}/{len(seeds)}] seed {seed}: {report.seconds:.1f} s, "
+            print(f"  [{done}/{len(seeds)}] seed {seed}: {report.seconds:.1f} s, "
                   f"{sum(c.holds for c in report.checks)} of {len(report.checks)} directions hold",
                   file=sys.stderr, flush=True)
-    result = SeedsReport(tuple(reports[s] for s in seeds))
+    if not reports:
+        raise InvalidInput(f"every seed failed; seed {seeds[0]}: {failed[seeds[0]]}")
+    result = SeedsReport(tuple(reports[s] for s in seeds if s in reports))
     if args.json:
-        print(json.dumps(result.to_json(), indent=1))
+        doc = result.to_json()
+        doc["failed"] = [{"seed": s, "error": failed[s]} for s in seeds if s in failed]
+        print(json.dumps(doc, indent=1))
     else:
         print(result.format_text())
+        for s in seeds:
+            if s in failed:
+                print(f"failed: seed {s}: {failed[s]} (left out of the figures above)")
     if out is not None:
         written = write_seeds_report(out, result, command=_command())
         print(f"\nwrote {len(written)} files to {out}/", file=sys.stderr if args.json else sys.stdout)
+    if failed:
+        print(f"gridmarket: error: {len(failed)} of {len(seeds)} seeds failed (seeds "
+              f"{', '.join(map(str, sorted(failed)))}); the others are reported", file=sys.stderr)
+        return 2
     return 0
 
 

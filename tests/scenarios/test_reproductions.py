@@ -297,3 +297,22 @@ def test_cli_refuses_seed_options_that_do_not_fit(argv, message, capsys):
         status = exc.code
     err = capsys.readouterr().err
     assert status == 2 and message in err and "Traceback" not in err
+
+
+def test_a_failing_seed_is_reported_and_the_others_kept(monkeypatch, capsys):
+    real = REPRODUCTIONS["ha-selection"].runner
+
+    def flaky(size, seed, data):
+        if seed == 2:
+            raise InvalidInput("job 7 ends past its price series")
+        return real(size, seed, data)
+
+    import dataclasses
+
+    monkeypatch.setitem(REPRODUCTIONS, "ha-selection", dataclasses.replace(REPRODUCTIONS["ha-selection"], runner=flaky))
+    status = main(["run", "ha-selection", "--seeds", "1..3", "--workers", "1", "--json"])
+    out, err = capsys.readouterr()
+    doc = json.loads(out)
+    assert status == 2 and doc["seeds"] == [1, 3]
+    assert doc["failed"] == [{"seed": 2, "error": "job 7 ends past its price series"}]
+    assert "1 of 3 seeds failed (seeds 2)" in err and "Traceback" not in err
