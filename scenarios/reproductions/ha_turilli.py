@@ -20,7 +20,8 @@ _CYCLES = 4.6e12  # cycles of one GROMACS task, compare_selection's default
 
 
 @register("ha-selection", citation="Ha et al., sec. IV-B2 Fig. 6(a) (and Fig. 5)",
-          summary="bag of tasks placed by the consumables cost model + matchmaking vs random distribution")
+          summary="ILLUSTRATION (hand-set queue waits and IPCs): bag of tasks placed by the consumables cost "
+                  "model + matchmaking vs random distribution")
 def ha_selection(size: str, seed: int, data: Path | None):
     """Model-based resource selection against random distribution (Ha et al., sec. IV-B, Fig. 6a).
 
@@ -29,14 +30,21 @@ def ha_selection(size: str, seed: int, data: Path | None):
     time by eq. 2 at the base clock, adds the expected queue wait, and
     RES_SELECT sends every task to the smallest predicted TTC; the baseline
     spreads tasks uniformly at random. Also reports eq. 2's over-prediction
-    of the execution time per machine (Fig. 5). Queue waits are our model's
-    (the paper measured them over a month), so the size of the reduction
-    follows from them; the direction is the point.
+    of the execution time per machine (Fig. 5).
+
+    An illustration, not a reproduction: the queue waits (lognormal, with
+    per-system means of our choosing) and the IPCs are set by hand in
+    ``market.selection.TABLE_I_SYSTEMS`` (the paper measured waits over a
+    month on the live machines, which no trace here records), so the
+    directions follow from those inputs; the run shows the mechanism at
+    work, not that the paper's finding holds.
 
     Seed's direction: the model's TTC_wkd is 67-85 % lower than random
     distribution's for every workload size; the model picks SuperMIC; eq. 2
     with base clocks over-predicts the execution time by 157-171 % on the
-    XSEDE machines and 18-31 % on OSG, yet selects better than random.
+    XSEDE machines and 7-18 % on OSG (sec. IV-A3; the abstract's 18-31 % is
+    the error before the 22 % OSG instruction correction), yet selects
+    better than random.
 
     Sizes: ``small`` 10 executions per workload size and method (under 1 s);
     ``full`` 30 (about a month of daily runs): a few seconds.
@@ -59,7 +67,8 @@ def ha_selection(size: str, seed: int, data: Path | None):
     for k, system in enumerate(TABLE_I_SYSTEMS):
         actual = bag_of_tasks_ttc([k], TABLE_I_SYSTEMS, _CYCLES, rng=np.random.default_rng(0))["tx"]
         over[system.name] = 100 * (result["predicted_tx"][system.name] / actual - 1)
-        ref = "Fig. 5: 18-31 % on OSG" if system.single_core_pilots else "Fig. 5: 157-171 % on XSEDE machines"
+        ref = ("sec. IV-A3: over-predicts by 7-18 % on OSG" if system.single_core_pilots
+               else "Fig. 5: 157-171 % on XSEDE machines")
         rows.append(Row(f"{system.name}: eq. 2 over-prediction of Tx", over[system.name], None, "%", ref))
     checks.append(Check("model-based selection lowers TTC_wkd against random for every workload size (Fig. 6a)",
                         min(reductions) > 0, ", ".join(f"{n}: {r:.0f} %" for n, r in zip(_SIZES, reductions))))
@@ -68,5 +77,11 @@ def ha_selection(size: str, seed: int, data: Path | None):
     hpc = [v for s, v in zip(TABLE_I_SYSTEMS, over.values()) if not s.single_core_pilots]
     checks.append(Check("eq. 2 at base clocks over-predicts Tx on every XSEDE machine (Fig. 5)", min(hpc) > 0,
                         ", ".join(f"{k}: {v:.0f} %" for k, v in over.items())))
-    notes = ["queue waits are lognormal with per-system means of our choosing (market.selection.TABLE_I_SYSTEMS)"]
+    osg = [v for s, v in zip(TABLE_I_SYSTEMS, over.values()) if s.single_core_pilots]
+    checks.append(Check("eq. 2's over-prediction on each XSEDE machine is within the paper's 157-171 % (Fig. 5)",
+                        all(157 <= v <= 171 for v in hpc), ", ".join(f"{v:.0f} %" for v in hpc)))
+    checks.append(Check("eq. 2's over-prediction on OSG is within the paper's 7-18 % (sec. IV-A3)",
+                        all(7 <= v <= 18 for v in osg), ", ".join(f"{v:.1f} %" for v in osg)))
+    notes = ["ILLUSTRATION: queue waits are lognormal with per-system means of our choosing and the IPCs are "
+             "hand-set (market.selection.TABLE_I_SYSTEMS); the directions follow from these inputs"]
     return rows, checks, {"sizes": list(_SIZES), "repeats": repeats, "cycles": _CYCLES}, notes
