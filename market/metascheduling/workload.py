@@ -36,6 +36,8 @@ def grid_workload(
     jobs_per_hour: float = 3.22,
     offered_load: float = 0.7,
     start: int = 0,
+    mean_runtime: float | None = None,
+    min_runtime: int = 0,
 ) -> tuple[Job, ...]:
     """Jobs submitted over ``days`` at every system, merged in submit order.
 
@@ -52,6 +54,15 @@ def grid_workload(
         Target offered load per system (work / (cores x period)), in (0, 1.5].
     start : int
         Seconds added to every submit time (e.g. a warm-up for price history).
+    mean_runtime : float, optional
+        Seconds. When given, run times are scaled so that the jobs kept have
+        this mean (capped at each system's wall-time limit) instead of
+        reaching ``offered_load``, and ``jobs_per_hour`` is the arrival rate
+        of the jobs kept (Murali & Vadhiyar sec. 4.3.1: 8.8 h mean, 3.22
+        arrivals per hour per system, jobs under 30 minutes not modelled).
+        The offered load is then whatever these give.
+    min_runtime : int
+        Seconds; with ``mean_runtime``, jobs shorter than this are not modelled.
 
     Returns
     -------
@@ -76,7 +87,15 @@ def grid_workload(
         raise InvalidInput(f"jobs_per_hour must be > 0, got {jobs_per_hour!r}")
     horizon = int(days * 24 * _HOUR)
     merged: list[Job] = []
+    if mean_runtime is not None and not mean_runtime > 0:
+        raise InvalidInput(f"mean_runtime must be > 0 seconds, got {mean_runtime!r}")
+    if not min_runtime >= 0:
+        raise InvalidInput(f"min_runtime must be >= 0 seconds, got {min_runtime!r}")
     for system in systems:
+        if mean_runtime is not None:
+            jobs = _calibrated_jobs(system, horizon, jobs_per_hour, mean_runtime, min_runtime, rng)
+            merged.extend(_with_estimates(system, jobs, rng))
+            continue
         n = int(jobs_per_hour * days * 24 * 1.2) + 20
         w = lublin_workload(n, procs=system.cores, rng=rng)
         submits = np.array([j.submit for j in w.jobs], dtype=float)
@@ -91,15 +110,58 @@ def grid_workload(
         factor = offered_load * system.cores * horizon / work.sum()
         runtimes = np.minimum(np.maximum(np.rint(np.array([j.runtime for j in jobs]) * factor), 1), system.max_walltime)
         jobs = [replace(j, runtime=int(r), estimate=int(r), site=system.name) for j, r in zip(jobs, runtimes)]
-        max_estimate = max(system.max_walltime, _HOUR)
-        try:
-            jobs = list(tsafrir_estimates(jobs, max_estimate=max_estimate, rng=rng).jobs)
-        except InvalidInput as err:
-            # too few jobs for the model's histogram: use the wall-time limit, as a batch system
-            # assumes for a job without an estimate (sec. 1 of the paper)
-            warnings.warn(f"{system.name}: Tsafrir estimates unavailable ({err}); using the wall-time limit",
-                          stacklevel=2)
-            jobs = [replace(j, estimate=system.max_walltime) for j in jobs]
-        merged.extend(replace(j, estimate=min(j.estimate, system.max_walltime)) for j in jobs)
+        merged.extend(_with_estimates(system, jobs, rng))
     merged.sort(key=lambda j: (j.submit, j.site, j.id))
     return tuple(replace(j, id=i, submit=j.submit + start) for i, j in enumerate(merged, 1))
+
+
+def _with_estimates(system: GridSystem, jobs: list[Job], rng: np.random.Generator) -> list[Job]:
+    """Tsafrir estimates (sec. 4.3.1), at most the system's wall-time limit."""
+    max_estimate = max(system.max_walltime, _HOUR)
+    try:
+        jobs = list(tsafrir_estimates(jobs, max_estimate=max_estimate, rng=rng).jobs)
+    except InvalidInput as err:
+        # too few jobs for the model's histogram: use the wall-time limit, as a batch system
+        # assumes for a job without an estimate (sec. 1 of the paper)
+        warnings.warn(f"{system.name}: Tsafrir estimates unavailable ({err}); using the wall-time limit",
+                      stacklevel=3)
+        jobs = [replace(j, estimate=system.max_walltime) for j in jobs]
+    return [replace(j, estimate=min(j.estimate, system.max_walltime)) for j in jobs]
+
+
+def _calibrated_jobs(system: GridSystem, horizon: int, jobs_per_hour: float, mean_runtime: float,
+                     min_runtime: int, rng: np.random.Generator) -> list[Job]:
+    """Lublin jobs on ``system`` scaled to ``mean_runtime`` over those kept (>= ``min_runtime``), arriving at
+    ``jobs_per_hour`` over ``horizon`` seconds (Murali & Vadhiyar sec. 4.3.1's calibration)."""
+    wanted = max(int(round(jobs_per_hour * horizon / _HOUR)), 1)
+    n = 2 * wanted + 20
+    while True:
+        w = lublin_workload(n, procs=system.cores, rng=rng)
+        raw = np.array([j.runtime for j in w.jobs], dtype=float)
+        cap = float(system.max_walltime)
+
+        def kept_mean(f: float) -> tuple[float, np.ndarray]:
+            r = np.minimum(np.rint(raw * f), cap)
+            keep = r >= min_runtime
+            return (float(r[keep].mean()) if keep.any() else 0.0), keep
+
+        lo, hi = 1e-6, 1e6  # the kept mean rises with the scale factor: bisect on it (in log space)
+        for _ in range(100):
+            mid = (lo * hi) ** 0.5
+            if kept_mean(mid)[0] < mean_runtime:
+                lo = mid
+            else:
+                hi = mid
+        factor = hi
+        _, keep = kept_mean(factor)
+        if keep.sum() >= wanted or n > 50 * wanted:
+            break
+        n *= 2
+    chosen = [j for j, k in zip(w.jobs, keep) if k][:wanted]
+    submits = np.array([j.submit for j in chosen], dtype=float)
+    span = max(submits[-1] - submits[0], 1.0)
+    stretch = (len(chosen) - 1) / (jobs_per_hour * span / _HOUR) if len(chosen) > 1 else 0.0
+    submits = np.rint((submits - submits[0]) * stretch).astype(np.int64)
+    return [replace(j, submit=int(t), runtime=int(min(max(round(j.runtime * factor), 1), cap)),
+                    estimate=int(min(max(round(j.runtime * factor), 1), cap)), site=system.name)
+            for j, t in zip(chosen, submits) if t < horizon]

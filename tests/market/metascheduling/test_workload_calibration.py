@@ -1,0 +1,30 @@
+"""grid_workload's calibration to Murali & Vadhiyar sec. 4.3.1: mean run time, arrival rate, no short jobs."""
+
+import numpy as np
+import pytest
+
+from market.energy import xsede_systems
+from market.errors import InvalidInput
+from market.metascheduling import grid_workload
+
+
+def test_calibrated_workload_has_the_papers_mean_rate_and_no_job_under_30_minutes():
+    systems = xsede_systems()[:3]
+    days = 4
+    jobs = grid_workload(systems, days=days, rng=np.random.default_rng(5), mean_runtime=8.8 * 3600,
+                         min_runtime=1800)
+    runtimes = np.array([j.runtime for j in jobs])
+    assert runtimes.min() >= 1800
+    assert runtimes.mean() == pytest.approx(8.8 * 3600, rel=0.05)  # the cap and rounding move it a little
+    for system in systems:
+        n = sum(1 for j in jobs if j.site == system.name)
+        assert n / (days * 24) == pytest.approx(3.22, rel=0.03)
+        assert all(j.runtime <= j.estimate <= system.max_walltime for j in jobs if j.site == system.name)
+
+
+def test_calibration_is_seeded_and_checks_its_arguments():
+    systems = xsede_systems()[:1]
+    a, b = (grid_workload(systems, days=1, rng=np.random.default_rng(9), mean_runtime=3600) for _ in range(2))
+    assert a == b
+    with pytest.raises(InvalidInput, match="mean_runtime must be > 0"):
+        grid_workload(systems, days=1, rng=np.random.default_rng(9), mean_runtime=0)
