@@ -195,7 +195,28 @@ def clear_from_json(data: dict, *, method: str = "mcmf", maxq: int | None = None
     if method not in METHODS:
         raise InvalidInput(f"unknown method {method!r}; known: {', '.join(METHODS)}")
     check_keys(where, data, COSTS_KEYS, required=("jobs", "systems", "cost"))
-    capacity = maxq if maxq is not None else data.get("capacity")
+    for key in ("jobs", "systems"):
+        names = data[key]
+        if not isinstance(names, list) or not all(isinstance(n, (str, int)) and not isinstance(n, bool)
+                                                  for n in names):
+            raise InvalidInput(f"{where}: {key} must be a list of names (strings or integers) (got {names!r})")
+    cost = data["cost"]
+    if not isinstance(cost, list) or not all(isinstance(row, list) for row in cost):
+        raise InvalidInput(f"{where}: cost must be a list of rows, one per job (got {str(cost)[:60]})")
+    for i, row in enumerate(cost):
+        for j, v in enumerate(row):
+            if v is not None and (isinstance(v, bool) or not isinstance(v, (int, float))):
+                raise InvalidInput(f"{where}: cost[{i}][{j}] must be a number or null (got {v!r})")
+    capacity = data.get("capacity")
+    if capacity is not None and not isinstance(capacity, (dict, list)) and (
+            isinstance(capacity, bool) or not isinstance(capacity, int)):
+        raise InvalidInput(f"{where}: capacity must be an object of system -> jobs per cycle, a list, or one "
+                           f"integer (got {capacity!r})")
+    for value in (capacity.values() if isinstance(capacity, dict) else capacity if isinstance(capacity, list)
+                  else [capacity]):
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 0):
+            raise InvalidInput(f"{where}: capacity values must be integers >= 0 or null (got {value!r})")
+    capacity = maxq if maxq is not None else capacity
     if isinstance(capacity, list):  # the Python API's form: one capacity per system, in order
         if len(capacity) != len(data["systems"]):
             raise InvalidInput(f"{where}: capacity has {len(capacity)} entries for {len(data['systems'])} systems "
@@ -248,6 +269,8 @@ def run_clear(args: argparse.Namespace) -> int:
         data = json.loads(text)
     except json.JSONDecodeError as err:
         raise InvalidInput(f"{args.costs}: not valid JSON: {err}") from None
+    except UnicodeDecodeError as err:
+        raise InvalidInput(f"{args.costs}: not UTF-8 text ({err.reason} at byte {err.start})") from None
     print(json.dumps(clear_from_json(data, method=args.method, maxq=args.maxq, backend=args.backend,
                                      where="standard input" if args.costs == "-" else args.costs)))
     return 0

@@ -22,7 +22,6 @@ Times are seconds; costs are SU.
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import sys
 import time
@@ -54,7 +53,7 @@ from market.provisioning import (
 from market.scheduling import make_scheduler
 from market.scheduling.slots import FreeSlot
 from market.simulation import MachineSimulation
-from market.validation import check_keys
+from market.validation import check_keys, read_json
 from market.workflows import Network, read_dax, read_workflow_json
 
 __all__ = [
@@ -292,12 +291,7 @@ _SLOT_KEYS = ("resource", "start", "procs", "duration", "divisible", "extensible
 
 
 def _read_slots(path: Path) -> tuple[list[AdvertisedSlot], dict, int, Network | None]:
-    try:
-        doc = json.loads(path.read_text())
-    except OSError as exc:
-        raise InvalidInput(f"{path}: cannot read slots: {exc}") from None
-    except json.JSONDecodeError as exc:
-        raise InvalidInput(f"{path}:{exc.lineno}: not JSON: {exc.msg}") from None
+    doc = read_json(path, "slots")
     if isinstance(doc, list):
         doc = {"slots": doc}
     check_keys(str(path), doc, _SLOTS_KEYS, required=("slots",))
@@ -310,6 +304,16 @@ def _read_slots(path: Path) -> tuple[list[AdvertisedSlot], dict, int, Network | 
         for flag in ("divisible", "extensible"):
             if flag in s and not isinstance(s[flag], bool):
                 raise InvalidInput(f"{where}.{flag}: must be true or false (got {s[flag]!r})")
+        if "resource" in s and not isinstance(s["resource"], str):
+            raise InvalidInput(f"{where}.resource: must be a resource name (got {s['resource']!r})")
+        for key, low, what in (("start", 0, "an integer >= 0 seconds"), ("procs", 1, "an integer >= 1")):
+            if isinstance(s[key], bool) or not isinstance(s[key], int) or s[key] < low:
+                raise InvalidInput(f"{where}.{key}: must be {what} (got {s[key]!r})")
+        for key in ("duration", "unit_cost", "fixed_cost"):
+            value = s.get(key)
+            if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))
+                                      or not 0 <= value < math.inf):
+                raise InvalidInput(f"{where}.{key}: must be a finite number >= 0 (got {value!r})")
         try:
             duration = s.get("duration")
             slots.append(AdvertisedSlot(
@@ -326,10 +330,18 @@ def _read_slots(path: Path) -> tuple[list[AdvertisedSlot], dict, int, Network | 
     machines = {}
     for name, m in resources.items():
         check_keys(f"{path}: resources.{name}", m, ("procs",), required=("procs",))
+        if isinstance(m["procs"], bool) or not isinstance(m["procs"], int) or m["procs"] < 1:
+            raise InvalidInput(f"{path}: resources.{name}.procs must be an integer >= 1 (got {m['procs']!r})")
         machines[name] = m["procs"]
     net = doc.get("network")
     if net is not None:
         check_keys(f"{path}: network", net, ("latency", "bytes_per_second"))
+        for key, value in net.items():
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not value >= 0:
+                raise InvalidInput(f"{path}: network.{key} must be a number >= 0 (got {value!r})")
+    release = doc.get("release", 0)
+    if isinstance(release, bool) or not isinstance(release, int) or release < 0:
+        raise InvalidInput(f"{path}: release must be an integer >= 0 seconds (got {release!r})")
     network = Network(net.get("latency", 0), net.get("bytes_per_second", math.inf)) if net else None
     return slots, machines, int(doc.get("release", 0)), network
 

@@ -21,7 +21,6 @@ an ``id`` (default ``"r<index>"``). ``running``, ``queued`` and
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,6 +29,7 @@ from market.errors import InvalidInput
 from market.job import Job
 from market.reservation import Reservation
 from market.scheduling.profile import Profile
+from market.validation import check_keys, read_json
 
 __all__ = [
     "ProviderState",
@@ -273,14 +273,13 @@ def state_from_dict(data: object, *, source: str = "state") -> ProviderState:
     """
     if not isinstance(data, Mapping):
         raise InvalidInput(f"{source}: the top level must be an object, got {type(data).__name__}")
-    unknown = sorted(set(data) - {"now", "procs", "running", "queued", "reservations"})
-    if unknown:
-        raise InvalidInput(f"{source}: unknown key(s) {', '.join(map(repr, unknown))}")
+    check_keys(source, data, ("now", "procs", "running", "queued", "reservations"))
     now = _field(data, "now", source, minimum=0)
     procs = _field(data, "procs", source, minimum=1)
     running = []
     for i, item in enumerate(_records(data, "running", source)):
         where = f"{source}: running[{i}]"
+        check_keys(where, item, ("id", "procs", "start", "end"))
         job_id = _field(item, "id", where, minimum=0)
         running.append(
             RunningJob(
@@ -291,6 +290,7 @@ def state_from_dict(data: object, *, source: str = "state") -> ProviderState:
     queue = []
     for i, item in enumerate(_records(data, "queued", source)):
         where = f"{source}: queued[{i}]"
+        check_keys(where, item, ("id", "submit", "procs", "estimate"))
         estimate = _field(item, "estimate", where, minimum=1)
         queue.append(
             Job(
@@ -302,6 +302,7 @@ def state_from_dict(data: object, *, source: str = "state") -> ProviderState:
     reservations = []
     for i, item in enumerate(_records(data, "reservations", source)):
         where = f"{source}: reservations[{i}]"
+        check_keys(where, item, ("id", "start", "procs", "duration"))
         res_id = item.get("id", f"r{i}")
         if not isinstance(res_id, (str, int)) or isinstance(res_id, bool):
             raise InvalidInput(f"{where}.id must be a string or an int, got {res_id!r}")
@@ -320,15 +321,7 @@ def state_from_dict(data: object, *, source: str = "state") -> ProviderState:
 def read_state(path: str | Path) -> ProviderState:
     """Read a ``state.json`` file (module docstring); errors name the path (and line for bad JSON)."""
     path = Path(path)
-    try:
-        text = path.read_text()
-    except OSError as err:
-        raise InvalidInput(f"{path}: cannot read: {err.strerror or err}") from None
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as err:
-        raise InvalidInput(f"{path}:{err.lineno}: malformed JSON: {err.msg}") from None
-    return state_from_dict(data, source=str(path))
+    return state_from_dict(read_json(path, "state"), source=str(path))
 
 
 def state_to_dict(state: ProviderState) -> dict:

@@ -17,7 +17,7 @@ writes and the child reads.
 
 from __future__ import annotations
 
-import json
+import json  # noqa: F401  (the doctests write JSON)
 import math
 from collections.abc import Mapping
 from os import PathLike
@@ -26,7 +26,7 @@ from pathlib import Path
 import networkx as nx
 
 from market.errors import InvalidInput
-from market.validation import check_keys
+from market.validation import check_keys, read_json
 from market.workflows.dag import validate_workflow
 
 __all__ = ["read_wfformat", "read_workflow_json", "workflow_from_dict", "workflow_to_dict"]
@@ -40,14 +40,7 @@ def _seconds(value: object, where: str) -> int:
 
 def _load(path: str | PathLike[str]) -> dict:
     p = Path(path)
-    try:
-        text = p.read_text()
-    except OSError as exc:
-        raise InvalidInput(f"{p}: cannot read workflow: {exc}") from None
-    try:
-        doc = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise InvalidInput(f"{p}:{exc.lineno}: not JSON: {exc.msg}") from None
+    doc = read_json(p, "workflow")
     if not isinstance(doc, dict):
         raise InvalidInput(f"{p}: a workflow file holds a JSON object, got {type(doc).__name__}")
     return doc
@@ -183,6 +176,8 @@ def workflow_from_dict(doc: Mapping, *, where: str = "workflow") -> nx.DiGraph:
         if not isinstance(t, Mapping) or "id" not in t:
             raise InvalidInput(f"{where}: tasks[{i}] has no id")
         check_keys(f"{where}: tasks[{i}]", t, ("id", "procs", "runtime"))
+        if not isinstance(t["id"], (str, int)) or isinstance(t["id"], bool):
+            raise InvalidInput(f"{where}: tasks[{i}].id must be a string or an integer (got {t['id']!r})")
         if "runtime" not in t:
             raise InvalidInput(f"{where}: task {t['id']!r} has no runtime")
         if t["id"] in g:
@@ -191,12 +186,18 @@ def workflow_from_dict(doc: Mapping, *, where: str = "workflow") -> nx.DiGraph:
         if isinstance(runtime, Mapping):
             runtime = dict(runtime)
         g.add_node(t["id"], procs=t.get("procs", 1), runtime=runtime)
-    for i, e in enumerate(doc.get("edges", [])):
+    edges = doc.get("edges", [])
+    if not isinstance(edges, list):
+        raise InvalidInput(f"{where}: edges must be a list (got {edges!r})")
+    for i, e in enumerate(edges):
         if not isinstance(e, Mapping) or "from" not in e or "to" not in e:
             raise InvalidInput(f"{where}: edges[{i}] needs 'from' and 'to'")
         check_keys(f"{where}: edges[{i}]", e, ("from", "to", "data"))
+        data = e.get("data", 0)
+        if isinstance(data, bool) or not isinstance(data, (int, float)) or not 0 <= data < float("inf"):
+            raise InvalidInput(f"{where}: edges[{i}].data must be a number of bytes >= 0 (got {data!r})")
         for end in ("from", "to"):
-            if e[end] not in g:
+            if not isinstance(e[end], (str, int)) or isinstance(e[end], bool) or e[end] not in g:
                 raise InvalidInput(f"{where}: edges[{i}] names an unknown task {e[end]!r}")
         g.add_edge(e["from"], e["to"], data_bytes=e.get("data", 0))
     return validate_workflow(g)

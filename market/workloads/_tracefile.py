@@ -93,6 +93,8 @@ class Format:
 # ----------------------------------------------------------------------------------------------
 
 
+_INT64 = 2**63  # columns are int64 arrays: larger whole numbers are refused by line, not overflowed
+
 def read_text(path: str | PathLike[str]) -> str:
     """Whole file as text; gzip files (by ``.gz`` suffix or magic bytes) are decompressed."""
     with open(path, "rb") as f:
@@ -248,7 +250,10 @@ def parse_records(lines: Sequence[str], fmt: Format, path: str) -> Columns:
         for i, name, kind in checked:
             token = tokens[i]
             if kind == INT:
-                if _whole(token) is not None:
+                whole = _whole(token)
+                if whole is not None:
+                    if not -_INT64 <= whole < _INT64:
+                        raise InvalidInput(f"{path} line {lineno}: field {name!r} is {token!r}, out of range")
                     continue
                 try:
                     value = float(token)
@@ -268,6 +273,8 @@ def parse_records(lines: Sequence[str], fmt: Format, path: str) -> Columns:
                 ) from None
             if not math.isfinite(value):
                 raise InvalidInput(f"{path} line {lineno}: field {name!r} is {token!r}, not finite")
+            if abs(value) >= _INT64:
+                raise InvalidInput(f"{path} line {lineno}: field {name!r} is {token!r}, out of range")
         for column, lst in values.items():
             lst.append(_whole(tokens[fmt.columns[column]]))  # checked above: never None
         for column, lst in tokens_of.items():

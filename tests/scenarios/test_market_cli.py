@@ -65,7 +65,7 @@ def test_subcommands_set_run_for_the_main_cli(state):
 @pytest.mark.parametrize(
     "content, message",
     [
-        ("{", "state.json:1: malformed JSON"),
+        ("{", "state.json:1: not JSON"),
         (json.dumps({**STATE, "procs": 0}), "procs must be an int >= 1, got 0"),
         (json.dumps({**STATE, "queued": [{"id": 3, "submit": 0, "procs": 2}]}), r"queued\[0\]: missing field 'estimate'"),
     ],

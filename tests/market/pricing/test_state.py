@@ -70,7 +70,7 @@ def test_malformed_state_names_the_offending_field(change, message):
 def test_bad_json_names_the_path_and_line(tmp_path):
     path = tmp_path / "s.json"
     path.write_text('{"now": 0,\n "procs": }')
-    with pytest.raises(InvalidInput, match=r"s.json:2: malformed JSON"):
+    with pytest.raises(InvalidInput, match=r"s.json:2: not JSON"):
         read_state(path)
     with pytest.raises(InvalidInput, match="cannot read"):
         read_state(tmp_path / "missing.json")
