@@ -378,12 +378,13 @@ def from_dict(data: Mapping[str, Any], *, where: str = "scenario") -> ScenarioCo
         raise InvalidInput(f"{where}: providers must be a list of tables, got {raw!r}")
     providers = []
     for i, p in enumerate(raw):
+        prefix = f"{where}: providers[{i}]"
         try:
-            providers.append(_build(ProviderConfig, p, f"providers[{i}]"))
+            providers.append(_build(ProviderConfig, p, prefix))
         except TypeError as exc:  # a missing required key
-            raise InvalidInput(f"{where}: providers[{i}]: {exc}") from None
-        except InvalidInput as exc:
-            raise InvalidInput(f"{where}: providers[{i}]: {exc}") from None
+            raise InvalidInput(f"{prefix}: {exc}") from None
+        except InvalidInput as exc:  # _build's own messages carry the prefix already
+            raise (exc if str(exc).startswith(prefix) else InvalidInput(f"{prefix}: {exc}")) from None
     data["providers"] = tuple(providers)
     for key, cls in (("workload", WorkloadConfig), ("parameters", Parameters)):
         if key in data:

@@ -91,6 +91,17 @@ def _free_port(host: str) -> int:
         return s.getsockname()[1]
 
 
+def _check_port_free(host: str, port: int) -> None:
+    """InvalidInput if ``port`` on ``host`` is taken (by another server, or another gridmarket viz)."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with socket.socket(family) as s:
+        try:
+            s.bind((host.strip("[]"), port))
+        except OSError:
+            raise InvalidInput(f"--port {port}: the port is in use on {host}; choose another "
+                               "(--port 0 picks a free one)") from None
+
+
 def _url(host: str, port: int) -> str:
     shown = f"[{host}]" if ":" in host and not host.startswith("[") else host
     return f"http://{shown}:{port}/"
@@ -140,6 +151,8 @@ def run_viz(args: argparse.Namespace) -> int:
     if not is_loopback(host):
         print(f"gridmarket viz: warning: serving on {host}: anyone who reaches this address can run models",
               file=sys.stderr)
+    if args.port:
+        _check_port_free(host, args.port)  # else another server's page would answer our readiness probe
     port = args.port or _free_port("127.0.0.1" if not is_loopback(host) else host)
     env = {**os.environ, "SOLARA_TELEMETRY_MIXPANEL_ENABLE": "False", "GRIDMARKET_VIZ_SCENARIO": args.scenario}
     if args.model is not None:

@@ -230,7 +230,8 @@ def _field(item: Mapping, key: str, where: str, *, minimum: int) -> int:
         raise InvalidInput(f"{where}: missing field {key!r}")
     value = item[key]
     if not _is_int(value) or value < minimum:
-        raise InvalidInput(f"{where}.{key} must be an int >= {minimum}, got {value!r}")
+        field = f"{where}.{key}" if where.endswith("]") else f"{where}: {key}"  # a record's field, or the top's
+        raise InvalidInput(f"{field} must be an int >= {minimum}, got {value!r}")
     return value
 
 

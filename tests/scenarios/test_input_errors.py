@@ -107,3 +107,27 @@ def test_warnings_print_as_one_clean_line(tmp_path):
                             capture_output=True, text=True, cwd=ROOT)
     assert result.returncode == 0, result.stderr
     assert result.stderr.startswith("gridmarket: warning: ") and result.stderr.count("\n") == 1
+
+
+def test_viz_refuses_a_port_in_use_before_printing_an_address(capsys):
+    import socket
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        status, out, err = _run(["viz", "--port", str(port)], capsys)
+    assert status == 2 and out == "" and f"--port {port}: the port is in use on 127.0.0.1" in err
+
+
+def test_scenario_errors_name_the_provider_once(tmp_path, capsys):
+    path = tmp_path / "s.toml"
+    path.write_text('name = "x"\n[[providers]]\nname = "a"\nprcs = 8\n')
+    status, out, err = _run(["compare", "--scenario", str(path)], capsys)
+    assert status == 2 and err.count("providers[0]") == 1 and "unknown key 'prcs' (did you mean 'procs'?)" in err
+
+
+def test_state_top_level_field_errors_read_file_then_field(tmp_path, capsys):
+    path = _write(tmp_path, "st.json", {"now": 0, "procs": "x"})
+    status, out, err = _run(["quote", "--state", path, "--procs", "1", "--duration", "5"], capsys)
+    assert status == 2 and "st.json: procs must be an int >= 1, got 'x'" in err
