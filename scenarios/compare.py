@@ -18,7 +18,8 @@ from market.errors import InvalidInput
 from scenarios.config import INTERACTION_MODELS, with_overrides
 from scenarios.experiment import compare
 from scenarios.registry import get_scenario, scenario_names
-from scenarios.results import format_table, manifest, prepare_out, write_results
+from scenarios.interrupts import with_hint
+from scenarios.results import format_table, manifest, prepare_out, remove_if_empty, write_results
 from scenarios.sweep import EXECUTORS, parse_grid, run_sweep
 
 __all__ = ["add_subcommands", "main", "run_compare", "run_sweep_command"]
@@ -55,7 +56,11 @@ def run_compare(args: argparse.Namespace) -> int:
     prepare_out(out, force=args.force)  # refuse before the work, not after
     print(f"{config.name}: {len(config.providers)} providers, models {', '.join(config.models)}, "
           f"seed {config.seed}", file=sys.stderr)
-    runs = compare(config, progress=True)
+    try:
+        runs = compare(config, progress=True)
+    except KeyboardInterrupt as exc:  # nothing is written before every model has run
+        removed = remove_if_empty(out)
+        raise with_hint(exc, f"nothing written{f' ({out}/ removed)' if removed else ''}; run the command again")
     jobs = pd.concat([r.records for r in runs], ignore_index=True)
     summary = pd.DataFrame([r.summary for r in runs])
     title = f"{config.name}, seed {config.seed}"

@@ -59,6 +59,15 @@ def prepare_out(out: str | Path, *, force: bool = False) -> Path:
     return out
 
 
+def remove_if_empty(out: Path) -> bool:
+    """Remove the folder ``out`` if it exists and is empty (a run stopped before writing); True if removed."""
+    out = Path(out)
+    if out.is_dir() and not any(out.iterdir()):
+        out.rmdir()
+        return True
+    return False
+
+
 def write_atomic(path: Path, text: str | bytes) -> None:
     """Write ``text`` (str as UTF-8, or bytes) to ``path`` through a temporary file and a rename
     (no half-written file)."""

@@ -158,7 +158,9 @@ class FreeCapacityProvider:
             steps.append((t, free))
         if free != procs:
             raise InvalidInput(
-                f"provider {name!r}: the free slots end with {free} free processors, not the machine's {procs}"
+                f"provider {name!r}: after its last planned job the slots leave {free} of the machine's {procs} "
+                f"processors free; the slots reaching the end of the plan (with no duration, i.e. extensible) "
+                f"must add up to all {procs}"
             )
         # hold what is not free: before the first slot and wherever free < procs
         first = steps[0][0] if steps else now

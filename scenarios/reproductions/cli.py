@@ -31,7 +31,8 @@ from scenarios.reproductions.report import (
     write_report,
     write_seeds_report,
 )
-from scenarios.results import prepare_out
+from scenarios.interrupts import with_hint
+from scenarios.results import prepare_out, remove_if_empty
 
 __all__ = ["add_subcommands", "format_list", "parse_seeds", "run_command", "run_seed"]
 
@@ -113,18 +114,11 @@ def run_seed(name: str, size: str, seed: int, data: str | None) -> Report | str:
         return str(err)
 
 
-def _run_seeds(args: argparse.Namespace, reproduction, size: str, seeds: list[int], out) -> int:
+def _collect(fn, tasks, args, workers, seeds, reports, failed) -> None:
+    """Run ``tasks`` on the chosen executor; fill ``reports`` and ``failed`` by seed as they finish."""
     from scenarios.sweep import executor_runs
 
-    workers = args.workers
-    if args.executor == "local" and workers is None:
-        workers = max(1, min(len(seeds), os.cpu_count() or 1))
-    data = str(Path(args.data).resolve()) if args.data else None
-    tasks = [(seed, (reproduction.name, size, seed, data)) for seed in seeds]
-    print(f"running {reproduction.name} at size {size}, seeds {', '.join(map(str, seeds))} "
-          f"({args.executor}, {workers or 'cluster'} workers) ...", file=sys.stderr, flush=True)
-    reports, failed = {}, {}
-    with executor_runs(run_seed, tasks, executor=args.executor, workers=workers, scheduler=args.scheduler) as runs:
+    with executor_runs(fn, tasks, executor=args.executor, workers=workers, scheduler=args.scheduler) as runs:
         for seed, report in runs:
             done = len(reports) + len(failed) + 1
             if isinstance(report, str):
@@ -135,6 +129,23 @@ def _run_seeds(args: argparse.Namespace, reproduction, size: str, seeds: list[in
             print(f"  [{done}/{len(seeds)}] seed {seed}: {report.seconds:.1f} s, "
                   f"{sum(c.holds for c in report.checks)} of {len(report.checks)} directions hold",
                   file=sys.stderr, flush=True)
+
+
+def _run_seeds(args: argparse.Namespace, reproduction, size: str, seeds: list[int], out) -> int:
+    workers = args.workers
+    if args.executor == "local" and workers is None:
+        workers = max(1, min(len(seeds), os.cpu_count() or 1))
+    data = str(Path(args.data).resolve()) if args.data else None
+    tasks = [(seed, (reproduction.name, size, seed, data)) for seed in seeds]
+    print(f"running {reproduction.name} at size {size}, seeds {', '.join(map(str, seeds))} "
+          f"({args.executor}, {workers or 'cluster'} workers) ...", file=sys.stderr, flush=True)
+    reports, failed = {}, {}
+    try:
+        _collect(run_seed, tasks, args, workers, seeds, reports, failed)
+    except KeyboardInterrupt as exc:  # the reports are written once every seed has run
+        removed = out is not None and remove_if_empty(out)
+        raise with_hint(exc, f"{len(reports)} of {len(seeds)} seeds had finished; nothing written"
+                             f"{f' ({out}/ removed)' if removed else ''}; run the command again") from None
     if not reports:
         raise InvalidInput(f"every seed failed; seed {seeds[0]}: {failed[seeds[0]]}")
     result = SeedsReport(tuple(reports[s] for s in seeds if s in reports))

@@ -44,3 +44,21 @@ def test_signal_stops_a_sweep_keeps_finished_runs_and_resume_finishes_it(tmp_pat
     assert resumed.returncode == 0, err
     assert err.count(": skipped") == len(kept) and err.count(": done") == 4 - len(kept)
     assert len(list((out / "runs").glob("*.json"))) == 4 and (out / "sweep.csv").is_file()
+
+
+@pytest.mark.slow
+def test_sigterm_during_run_seeds_stops_its_workers_and_leaves_no_folder(tmp_path):
+    out = tmp_path / "var"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "scenarios.cli", "run", "singh-var", "--seeds", "1..6", "--workers", "2",
+         "--out", str(out)],
+        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+    for line in proc.stderr:
+        if line.startswith("running singh-var"):
+            break
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=60)
+    said = [line for line in err.splitlines() if line.startswith("gridmarket: terminated")]
+    assert proc.returncode == 143 and len(said) == 1 and "nothing written" in said[0], err
+    assert not out.exists() and "Traceback" not in err
