@@ -137,10 +137,10 @@ def _run_seeds(args: argparse.Namespace, reproduction, size: str, seeds: list[in
         workers = max(1, min(len(seeds), os.cpu_count() or 1))
     data = str(Path(args.data).resolve()) if args.data else None
     tasks = [(seed, (reproduction.name, size, seed, data)) for seed in seeds]
-    print(f"running {reproduction.name} at size {size}, seeds {', '.join(map(str, seeds))} "
-          f"({args.executor}, {workers or 'cluster'} workers) ...", file=sys.stderr, flush=True)
     reports, failed = {}, {}
     try:
+        print(f"running {reproduction.name} at size {size}, seeds {', '.join(map(str, seeds))} "
+              f"({args.executor}, {workers or 'cluster'} workers) ...", file=sys.stderr, flush=True)
         _collect(run_seed, tasks, args, workers, seeds, reports, failed)
     except KeyboardInterrupt as exc:  # the reports are written once every seed has run
         removed = out is not None and remove_if_empty(out)
