@@ -180,6 +180,17 @@ def decompose(profile: Profile) -> list[FreeSlot]:
     return sorted(_layers(profile.steps()), key=_order)
 
 
+def _delineate(slots: list[FreeSlot], until: int | None) -> list[FreeSlot]:
+    """``slots`` with the extensible ones ending at ``until`` (still extensible); unchanged if None."""
+    if until is None:
+        return slots
+    last = slots[-1].start
+    if not isinstance(until, int) or isinstance(until, bool) or until <= last:
+        raise InvalidInput(f"free_slots: until must be an int after the last slot start ({last}), got {until!r}")
+    return [FreeSlot(s.start, s.procs, until - s.start, s.divisible, True) if s.duration == INF else s
+            for s in slots]
+
+
 def _clip(slots: list[FreeSlot], now: int) -> list[FreeSlot]:
     """``slots`` with the past cut away: slots active at ``now`` start at ``now``.
 
@@ -404,17 +415,7 @@ class LayeredSlotScheduler(LocalScheduler):
         if now < self._now:
             raise InvalidInput(f"free_slots: now ({now}) is before the scheduler's clock ({self._now})")
         slots = sorted(_clip(self._slots, now), key=_order)
-        if until is None:
-            return slots
-        last = slots[-1].start
-        if not isinstance(until, int) or isinstance(until, bool) or until <= last:
-            raise InvalidInput(
-                f"free_slots: until must be an int after the last slot start ({last}), got {until!r}"
-            )
-        return [
-            FreeSlot(s.start, s.procs, until - s.start, s.divisible, True) if s.duration == INF else s
-            for s in slots
-        ]
+        return _delineate(slots, until)
 
     @property
     def plan_end(self) -> int:
@@ -580,17 +581,7 @@ class SlotScheduler(ConservativeScheduler):
         plan = self.profile.copy()
         plan.advance(now)
         slots = decompose(plan)
-        if until is None:
-            return slots
-        last = slots[-1].start
-        if not isinstance(until, int) or isinstance(until, bool) or until <= last:
-            raise InvalidInput(
-                f"free_slots: until must be an int after the last slot start ({last}), got {until!r}"
-            )
-        return [
-            FreeSlot(s.start, s.procs, until - s.start, s.divisible, True) if s.duration == INF else s
-            for s in slots
-        ]
+        return _delineate(slots, until)
 
     @property
     def plan_end(self) -> int:
