@@ -43,11 +43,11 @@ def format_list() -> str:
     """Every runnable name with a one-line description: reproductions, then agent scenarios."""
     names = sorted(REPRODUCTIONS) + scenario_names()
     width = max(len(n) for n in names)
-    lines = ["reproductions of the seeds (gridmarket run NAME [--size small|full] [--seed N | --seeds A..B] "
+    lines = ["reproductions of the seeds (gridmarket run NAME [--size small|medium|full] [--seed N | --seeds A..B] "
              "[--json] [--out DIR]):"]
     for name in sorted(REPRODUCTIONS):
         r = REPRODUCTIONS[name]
-        lines.append(f"  {name:<{width}}  {r.summary} [{r.citation}]")
+        lines.append(f"  {name:<{width}}  {r.summary} [{r.citation}; sizes {'/'.join(r.sizes)}]")
     lines.append("agent scenarios (gridmarket run NAME: every interaction model, as gridmarket compare):")
     for name in scenario_names():
         doc = (SCENARIOS[name].__doc__ or "").strip().splitlines()
@@ -171,6 +171,8 @@ def _run_seeds(args: argparse.Namespace, reproduction, size: str, seeds: list[in
 def _run_reproduction(args: argparse.Namespace) -> int:
     reproduction = REPRODUCTIONS[args.name]
     size = args.size or "small"
+    if size not in reproduction.sizes:  # before any worker starts: one clear line, not one per seed
+        raise InvalidInput(f"{reproduction.name} has no size {size!r}; its sizes are {', '.join(reproduction.sizes)}")
     if args.seeds is not None and args.seed is not None:
         raise InvalidInput("give --seed N or --seeds A..B, not both")
     if args.seeds is None and (args.workers is not None or args.executor != "local" or args.scheduler):
@@ -231,7 +233,8 @@ def add_subcommands(subparsers) -> None:
     )
     p.add_argument("name", nargs="?", help="a reproduction or agent scenario (see --list), or a scenario .toml file")
     p.add_argument("--list", action="store_true", help="list every name with a one-line description")
-    p.add_argument("--size", choices=SIZES, help="small (seconds, default) or full (the seed's scale)")
+    p.add_argument("--size", choices=SIZES, help="small (seconds, default), medium (where a reproduction has it; "
+                   "--list names each one's sizes) or full (the seed's scale)")
     p.add_argument("--seed", type=int, help=f"root seed (default {DEFAULT_SEED}; agent scenarios: the scenario's)")
     p.add_argument("--seeds", metavar="A..B", help="run a reproduction once per seed (A..B or a,b,c), in parallel; "
                    "print each figure's mean and 95%% t interval and each direction's 'held in k of n seeds'")

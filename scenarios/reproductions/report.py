@@ -46,7 +46,9 @@ __all__ = [
     "ci95",
     "data_file",
     "default_data_dir",
+    "axis_range",
     "get_reproduction",
+    "paper_number",
     "read_trace",
     "register",
     "steps",
@@ -54,8 +56,12 @@ __all__ = [
     "write_seeds_report",
 ]
 
-SIZES = ("small", "full")
-"""``small``: seconds, for tests and a first look; ``full``: the seed's own scale (minutes to hours)."""
+SIZES = ("small", "medium", "full")
+"""Every size a reproduction may define: ``small`` (seconds, for tests and a first look), ``medium`` (minutes;
+only where a reproduction registers it) and ``full`` (the seed's own scale, minutes to hours)."""
+
+DEFAULT_SIZES = ("small", "full")
+"""The sizes a reproduction has unless :func:`register` names others."""
 
 DATA_ENV = "GRIDMARKET_DATA"
 """Environment variable naming the data folder (``traces/``, ``prices/``, ``workflows/``)."""
@@ -196,12 +202,15 @@ class Reproduction:
         ``runner(size, seed, data) -> (rows, checks, settings, notes)``; its
         docstring states the table/figure, the seed's direction and the
         expected time of ``full``.
+    sizes : tuple of str
+        The sizes the runner accepts, a subset of :data:`SIZES`.
     """
 
     name: str
     citation: str
     summary: str
     runner: Callable
+    sizes: tuple[str, ...] = DEFAULT_SIZES
 
     @property
     def doc(self) -> str:
@@ -214,8 +223,11 @@ class Reproduction:
 
         ``progress=True`` shows the runner's progress bars (:func:`steps`) on a terminal.
         """
-        if size not in SIZES:
-            raise InvalidInput(f"size must be one of {', '.join(SIZES)}, got {size!r}{suggest(str(size), SIZES)}")
+        if size not in self.sizes:
+            if size in SIZES:
+                raise InvalidInput(f"{self.name} has no size {size!r}; its sizes are {', '.join(self.sizes)}")
+            raise InvalidInput(f"size must be one of {', '.join(self.sizes)}, got {size!r}"
+                               f"{suggest(str(size), self.sizes)}")
         if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
             raise InvalidInput(f"seed must be an int >= 0, got {seed!r}")
         started = time.perf_counter()
@@ -232,13 +244,17 @@ REPRODUCTIONS: dict[str, Reproduction] = {}
 """Named reproductions, filled by the seed modules of this package when it is imported."""
 
 
-def register(name: str, *, citation: str, summary: str):
-    """Decorator adding a runner to :data:`REPRODUCTIONS` as ``name``."""
+def register(name: str, *, citation: str, summary: str, sizes: Sequence[str] = DEFAULT_SIZES):
+    """Decorator adding a runner to :data:`REPRODUCTIONS` as ``name``; ``sizes``: the sizes it accepts."""
+    sizes = tuple(sizes)
+    unknown = [s for s in sizes if s not in SIZES]
+    if unknown or not sizes:
+        raise InvalidInput(f"reproduction {name!r}: sizes must be among {', '.join(SIZES)}, got {sizes!r}")
 
     def deco(runner):
         if name in REPRODUCTIONS:
             raise InvalidInput(f"reproduction {name!r} is already registered")
-        REPRODUCTIONS[name] = Reproduction(name, citation, summary, runner)
+        REPRODUCTIONS[name] = Reproduction(name, citation, summary, runner, sizes)
         return runner
 
     return deco
@@ -250,6 +266,56 @@ def get_reproduction(name: str) -> Reproduction:
         return REPRODUCTIONS[name]
     except KeyError:
         raise InvalidInput(f"unknown reproduction {name!r}{suggest(name, sorted(REPRODUCTIONS))}") from None
+
+
+# ----------------------------------------------------------------------------- checks
+def paper_number(metric: str, ours: float, paper: float, *, rel_tol: float = 0.0, abs_tol: float = 0.0,
+                 where: str = "", units: str = "") -> Check:
+    """A number the paper prints, checked with a stated tolerance: holds when ``|ours - paper| <= tol``.
+
+    ``tol = max(rel_tol * |paper|, abs_tol)``; the statement names the paper's
+    figure, the tolerance and ``where`` (section, table, figure), so a report
+    reader sees what was demanded. A NaN ``ours`` never holds.
+
+    >>> c = paper_number("cost ratio, 2 providers", 1.38, 1.43, rel_tol=0.05, where="Singh ch. 7.3")
+    >>> c.holds, c.statement
+    (True, "cost ratio, 2 providers = 1.43 ± 0.0715 (5% of the paper's figure) [Singh ch. 7.3]")
+    >>> paper_number("x", 1.2, 1.43, rel_tol=0.05).holds
+    False
+    """
+    if rel_tol < 0 or abs_tol < 0 or (rel_tol == 0 and abs_tol == 0):
+        raise InvalidInput(f"{metric}: state a tolerance > 0 (rel_tol={rel_tol}, abs_tol={abs_tol})")
+    tol = max(rel_tol * abs(paper), abs_tol)
+    basis = f"{rel_tol:.0%} of the paper's figure" if rel_tol * abs(paper) >= abs_tol else "absolute"
+    unit = f" {units}" if units else ""
+    holds = not math.isnan(ours) and abs(ours - paper) <= tol
+    statement = f"{metric} = {_fmt(paper)}{unit} ± {tol:.3g} ({basis})" + (f" [{where}]" if where else "")
+    return Check(statement, bool(holds), f"ours {_fmt(ours)}{unit}, off by {_fmt(abs(ours - paper))}")
+
+
+def axis_range(metric: str, ours: float, low: float, high: float, *, where: str = "", units: str = "") -> Check:
+    """A figure shown only as a chart: ours must lie on the chart's value axis ``[low, high]``.
+
+    A value past the axis is a finding (the detail says how many times the
+    axis top it is), never a pass.
+
+    >>> axis_range("makespan", 3.0e5, 0, 1.0e5, where="Fig. 52").detail
+    'ours 300,000, 3.0x the axis top 100,000'
+    >>> axis_range("makespan", 5.0e4, 0, 1.0e5).holds
+    True
+    """
+    if not low < high:
+        raise InvalidInput(f"{metric}: axis range needs low < high, got [{low}, {high}]")
+    unit = f" {units}" if units else ""
+    holds = not math.isnan(ours) and low <= ours <= high
+    if ours > high and high > 0:
+        detail = f"ours {_fmt(ours)}{unit}, {ours / high:.1f}x the axis top {_fmt(high)}"
+    elif ours < low:
+        detail = f"ours {_fmt(ours)}{unit}, below the axis bottom {_fmt(low)}"
+    else:
+        detail = f"ours {_fmt(ours)}{unit}"
+    statement = f"{metric} lies on the chart's axis [{_fmt(low)}, {_fmt(high)}]{unit}" + (f" [{where}]" if where else "")
+    return Check(statement, bool(holds), detail)
 
 
 # ----------------------------------------------------------------------------- data

@@ -317,3 +317,62 @@ def test_a_failing_seed_is_reported_and_the_others_kept(monkeypatch, capsys):
     assert status == 2 and doc["seeds"] == [1, 3]
     assert doc["failed"] == [{"seed": 2, "error": "job 7 ends past its price series"}]
     assert "1 of 3 seeds failed (seeds 2)" in err and "Traceback" not in err
+
+
+def test_a_size_a_reproduction_does_not_define_is_refused_naming_its_sizes(capsys):
+    assert REPRODUCTIONS["ha-selection"].sizes == ("small", "full")
+    with pytest.raises(InvalidInput, match="ha-selection has no size 'medium'; its sizes are small, full"):
+        REPRODUCTIONS["ha-selection"].run("medium")
+    assert main(["run", "ha-selection", "--size", "medium", "--seeds", "1..2"]) == 2
+    err = capsys.readouterr().err
+    assert "its sizes are small, full" in err and "Traceback" not in err and "seed 1" not in err
+
+
+def test_register_accepts_only_known_sizes_and_runs_a_medium_size(monkeypatch):
+    from scenarios.reproductions import register
+
+    monkeypatch.setattr("scenarios.reproductions.report.REPRODUCTIONS", dict(REPRODUCTIONS))
+    from scenarios.reproductions import report as report_module
+
+    with pytest.raises(InvalidInput, match="sizes must be among small, medium, full"):
+        register("x-huge", citation="c", summary="s", sizes=("small", "huge"))
+
+    @register("x-medium", citation="c", summary="s", sizes=("small", "medium"))
+    def _runner(size, seed, data):
+        return [Row("n", {"small": 1.0, "medium": 2.0}[size], None, "")], [], {}, []
+
+    r = report_module.REPRODUCTIONS["x-medium"]
+    assert r.run("medium", 1).rows[0].ours == 2.0
+    with pytest.raises(InvalidInput, match="x-medium has no size 'full'; its sizes are small, medium"):
+        r.run("full", 1)
+
+
+@pytest.mark.parametrize("ours, holds", [(1.43, True), (1.50, True), (1.51, False), (1.36, True), (1.35, False),
+                                         (math.nan, False)])
+def test_paper_number_holds_within_its_stated_tolerance_only(ours, holds):
+    from scenarios.reproductions import paper_number
+
+    check = paper_number("cost ratio", ours, 1.43, rel_tol=0.05)  # 1.43 ± 0.0715
+    assert check.holds is holds
+    assert "1.43" in check.statement and "5%" in check.statement
+
+
+def test_paper_number_uses_the_larger_tolerance_and_demands_one():
+    from scenarios.reproductions import paper_number
+
+    assert paper_number("wait", 0.3, 0.0, rel_tol=0.1, abs_tol=0.5).holds  # 10 % of 0 is 0: the 0.5 applies
+    assert not paper_number("wait", 0.6, 0.0, rel_tol=0.1, abs_tol=0.5).holds
+    with pytest.raises(InvalidInput, match="state a tolerance"):
+        paper_number("wait", 0.3, 0.0)
+
+
+@pytest.mark.parametrize("ours, holds, said", [(3.0e5, False, "3.0x the axis top"), (1.0e5, True, ""),
+                                               (0.0, True, ""), (-1.0, False, "below the axis bottom"),
+                                               (math.nan, False, "")])
+def test_axis_range_reports_a_value_past_the_chart_as_a_failure(ours, holds, said):
+    from scenarios.reproductions import axis_range
+
+    check = axis_range("makespan", ours, 0.0, 1.0e5, where="Fig. 52", units="s")
+    assert check.holds is holds and said in check.detail and "Fig. 52" in check.statement
+    with pytest.raises(InvalidInput, match="low < high"):
+        axis_range("makespan", 1.0, 5.0, 5.0)
