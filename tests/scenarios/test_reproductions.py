@@ -76,8 +76,14 @@ def test_every_seed_has_a_reproduction_with_a_documented_direction():
         assert r.citation and r.summary
 
 
-@pytest.mark.parametrize("seed", [1, 2, 3])
-@pytest.mark.parametrize("name", sorted(ROBUST))
+SLOW_AT_SMALL = {"singh-pricing", "singh-greedy", "singh-var"}
+"""8-10 s a seed at small size (pure-Python kernel; benchmarks/RESULTS_reproductions.md, "Small size over
+seeds 1..3"): only seed 1 runs here (its figures are pinned), so the pinned 3-seed test stays under ~60 s; their
+3-seed counts are reported in RESULTS, not pinned."""
+
+
+@pytest.mark.parametrize("name, seed", [(n, s) for n in sorted(ROBUST) for s in (1, 2, 3)
+                                        if s == 1 or n not in SLOW_AT_SMALL])
 def test_reproduction_runs_small_with_finite_rows_and_its_robust_directions(name, seed, request):
     data = request.getfixturevalue("shared_data") if name in NEEDS_DATA else None
     report = REPRODUCTIONS[name].run("small", seed, data=data)
