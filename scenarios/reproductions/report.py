@@ -314,7 +314,8 @@ def axis_range(metric: str, ours: float, low: float, high: float, *, where: str 
         detail = f"ours {_fmt(ours)}{unit}, below the axis bottom {_fmt(low)}"
     else:
         detail = f"ours {_fmt(ours)}{unit}"
-    statement = f"{metric} lies on the chart's axis [{_fmt(low)}, {_fmt(high)}]{unit}" + (f" [{where}]" if where else "")
+    statement = f"{metric} lies on the chart's axis [{_fmt(low)}, {_fmt(high)}]{unit}"
+    statement += f" [{where}]" if where else ""
     return Check(statement, bool(holds), detail)
 
 
