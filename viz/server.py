@@ -107,6 +107,16 @@ def _url(host: str, port: int) -> str:
     return f"http://{shown}:{port}/"
 
 
+# Solara warns at every page load that is not on https or "localhost" (12 lines about embedding the page
+# in an iframe, which gridmarket never does); its session cookie falls back to samesite=lax and works.
+SOLARA_COOKIE_WARNING = "ignore:Cookies with samesite=none require https"
+
+
+def _quiet_warnings(existing: str) -> str:
+    """``PYTHONWARNINGS`` for the Solara child: the user's filters plus one that drops the cookie warning."""
+    return ",".join(part for part in (existing, SOLARA_COOKIE_WARNING) if part)
+
+
 def solara_command(host: str, port: int) -> list[str]:
     """The ``solara run`` command line that serves :mod:`viz.app` (production, no browser, no version check)."""
     return [sys.executable, "-m", "solara", "run", "viz.app", "--host", host, "--port", str(port),
@@ -154,7 +164,8 @@ def run_viz(args: argparse.Namespace) -> int:
     if args.port:
         _check_port_free(host, args.port)  # else another server's page would answer our readiness probe
     port = args.port or _free_port("127.0.0.1" if not is_loopback(host) else host)
-    env = {**os.environ, "SOLARA_TELEMETRY_MIXPANEL_ENABLE": "False", "GRIDMARKET_VIZ_SCENARIO": args.scenario}
+    env = {**os.environ, "SOLARA_TELEMETRY_MIXPANEL_ENABLE": "False", "GRIDMARKET_VIZ_SCENARIO": args.scenario,
+           "PYTHONWARNINGS": _quiet_warnings(os.environ.get("PYTHONWARNINGS", ""))}
     if args.model is not None:
         env["GRIDMARKET_VIZ_MODEL"] = args.model
     probe = "127.0.0.1" if host in ("0.0.0.0", "::", "[::]") else host

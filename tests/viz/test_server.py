@@ -97,3 +97,32 @@ def test_the_cli_and_the_view_import_no_solara():
             "print(sorted({m.split('.')[0] for m in sys.modules} & {'solara', 'ipyvue', 'ipyvuetify', 'playwright'}))")
     out = sp.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+@pytest.mark.slow
+def test_a_real_server_serves_pages_without_solaras_cookie_warning(tmp_path):
+    """Issue 15: Solara printed a 12-line samesite-cookie warning at start and at every page load on 127.0.0.1."""
+    import re
+    import sys
+    import time
+    import urllib.request
+
+    log = tmp_path / "viz.log"
+    with log.open("w") as out:
+        proc = subprocess.Popen([sys.executable, "-m", "scenarios.cli", "viz", "--port", "0", "--timeout", "90"],
+                                stdout=out, stderr=subprocess.STDOUT, text=True)
+    try:
+        deadline = time.monotonic() + 100
+        while not (found := re.search(r" at (http://\S+) ", log.read_text())):
+            assert proc.poll() is None and time.monotonic() < deadline, log.read_text()
+            time.sleep(0.3)
+        for _ in range(2):  # the warning came with every page load
+            with urllib.request.urlopen(found.group(1), timeout=30) as reply:
+                assert reply.status == 200
+        time.sleep(1)
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+    text = log.read_text()
+    assert "samesite" not in text.lower(), text
+    assert "Warning" not in text, text
