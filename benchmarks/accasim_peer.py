@@ -8,9 +8,10 @@ that measures ours. The child prints one JSON line with its figures.
 
 Setup used (see ``RESULTS.md``):
 
-* system: one group of ``PROCS`` nodes with one ``core`` each, i.e. ``PROCS``
-  identical processors (AccaSim maps each SWF processor to a node request of
-  one core);
+* system: one node of ``PROCS`` cores (``--layout=one-node``, the default and
+  AccaSim's fastest layout), or ``PROCS`` nodes of one core each
+  (``--layout=nodes``, 4-5x slower); AccaSim maps each SWF processor to a
+  one-core node request, which FirstFit packs on the one node;
 * dispatcher: ``EASYBackfilling(FirstFit())`` -- AccaSim 1.1.3's EASY
   backfilling (its FIFO order is built in) with the First-Fit allocator;
 * outputs (schedule, statistics, pretty print, benchmark) off, results folder
@@ -74,8 +75,12 @@ def write_swf(jobs: Sequence, path: Path, *, kill_at_estimate: bool = True) -> N
             )
 
 
-def run(swf: str, procs: int, policy: str = "easy", record_starts: bool = False) -> dict:
+def run(swf: str, procs: int, policy: str = "easy", record_starts: bool = False, layout: str = "one-node") -> dict:
     """Simulate ``swf`` with AccaSim's EASY backfilling (or FIFO); return its figures.
+
+    ``layout``: ``one-node`` (default, AccaSim's fastest: one node of ``procs``
+    cores, every job's one-core node requests packed on it) or ``nodes``
+    (``procs`` nodes of one core each, 4-5x slower in AccaSim).
 
     With ``record_starts`` the result also maps each job id to its start time
     (recorded at completion, outside the timed figure's hot path only by a
@@ -89,7 +94,12 @@ def run(swf: str, procs: int, policy: str = "easy", record_starts: bool = False)
     with tempfile.TemporaryDirectory(prefix="accasim-") as tmp:
         sys_config = os.path.join(tmp, "system.json")
         with open(sys_config, "w") as f:
-            json.dump({"groups": {"cpu": {"core": 1}}, "resources": {"cpu": procs}}, f)
+            if layout == "one-node":
+                json.dump({"groups": {"cpu": {"core": procs}}, "resources": {"cpu": 1}}, f)
+            elif layout == "nodes":
+                json.dump({"groups": {"cpu": {"core": 1}}, "resources": {"cpu": procs}}, f)
+            else:
+                raise ValueError(f"layout must be one-node or nodes, got {layout!r}")
         dispatcher = EASYBackfilling(FirstFit()) if policy == "easy" else FirstInFirstOut(FirstFit())
         sim = Simulator(
             swf,
@@ -118,6 +128,7 @@ def run(swf: str, procs: int, policy: str = "easy", record_starts: bool = False)
         seconds = time.perf_counter() - t0
     return {
         "policy": policy,
+        "layout": layout,
         "starts": starts,
         "version": available(),
         "jobs": sim.loaded_jobs,
@@ -130,6 +141,9 @@ def run(swf: str, procs: int, policy: str = "easy", record_starts: bool = False)
 
 
 if __name__ == "__main__":
-    result = run(sys.argv[1], int(sys.argv[2]), *(sys.argv[3:4] or ["easy"]), record_starts="--starts" in sys.argv)
+    layout = next((a.split("=", 1)[1] for a in sys.argv if a.startswith("--layout=")), "one-node")
+    positional = [a for a in sys.argv[1:] if not a.startswith("--")]
+    result = run(positional[0], int(positional[1]), *(positional[2:3] or ["easy"]),
+                 record_starts="--starts" in sys.argv, layout=layout)
     sys.stdout.flush()
     print("ACCASIM_RESULT " + json.dumps(result))

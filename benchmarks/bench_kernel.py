@@ -4,18 +4,24 @@ Issue 18's goals: conservative whole command <= 1.5x fcfs; slots <= 1.5x conserv
 runs in its own process (imports, trace reading, the loop and the CSV writing all count); best of
 ``--repeat`` runs. Rows are written to identical files under both kernels (checked here).
 
-    python benchmarks/bench_kernel.py [--trace FILE] [--repeat 2] [--reference conservative,slots]
+    python benchmarks/bench_kernel.py [--trace FILE] [--repeat 2] [--reference conservative,slots] [--accasim]
+
+With ``--accasim`` the same run also times AccaSim 1.1.3's EASY loop (its fastest layout, one node of
+all the trace's processors; ``accasim_peer.py``, a child process) on the trace's jobs as we read them,
+run times cut at the estimate, for issue 18's goal: our whole easy command >= 10x faster than its loop.
 """
 
 from __future__ import annotations
 
 import argparse
 import filecmp
+import json
 import os
 import subprocess
 import sys
 import tempfile
 import time
+import warnings
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -30,14 +36,39 @@ def run(trace: str, policy: str, kernel: str, out: Path) -> float:
     return time.perf_counter() - t0
 
 
+def run_accasim(trace: str) -> dict:
+    """AccaSim's EASY loop on ``trace`` (one node layout), in a child process; its figures."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from accasim_peer import write_swf
+
+    from market.workloads import read_swf
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the reader's dropped-jobs note; simulate drops the same jobs
+        workload = read_swf(trace)
+    procs = workload.max_procs
+    with tempfile.TemporaryDirectory() as tmp:
+        swf = Path(tmp) / "workload.swf"
+        write_swf([j for j in workload.jobs if j.procs <= procs], swf)
+        done = subprocess.run([sys.executable, str(Path(__file__).resolve().parent / "accasim_peer.py"), str(swf),
+                               str(procs), "easy", "--layout=one-node"], capture_output=True, text=True,
+                              check=True, cwd=tmp)
+    line = next(x for x in done.stdout.splitlines() if x.startswith("ACCASIM_RESULT "))
+    result = json.loads(line.split(" ", 1)[1])
+    print(f"AccaSim       easy      {result['seconds']:7.2f} s (its loop only)", flush=True)
+    return result
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--trace", default=str(CTC))
     ap.add_argument("--repeat", type=int, default=2)
     ap.add_argument("--policies", default="fcfs,easy,conservative,slots")
     ap.add_argument("--reference", default="conservative", help="policies also timed with the reference kernel")
+    ap.add_argument("--accasim", action="store_true", help="also time AccaSim's EASY loop (one node layout)")
     args = ap.parse_args(argv)
     best: dict[tuple[str, str], float] = {}
+    accasim = run_accasim(args.trace) if args.accasim else None
     with tempfile.TemporaryDirectory() as tmp:
         for policy in args.policies.split(","):
             kernels = ["compiled"] + (["reference"] if policy in args.reference.split(",") else [])
@@ -54,6 +85,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"conservative / fcfs: {c['conservative'] / c['fcfs']:.2f} (goal <= 1.5)")
     if "slots" in c and "conservative" in c:
         print(f"slots / conservative: {c['slots'] / c['conservative']:.2f} (goal <= 1.5)")
+    if accasim is not None and "easy" in c:
+        print(f"AccaSim {accasim['version']} EASY loop ({accasim['layout']}, {accasim['jobs']} jobs): "
+              f"{accasim['seconds']:.2f} s; ours, whole easy command: {c['easy']:.2f} s; "
+              f"ratio {accasim['seconds'] / c['easy']:.1f}x (goal >= 10)")
     if ("conservative", "reference") in best:
         print(f"conservative reference / compiled: {best['conservative', 'reference'] / c['conservative']:.1f}x")
     return 0

@@ -72,5 +72,5 @@ def withdraw_reservation(scheduler, reservation_id: str | int, now: int) -> Rese
     profile.release(start, reservation.end - start, reservation.procs)
     del scheduler.reservations[reservation_id]
     if name in ("conservative", "slots"):  # the slot scheduler plans conservatively (SlotScheduler)
-        profile.compress(scheduler.queue, scheduler.planned, now)
+        scheduler.compress(now)
     return reservation

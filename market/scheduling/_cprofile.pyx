@@ -14,6 +14,9 @@ working; the scans read them through typed indices.
 
 from itertools import accumulate
 
+from cpython.mem cimport PyMem_Free, PyMem_Malloc
+from libc.string cimport memmove
+
 from market.errors import Infeasible, InvalidInput
 
 ctypedef long long i64
@@ -246,20 +249,149 @@ cdef class Profile:
         Conservative backfilling's compression after an early end (the loop of
         ``ReferenceProfile.compress``): each job is taken out and put back at
         its earliest start in ``[now, old]``; ``planned`` is updated in place.
+        The steps are copied into C arrays for the pass (one copy in, one out),
+        so the scans and updates of every job run on machine integers. Returns
+        the earliest planned start of ``jobs`` afterwards (None for no jobs).
         """
-        cdef i64 old, new, procs, estimate
-        for job in jobs:
-            old = <i64>planned[job.id]
-            if old == now:
-                continue
-            procs = job.procs
-            estimate = job.estimate
-            new = self.earliest_move(procs, estimate, now, old)
-            if new == old:
-                continue
-            self._add(old, estimate, procs)
-            self._add(new, estimate, -procs)
-            planned[job.id] = new
+        cdef Py_ssize_t n = len(self.times), cap = n + 4 * len(jobs) + 4, k
+        cdef i64 *T
+        cdef i64 *F
+        cdef i64 old, new, procs, estimate, first = 0
+        cdef bint moved = False, wide = False, any_job = False
+        T = <i64 *>PyMem_Malloc(cap * sizeof(i64))
+        F = <i64 *>PyMem_Malloc(cap * sizeof(i64))
+        if T == NULL or F == NULL:
+            PyMem_Free(T)
+            PyMem_Free(F)
+            raise MemoryError()
+        try:
+            for k in range(n):
+                T[k] = self.times[k]
+                F[k] = self.free[k]
+            for job in jobs:
+                old = <i64>planned[job.id]
+                if not any_job or old < first:
+                    first = old
+                    any_job = True
+                if old == now:
+                    continue
+                procs = job.procs
+                estimate = job.estimate
+                new = _c_earliest_move(T, F, n, procs, estimate, now, old)
+                if new < 0:  # wider than the machine: fail as the reference does, after the moves so far
+                    wide = True
+                    break
+                if new == old:
+                    continue
+                if new < first:
+                    first = new
+                n = _c_add(T, F, n, old, estimate, procs)
+                n = _c_add(T, F, n, new, estimate, -procs)
+                planned[job.id] = new
+                moved = True
+            if moved:
+                self.times = [T[k] for k in range(n)]
+                self.free = [F[k] for k in range(n)]
+            if wide:
+                raise IndexError("list index out of range")
+        finally:
+            PyMem_Free(T)
+            PyMem_Free(F)
+        return first if any_job else None
+
+
+cdef inline Py_ssize_t _c_bisect_right(i64 *a, i64 x, Py_ssize_t lo, Py_ssize_t hi) noexcept nogil:
+    cdef Py_ssize_t mid
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if x < a[mid]:
+            hi = mid
+        else:
+            lo = mid + 1
+    return lo
+
+
+cdef i64 _c_earliest_move(i64 *T, i64 *F, Py_ssize_t n, i64 procs, i64 duration, i64 after,
+                          i64 current) noexcept nogil:
+    """``Profile.earliest_move`` on C arrays; -1 where the reference raises (wider than the machine)."""
+    cdef Py_ssize_t i, j
+    cdef i64 start, end, t, f, own_end = current + duration
+    cdef bint ok
+    i = _c_bisect_right(T, after, 0, n) - 1
+    if i < 0:
+        i = 0
+    start = T[0]
+    if after > start:
+        start = after
+    while start < current:
+        while True:
+            t = T[i]
+            f = F[i]
+            if current <= t < own_end:
+                f += procs
+            if f >= procs:
+                break
+            i += 1
+            if i >= n:
+                return -1
+            start = T[i]
+            if start >= current:
+                return current
+        end = start + duration
+        j = i + 1
+        ok = True
+        while j < n:
+            t = T[j]
+            if t >= end:
+                break
+            f = F[j]
+            if current <= t < own_end:
+                f += procs
+            if f < procs:
+                ok = False
+                break
+            j += 1
+        if ok:
+            return start
+        i = j
+        start = T[i]
+    return current
+
+
+cdef Py_ssize_t _c_add(i64 *T, i64 *F, Py_ssize_t n, i64 start, i64 duration, i64 delta) noexcept nogil:
+    """``Profile._add`` on C arrays with room for two more steps; the new length.
+
+    ``start`` is never before ``T[0]`` here (compression moves jobs within ``[now, old]``).
+    """
+    cdef i64 end = start + duration
+    cdef Py_ssize_t a, b, k
+    a = _c_bisect_right(T, start, 0, n) - 1
+    if T[a] != start:
+        a += 1
+        memmove(&T[a + 1], &T[a], (n - a) * sizeof(i64))
+        memmove(&F[a + 1], &F[a], (n - a) * sizeof(i64))
+        T[a] = start
+        F[a] = F[a - 1]
+        n += 1
+    b = _c_bisect_right(T, end, a, n) - 1
+    if T[b] != end:
+        b += 1
+        memmove(&T[b + 1], &T[b], (n - b) * sizeof(i64))
+        memmove(&F[b + 1], &F[b], (n - b) * sizeof(i64))
+        T[b] = end
+        F[b] = F[b - 1]
+        n += 1
+    for k in range(a, b):
+        F[k] += delta
+    if b < n and F[b] == F[b - 1]:
+        memmove(&T[b], &T[b + 1], (n - b - 1) * sizeof(i64))
+        memmove(&F[b], &F[b + 1], (n - b - 1) * sizeof(i64))
+        n -= 1
+    if a > 0 and F[a] == F[a - 1]:
+        memmove(&T[a], &T[a + 1], (n - a - 1) * sizeof(i64))
+        memmove(&F[a], &F[a + 1], (n - a - 1) * sizeof(i64))
+        n -= 1
+    return n
 
 
 def _rebuild(procs, times, free):
@@ -271,15 +403,21 @@ def _rebuild(procs, times, free):
 
 
 def split_due(list queue, dict planned, i64 now):
-    """Jobs of ``queue`` planned to start at ``now`` (dropped from ``planned``), and the rest.
+    """Jobs of ``queue`` planned to start at ``now`` (dropped from ``planned``), the rest, and the rest's first start.
 
     Twin of :func:`market.scheduling.profile.reference_split_due`; both keep queue order.
     """
     cdef list started = [], kept = []
+    cdef i64 t, first = 0
+    cdef bint any_kept = False
     for job in queue:
-        if <i64>planned[job.id] == now:
+        t = <i64>planned[job.id]
+        if t == now:
             del planned[job.id]
             started.append(job)
         else:
             kept.append(job)
-    return started, kept
+            if not any_kept or t < first:
+                first = t
+                any_kept = True
+    return started, kept, (first if any_kept else None)

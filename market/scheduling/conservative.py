@@ -30,7 +30,9 @@ class ConservativeScheduler(LocalScheduler):
     Attributes
     ----------
     planned : dict of int to int
-        Planned start (seconds) of every queued job, by job id.
+        Planned start (seconds) of every queued job, by job id. Read it; change
+        the plan only through the methods (the scheduler keeps the earliest
+        planned start beside it as its next wake-up).
 
     Examples
     --------
@@ -52,24 +54,29 @@ class ConservativeScheduler(LocalScheduler):
     def __init__(self, procs: int) -> None:
         super().__init__(procs)
         self.planned: dict[int, int] = {}
+        self._first: int | None = None  # min(planned.values()): kept by every change of the plan
 
     def submit(self, job: Job, now: int) -> None:
         super().submit(job, now)
         profile = self.profile
         profile.advance(now)
-        self.planned[job.id] = profile.reserve(
-            profile.earliest_start(job.procs, job.estimate, now), job.estimate, job.procs
-        )
+        start = profile.reserve(profile.earliest_start(job.procs, job.estimate, now), job.estimate, job.procs)
+        self.planned[job.id] = start
+        if self._first is None or start < self._first:
+            self._first = start
 
     def finish(self, job: Job, now: int) -> None:
         _, start = self.running[job.id]
         super().finish(job, now)
         if start + job.estimate > now:
-            self._compress(now)
+            self.compress(now)
 
     def schedule(self, now: int) -> list[Job]:
         self._advance(now)
-        started, kept = split_due(self.queue, self.planned, now)
+        first = self._first
+        if first is None or first > now:  # nothing is due: no scan of the queue
+            return []
+        started, kept, self._first = split_due(self.queue, self.planned, now)
         if started:
             self.queue = kept
             running = self.running
@@ -80,7 +87,7 @@ class ConservativeScheduler(LocalScheduler):
 
     def wakeup(self, now: int) -> int | None:
         """Earliest planned start after ``now`` (the simulator wakes the policy then)."""
-        return min(self.planned.values(), default=None)
+        return self._first
 
     def add_reservation(self, reservation: Reservation, now: int) -> None:
         """Hold ``reservation``, re-planning queued jobs around it if they were in its way.
@@ -109,6 +116,7 @@ class ConservativeScheduler(LocalScheduler):
                     base.earliest_start(job.procs, job.estimate, now), job.estimate, job.procs
                 )
             self.profile = base
+            self._first = min(self.planned.values(), default=None)
         self._hold(reservation)
 
     def withdraw(self, job_id: int, now: int) -> Job:
@@ -118,10 +126,16 @@ class ConservativeScheduler(LocalScheduler):
         profile = self.profile
         profile.advance(now)
         profile.release(start, job.estimate, job.procs)
-        self._compress(now)
+        self.compress(now)
         return job
 
-    def _compress(self, now: int) -> None:
+    def compress(self, now: int) -> None:
+        """Move queued jobs earlier where processors came free (in arrival order; none moves later).
+
+        The simulator's early ends and withdrawals call it; so does
+        :func:`market.pricing.cancellation.withdraw_reservation` after giving
+        a reservation's processors back.
+        """
         profile = self.profile
         profile.advance(now)
-        profile.compress(self.queue, self.planned, now)
+        self._first = profile.compress(self.queue, self.planned, now)

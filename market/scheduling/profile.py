@@ -258,51 +258,60 @@ class ReferenceProfile:
         Conservative backfilling's compression after an early end (Mu'alem &
         Feitelson 2001): each queued job is taken out of the profile and put
         back at its earliest start in ``[now, old]``, so it never moves later.
-        ``planned`` (job id -> start, seconds) is updated in place.
+        ``planned`` (job id -> start, seconds) is updated in place. Returns the
+        earliest planned start of ``jobs`` afterwards (None for no jobs), which
+        the scheduler keeps as its next wake-up.
 
         >>> p = Profile(2)
         >>> p.reserve(0, 10, 2), p.reserve(10, 5, 1)  # a running job to 10, a queued one planned at 10
         (0, 10)
         >>> p.release(0, 10, 2)  # the running job ended at 0
         >>> class J: id, procs, estimate = 7, 1, 5
-        >>> planned = {7: 10}; p.compress([J], planned, 0); planned
-        {7: 0}
+        >>> planned = {7: 10}; p.compress([J], planned, 0), planned
+        (0, {7: 0})
         """
         move, add = self.earliest_move, self._add
+        first = None
         for job in jobs:
             old = planned[job.id]
-            if old == now:
-                continue  # cannot move earlier
-            new = move(job.procs, job.estimate, now, old)
-            if new == old:
-                continue
-            # unchecked updates: earliest_move only returns windows that are free
-            add(old, job.estimate, job.procs)
-            add(new, job.estimate, -job.procs)
-            planned[job.id] = new
+            if old != now:  # else it cannot move earlier
+                new = move(job.procs, job.estimate, now, old)
+                if new != old:
+                    # unchecked updates: earliest_move only returns windows that are free
+                    add(old, job.estimate, job.procs)
+                    add(new, job.estimate, -job.procs)
+                    planned[job.id] = old = new
+            if first is None or old < first:
+                first = old
+        return first
 
 
-def reference_split_due(queue: list, planned: dict[int, int], now: int) -> tuple[list, list]:
-    """Jobs of ``queue`` planned to start at ``now`` (dropped from ``planned``), and the rest.
+def reference_split_due(queue: list, planned: dict[int, int], now: int) -> tuple[list, list, int | None]:
+    """Jobs of ``queue`` planned to start at ``now`` (dropped from ``planned``), the rest, and the rest's first start.
 
     A conservative pass (Singh 2008, ch. 3): the plan already holds every
     queued job's processors, so starting is only finding the jobs due now.
-    Both lists keep queue order.
+    Both lists keep queue order; the third value (None when nothing is left)
+    is the scheduler's next wake-up.
 
     >>> class J:
     ...     def __init__(self, i): self.id = i
     >>> planned = {1: 5, 2: 0, 3: 0}
-    >>> [[j.id for j in part] for part in split_due([J(1), J(2), J(3)], planned, 0)], planned
-    ([[2, 3], [1]], {1: 5})
+    >>> due, rest, first = split_due([J(1), J(2), J(3)], planned, 0)
+    >>> [j.id for j in due], [j.id for j in rest], first, planned
+    ([2, 3], [1], 5, {1: 5})
     """
-    started, kept = [], []
+    started, kept, first = [], [], None
     for job in queue:
-        if planned[job.id] == now:
+        t = planned[job.id]
+        if t == now:
             del planned[job.id]
             started.append(job)
         else:
             kept.append(job)
-    return started, kept
+            if first is None or t < first:
+                first = t
+    return started, kept, first
 
 
 _compiled = compiled_module("market.scheduling._cprofile")

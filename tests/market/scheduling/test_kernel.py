@@ -89,9 +89,11 @@ def _compress_and_split(cls, split, running, queue, now):
             p.release(now, d - now, n)
     waiting = [job for job in queue if planned[job.id] >= now]  # the others have started
     p.advance(now)
-    p.compress(waiting, planned, now)
-    due, rest = split(waiting, planned, now)
-    return p.steps(), planned, [j.id for j in due], [j.id for j in rest]
+    first = p.compress(waiting, planned, now)
+    assert first == min((planned[j.id] for j in waiting), default=None)
+    due, rest, after = split(waiting, planned, now)
+    assert after == min((planned[j.id] for j in rest), default=None)
+    return p.steps(), planned, [j.id for j in due], [j.id for j in rest], first, after
 
 
 @given(blocks, blocks, st.integers(0, 90))
