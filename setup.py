@@ -34,6 +34,7 @@ def _extensions():
     exts = [
         Extension("market.scheduling._cprofile", ["market/scheduling/_cprofile.pyx"], optional=True),
         Extension("market.pricing._creplan", ["market/pricing/_creplan.pyx"], optional=True),
+        Extension("market.provisioning._cplan", ["market/provisioning/_cplan.pyx"], optional=True),
     ]
     return cythonize(exts, quiet=True, compiler_directives={"language_level": "3"})
 

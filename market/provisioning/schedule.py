@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 import networkx as nx
 
 from market.errors import InvalidInput
+from market.kernel import compiled_module
 from market.provisioning.advertised import SECONDS_PER_HOUR, AdvertisedSlot
 from market.workflows.dag import Network, runtime_on, validate_workflow
 from market.workflows.rank import rank_order, upward_rank
@@ -104,7 +105,7 @@ class PlanSchedule:
 
 
 # ----------------------------------------------------------------------------- slot capacity
-def _take(times: list[int], free: list[int], a: int, b: int, q: int) -> None:
+def reference_take(times: list[int], free: list[int], a: int, b: int, q: int) -> None:
     """Remove ``q`` processors over ``[a, b)`` from a step function (in place)."""
     i = _split(times, free, a)
     j = _split(times, free, b)
@@ -487,7 +488,7 @@ class PlanEvaluator:
             bought |= new
 
 
-def _fit(bin_slots: list[tuple], ready: int, d: int, need: int):
+def reference_fit(bin_slots: list[tuple], ready: int, d: int, need: int):
     """Earliest start ``>= ready`` of ``need`` x ``d`` on one slot or a vertical stack (Fig. 2).
 
     ``bin_slots`` holds ``(slot, times, free, end)``: each slot's free
@@ -506,7 +507,7 @@ def _fit(bin_slots: list[tuple], ready: int, d: int, need: int):
             usable.append(entry)
     if not usable:
         return None
-    stack = _cover(usable, ready, d, need)
+    stack = reference_cover(usable, ready, d, need)
     if stack is not None:
         return ready, stack
     cands = set()
@@ -523,13 +524,13 @@ def _fit(bin_slots: list[tuple], ready: int, d: int, need: int):
                 cands.add(tj)
             prev = f
     for t in sorted(cands):
-        stack = _cover(usable, t, d, need)
+        stack = reference_cover(usable, t, d, need)
         if stack is not None:
             return t, stack
     return None
 
 
-def _cover(bin_slots: list[tuple], t: int, d: int, need: int) -> list[tuple] | None:
+def reference_cover(bin_slots: list[tuple], t: int, d: int, need: int) -> list[tuple] | None:
     """The slots with processors free throughout ``[t, t + d)`` if they hold ``need``, else ``None``."""
     wend = t + d
     total = 0
@@ -550,3 +551,11 @@ def _cover(bin_slots: list[tuple], t: int, d: int, need: int) -> list[tuple] | N
             stack.append((k, low, end))
             total += low
     return stack if total >= need else None
+
+
+_compiled = compiled_module("market.provisioning._cplan")
+
+# The evaluator's slot-capacity loops: the Cython twins in ``_cplan.pyx`` (same results; tested against
+# these references) unless ``GRIDMARKET_KERNEL=reference`` or they were not built.
+_fit = reference_fit if _compiled is None else _compiled.fit
+_take = reference_take if _compiled is None else _compiled.take

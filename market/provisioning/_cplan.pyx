@@ -1,0 +1,109 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, initializedcheck=False, cdivision=True
+"""Compiled slot-capacity loops of the MOGA plan evaluator (Singh 2008, ch. 4.5, Fig. 2).
+
+Twins of ``reference_fit``, ``reference_cover`` and ``reference_take`` in
+:mod:`market.provisioning.schedule`, with their semantics, tie rules and
+results (``tests/market/provisioning/test_plan_kernel.py`` checks them against
+each other); built at install time by Cython like the scheduling kernel, with
+the same fallback. Each slot's free processors are a step function kept as two
+Python lists (``times`` in seconds, ``free`` processors); a slot's ``end`` is
+an int or ``inf`` (extensible), compared here as a double (exact for seconds
+below 2**53).
+"""
+
+ctypedef long long i64
+
+
+cdef inline Py_ssize_t _bisect_right(list a, i64 x, Py_ssize_t lo, Py_ssize_t hi):
+    cdef Py_ssize_t mid
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if x < <i64>a[mid]:
+            hi = mid
+        else:
+            lo = mid + 1
+    return lo
+
+
+cpdef cover(list bin_slots, i64 t, i64 d, i64 need):
+    """The slots with processors free throughout ``[t, t + d)`` if they hold ``need``, else ``None``."""
+    cdef i64 wend = t + d, total = 0, low, f
+    cdef list stack = [], times, free
+    cdef Py_ssize_t i, n
+    cdef tuple entry
+    for entry in bin_slots:
+        times = <list>entry[1]
+        if <i64>times[0] > t or <double>wend > <double>entry[3]:
+            continue
+        free = <list>entry[2]
+        n = len(times)
+        i = _bisect_right(times, t, 0, n) - 1
+        low = <i64>free[i]
+        i += 1
+        while low != 0 and i < n and <i64>times[i] < wend:
+            f = <i64>free[i]
+            if f < low:
+                low = f
+            i += 1
+        if low != 0:
+            stack.append((entry[0], low, entry[3]))
+            total += low
+    return stack if total >= need else None
+
+
+cpdef fit(list bin_slots, i64 ready, i64 d, i64 need):
+    """Earliest start ``>= ready`` of ``need`` x ``d`` on one slot or a vertical stack (Fig. 2)."""
+    cdef list usable = [], times, free
+    cdef tuple entry
+    cdef i64 first, tj, f, prev
+    cdef double last
+    cdef Py_ssize_t i, j, n
+    cdef set cands
+    for entry in bin_slots:
+        first = <i64>(<list>entry[1])[0]
+        if <double>entry[3] - <double>(first if first > ready else ready) >= <double>d:
+            usable.append(entry)
+    if not usable:
+        return None
+    stack = cover(usable, ready, d, need)
+    if stack is not None:
+        return ready, stack
+    cands = set()
+    for entry in usable:
+        times = <list>entry[1]
+        free = <list>entry[2]
+        n = len(times)
+        i = _bisect_right(times, ready, 0, n)
+        prev = <i64>free[i - 1] if i > 0 else 0
+        last = <double>entry[3] - <double>d
+        for j in range(i, n):
+            tj = <i64>times[j]
+            if <double>tj > last:
+                break
+            f = <i64>free[j]
+            if f > prev:
+                cands.add(tj)
+            prev = f
+    for t in sorted(cands):
+        stack = cover(usable, t, d, need)
+        if stack is not None:
+            return t, stack
+    return None
+
+
+cdef Py_ssize_t _split(list times, list free, i64 t):
+    cdef Py_ssize_t i = _bisect_right(times, t, 0, len(times)) - 1
+    if <i64>times[i] == t:
+        return i
+    times.insert(i + 1, t)
+    free.insert(i + 1, free[i])
+    return i + 1
+
+
+cpdef take(list times, list free, i64 a, i64 b, i64 q):
+    """Remove ``q`` processors over ``[a, b)`` from a step function (in place; ``a >= times[0]``)."""
+    cdef Py_ssize_t i = _split(times, free, a)
+    cdef Py_ssize_t j = _split(times, free, b)
+    cdef Py_ssize_t k
+    for k in range(i, j):
+        free[k] = <i64>free[k] - q

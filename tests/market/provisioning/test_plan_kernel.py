@@ -1,0 +1,82 @@
+"""The compiled slot-capacity loops of the plan evaluator (``_cplan.pyx``) against the pure-Python references.
+
+Same earliest starts and covering stacks, same step functions after taking
+processors, and the same schedules, costs and makespans for whole plans.
+"""
+
+import math
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from market.errors import InvalidInput
+from market.provisioning import PlanEvaluator
+from market.provisioning import schedule as sched
+from market.workflows import Network
+
+from .test_schedule import instances
+
+compiled = pytest.importorskip("market.provisioning._cplan", reason="the compiled kernel is not built here")
+
+
+@st.composite
+def step_functions(draw):
+    """A slot's free processors from its start: strictly increasing times, free levels >= 0."""
+    start = draw(st.integers(0, 50))
+    gaps = draw(st.lists(st.integers(1, 30), max_size=6))
+    times = [start]
+    for g in gaps:
+        times.append(times[-1] + g)
+    free = draw(st.lists(st.integers(0, 5), min_size=len(times), max_size=len(times)))
+    end = math.inf if draw(st.booleans()) else times[-1] + draw(st.integers(1, 40))
+    return times, free, end
+
+
+@st.composite
+def bins(draw):
+    return [(k, *draw(step_functions())) for k in range(draw(st.integers(1, 5)))]
+
+
+@given(bins(), st.integers(0, 120), st.integers(1, 60), st.integers(1, 12))
+@settings(max_examples=400, deadline=None)
+def test_fit_and_cover_equal_the_reference(bin_slots, ready, d, need):
+    assert compiled.fit(bin_slots, ready, d, need) == sched.reference_fit(bin_slots, ready, d, need)
+    assert compiled.cover(bin_slots, ready, d, need) == sched.reference_cover(bin_slots, ready, d, need)
+
+
+@given(step_functions(), st.integers(0, 60), st.integers(1, 60), st.integers(1, 5))
+@settings(max_examples=300, deadline=None)
+def test_take_equals_the_reference(steps, offset, length, q):
+    times, free, _ = steps
+    a = times[0] + offset
+    ref, fast = (times.copy(), free.copy()), (times.copy(), free.copy())
+    sched.reference_take(*ref, a, a + length, q)
+    compiled.take(*fast, a, a + length, q)
+    assert fast == ref
+
+
+@given(instances())
+@settings(max_examples=150, deadline=None)
+def test_whole_plans_schedule_the_same_under_both(inst):
+    g, slots, bits = inst
+    try:
+        ev = PlanEvaluator(g, slots, network=Network(latency=3, bytes_per_second=10), release=5)
+    except InvalidInput:
+        return
+    results = []
+    for fit, take in ((compiled.fit, compiled.take), (sched.reference_fit, sched.reference_take)):
+        saved = sched._fit, sched._take
+        sched._fit, sched._take = fit, take
+        try:
+            results.append((ev.evaluate(bits), ev.schedule(bits)))
+        finally:
+            sched._fit, sched._take = saved
+    assert results[0] == results[1]
+
+
+def test_the_evaluator_runs_the_compiled_loops_by_default():
+    from market import kernel
+
+    if kernel.KERNEL == "compiled":
+        assert (sched._fit, sched._take) == (compiled.fit, compiled.take)
