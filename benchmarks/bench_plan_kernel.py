@@ -1,4 +1,4 @@
-"""MOGA plan evaluation with the compiled slot-capacity loops (``_cplan.pyx``) vs the pure-Python references.
+"""MOGA plan evaluation with the compiled slot-capacity loops and slot choice (``_cplan.pyx``) vs the pure-Python references.
 
 Issue 18 (singh-advertisement's full size spends ~90 % in ``PlanEvaluator.evaluate``). The instance
 is ``bench_provisioning.py``'s part 1: a 100-task layered workflow on the slots SDSC-SP2 advertises at
@@ -38,9 +38,9 @@ def main() -> int:
     rng = np.random.default_rng(1)
     plans = [rng.integers(0, 2, len(slots)).tolist() for _ in range(300)]
     out = {}
-    for name, fit, take in (("reference", sched.reference_fit, sched.reference_take),
-                            ("compiled", compiled.fit, compiled.take)):
-        sched._fit, sched._take = fit, take
+    for name, fit, take, pick in (("reference", sched.reference_fit, sched.reference_take, sched.reference_pick),
+                                  ("compiled", compiled.fit, compiled.take, compiled.pick)):
+        sched._fit, sched._take, sched._pick = fit, take, pick
         t0 = time.perf_counter()
         results = [ev.evaluate(p) for p in plans]
         t_eval = time.perf_counter() - t0

@@ -107,3 +107,39 @@ cpdef take(list times, list free, i64 a, i64 b, i64 q):
     cdef Py_ssize_t k
     for k in range(i, j):
         free[k] = <i64>free[k] - q
+
+
+cpdef list pick(list stack, i64 need, set bought, list divisible, list unit_cost, list total_cost):
+    """Processors per slot from the covering slots ``stack``: the cheapest first (``bought`` unchanged)."""
+    cdef list ranked, members
+    cdef tuple item
+    cdef i64 left, low, q
+    cdef set new
+    while True:
+        ranked = []
+        for item in stack:
+            k = item[0]
+            if k in bought:
+                ranked.append((0, 0.0, item[2], k, item[1]))
+            elif divisible[k]:
+                ranked.append((1, unit_cost[k], item[2], k, item[1]))
+            else:
+                ranked.append((2, total_cost[k], item[2], k, item[1]))
+        ranked.sort()
+        members = []
+        left = need
+        for item in ranked:
+            low = <i64>item[4]
+            q = left if left < low else low
+            members.append((item[3], q))
+            left -= q
+            if left == 0:
+                break
+        new = set()
+        for item in members:
+            k = item[0]
+            if k not in bought and not divisible[k]:
+                new.add(k)
+        if not new:
+            return members
+        bought = bought | new

@@ -311,7 +311,9 @@ class PlanEvaluator:
                 parents.append((pos[p], table))
             self._parents.append(parents)
         self.n_slots = len(slots)
-        self._slot_rank = [(s.unit_cost, s.cost) for s in slots]
+        self._divisible = [bool(s.divisible) for s in slots]
+        self._unit_cost = [s.unit_cost for s in slots]
+        self._total_cost = [s.cost for s in slots]
 
     # ------------------------------------------------------------------ public
     def evaluate(self, plan: Sequence[int]) -> tuple[float, float, int]:
@@ -354,6 +356,8 @@ class PlanEvaluator:
             s_times[k], s_free[k] = [s.start], [s.procs]
             bins[slot_resource[k]].append((k, s_times[k], s_free[k], end))
         used_area: dict[int, int] = {}  # processor-seconds per touched slot
+        bought: set[int] = set()  # indivisible slots touched: their spare processors cost nothing more
+        divisible = self._divisible
         used_end: dict[int, int] = {}
         n_subslots: dict[int, int] = {}
 
@@ -402,8 +406,10 @@ class PlanEvaluator:
                 reason = f"task {self.order[i]!r} ({need} processors) fits in no slot of the plan"
                 break
             (end, start, r), stack, d = best
-            members = self._pick(stack, need, used_area)
+            members = _pick(stack, need, bought, divisible, self._unit_cost, self._total_cost)
             for k, q in members:
+                if not divisible[k]:
+                    bought.add(k)
                 _take(s_times[k], s_free[k], start, end, q)
                 used_area[k] = used_area.get(k, 0) + q * d
                 if end > used_end.get(k, 0):
@@ -455,37 +461,39 @@ class PlanEvaluator:
             slot_costs=costs,
         )
 
-    def _pick(self, stack: list[tuple], need: int, used_area: dict[int, int]) -> list[tuple[int, int]]:
-        """Processors per slot from the covering slots ``stack``: the cheapest first.
+def reference_pick(stack: list[tuple], need: int, bought: set[int], divisible: list[bool],
+                   unit_cost: list[float], total_cost: list[float]) -> list[tuple[int, int]]:
+    """Processors per slot from the covering slots ``stack``: the cheapest first (``bought`` unchanged).
 
-        Greedy by class (indivisible slots already bought, then divisible
-        slots by unit cost, then new indivisible slots by total cost). When
-        that buys a new indivisible slot, its spare processors are free from
-        then on, so the choice is made again counting it as bought.
-        """
-        slots, rank = self.slots, self._slot_rank
-        bought = {k for k in used_area if not slots[k].divisible}
-        while True:
-            def key(item, bought=bought):
-                k, _, end = item
-                if k in bought:
-                    return (0, 0.0, end, k)
-                if slots[k].divisible:
-                    return (1, rank[k][0], end, k)
-                return (2, rank[k][1], end, k)
-
-            members = []
-            left = need
-            for k, low, _ in sorted(stack, key=key):
-                q = min(left, low)
-                members.append((k, q))
-                left -= q
-                if left == 0:
-                    break
-            new = {k for k, _ in members if k not in bought and not slots[k].divisible}
-            if not new:
-                return members
-            bought |= new
+    ``stack`` holds ``(slot, processors free over the window, end)``. Greedy
+    by class: indivisible slots already bought, then divisible slots by unit
+    cost, then new indivisible slots by total cost; within a class the ones
+    ending first, then by slot index. When that buys a new indivisible slot,
+    its spare processors are free from then on, so the choice is made again
+    counting it as bought.
+    """
+    while True:
+        ranked = []
+        for k, low, end in stack:
+            if k in bought:
+                ranked.append((0, 0.0, end, k, low))
+            elif divisible[k]:
+                ranked.append((1, unit_cost[k], end, k, low))
+            else:
+                ranked.append((2, total_cost[k], end, k, low))
+        ranked.sort()
+        members = []
+        left = need
+        for _, _, _, k, low in ranked:
+            q = min(left, low)
+            members.append((k, q))
+            left -= q
+            if left == 0:
+                break
+        new = {k for k, _ in members if k not in bought and not divisible[k]}
+        if not new:
+            return members
+        bought = bought | new
 
 
 def reference_fit(bin_slots: list[tuple], ready: int, d: int, need: int):
@@ -559,3 +567,4 @@ _compiled = compiled_module("market.provisioning._cplan")
 # these references) unless ``GRIDMARKET_KERNEL=reference`` or they were not built.
 _fit = reference_fit if _compiled is None else _compiled.fit
 _take = reference_take if _compiled is None else _compiled.take
+_pick = reference_pick if _compiled is None else _compiled.pick

@@ -45,6 +45,24 @@ def test_fit_and_cover_equal_the_reference(bin_slots, ready, d, need):
     assert compiled.cover(bin_slots, ready, d, need) == sched.reference_cover(bin_slots, ready, d, need)
 
 
+@given(st.data())
+@settings(max_examples=400, deadline=None)
+def test_pick_equals_the_reference(data):
+    n = data.draw(st.integers(1, 8))
+    divisible = data.draw(st.lists(st.booleans(), min_size=n, max_size=n))
+    unit = data.draw(st.lists(st.sampled_from([0.5, 1.0, 2.0]), min_size=n, max_size=n))
+    total = data.draw(st.lists(st.sampled_from([1.0, 3.0, 8.0]), min_size=n, max_size=n))
+    keys = data.draw(st.lists(st.integers(0, n - 1), min_size=1, max_size=n, unique=True))
+    stack = [(k, data.draw(st.integers(1, 6)), data.draw(st.sampled_from([10, 20, math.inf]))) for k in keys]
+    need = data.draw(st.integers(1, sum(low for _, low, _ in stack)))
+    bought = set(data.draw(st.lists(st.sampled_from(range(n)), max_size=3)))
+    before = set(bought)
+    want = sched.reference_pick(stack, need, bought, divisible, unit, total)
+    assert compiled.pick(stack, need, bought, divisible, unit, total) == want
+    assert bought == before
+    assert sum(q for _, q in want) == need
+
+
 @given(step_functions(), st.integers(0, 60), st.integers(1, 60), st.integers(1, 5))
 @settings(max_examples=300, deadline=None)
 def test_take_equals_the_reference(steps, offset, length, q):
@@ -65,13 +83,14 @@ def test_whole_plans_schedule_the_same_under_both(inst):
     except InvalidInput:
         return
     results = []
-    for fit, take in ((compiled.fit, compiled.take), (sched.reference_fit, sched.reference_take)):
-        saved = sched._fit, sched._take
-        sched._fit, sched._take = fit, take
+    for loops in ((compiled.fit, compiled.take, compiled.pick),
+                  (sched.reference_fit, sched.reference_take, sched.reference_pick)):
+        saved = sched._fit, sched._take, sched._pick
+        sched._fit, sched._take, sched._pick = loops
         try:
             results.append((ev.evaluate(bits), ev.schedule(bits)))
         finally:
-            sched._fit, sched._take = saved
+            sched._fit, sched._take, sched._pick = saved
     assert results[0] == results[1]
 
 
@@ -79,4 +98,4 @@ def test_the_evaluator_runs_the_compiled_loops_by_default():
     from market import kernel
 
     if kernel.KERNEL == "compiled":
-        assert (sched._fit, sched._take) == (compiled.fit, compiled.take)
+        assert (sched._fit, sched._take, sched._pick) == (compiled.fit, compiled.take, compiled.pick)
