@@ -5,7 +5,13 @@ succeeds and ``market.scheduling.profile`` runs the pure-Python reference,
 saying so once.
 """
 
-from setuptools import Extension, setup
+import sys
+
+if sys.version_info < (3, 12):  # pip alone would end in "No matching distribution found for mesa"
+    sys.exit(f"gridmarket needs Python 3.12 or newer (Mesa 3.5 does); this is Python {sys.version.split()[0]}. "
+             "Make the virtualenv with python3.12 (pyenv picks it from the repository's .python-version).")
+
+from setuptools import Extension, setup  # noqa: E402
 from setuptools.command.build_ext import build_ext
 
 
