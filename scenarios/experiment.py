@@ -34,7 +34,7 @@ from market.energy.prices import (
 )
 from market.errors import InvalidInput
 from market.metrics import summarize
-from market.workloads import lublin_workload, read_gwf, read_swf, scale_load, truncate
+from market.workloads import DroppedJobsWarning, lublin_workload, read_gwf, read_swf, scale_load, truncate
 from market.workloads.behaviour import SCENARIOS as BEHAVIOURS
 from market.workloads.behaviour import apply_behaviour
 from market.workflows.generators import layered_workflow
@@ -73,7 +73,7 @@ def build_workload(config: ScenarioConfig, *, rng: np.random.Generator) -> Workl
     HDI; Rocchetti et al. Table 2) rewrites every job's estimate with the
     accuracy of its user's group (``market.workloads.behaviour``). A user's home provider is ``user mod n_providers`` in config order;
     a job wider than its home goes to the smallest provider that fits (a job
-    wider than every provider is an error naming it).
+    wider than every provider is dropped, with one ``DroppedJobsWarning`` counting them).
     """
     w = config.workload
     if w.source == "lublin":
@@ -91,20 +91,26 @@ def build_workload(config: ScenarioConfig, *, rng: np.random.Generator) -> Workl
     users = sorted({j.user for j in workload.jobs})
     index = {u: k for k, u in enumerate(users)}
     jobs = []
+    largest = providers[-1]
+    too_wide = 0
     for job in workload.jobs:
         if config.duration_seconds is not None and job.submit >= config.duration_seconds:
+            continue
+        if job.procs > largest.procs:  # no provider could ever run it: dropped and counted, as simulate does
+            too_wide += 1
             continue
         user = job.id % w.n_users if w.source == "lublin" else index[job.user]
         home = config.providers[user % len(config.providers)]
         if job.procs > home.procs:
-            fits = [p for p in providers if p.procs >= job.procs]
-            if not fits:
-                raise InvalidInput(f"job {job.id} needs {job.procs} processors; the largest provider "
-                                   f"{providers[-1].name!r} has {providers[-1].procs}")
-            home = fits[0]
+            home = next(p for p in providers if p.procs >= job.procs)
         jobs.append(replace(job, user=user, site=home.name))
+    if too_wide:
+        warnings.warn(f"{workload.name or 'workload'}: dropped {too_wide} job(s) wider than the largest provider "
+                      f"{largest.name!r} ({largest.procs} processors)", DroppedJobsWarning, stacklevel=2)
     if not jobs:
-        raise InvalidInput(f"scenario {config.name!r}: no job submits before duration_seconds={config.duration_seconds}")
+        why = (f"all {too_wide} job(s) are wider than the largest provider {largest.name!r} ({largest.procs} "
+               "processors)" if too_wide else f"no job submits before duration_seconds={config.duration_seconds}")
+        raise InvalidInput(f"scenario {config.name!r}: {why}")
     out = Workload(tuple(jobs), name=workload.name, max_procs=workload.max_procs)
     if w.estimates in BEHAVIOURS:  # each user estimates with the accuracy of its Rocchetti et al. group
         out = apply_behaviour(out, w.estimates, n_users=None, rng=rng)

@@ -132,3 +132,27 @@ def test_the_summary_gives_the_median_reservation_cost_beside_the_mean(tmp_path)
     assert summary["reservation_cost"].item() == pytest.approx(met.mean())
     assert summary["reservation_cost_median"].item() == pytest.approx(met.median())
     assert met.median() < met.mean()  # quickstart, greedy: a few requests pay many times their n·D
+
+
+def test_trace_jobs_wider_than_every_provider_are_dropped_and_counted(tiny, tmp_path):
+    """Issue 16: `compare --trace` aborted on the first job wider than every provider; it drops and counts them."""
+    import numpy as np
+
+    from market.job import Job
+    from market.workloads import DroppedJobsWarning, Workload, write_swf
+    from scenarios.experiment import build_workload
+
+    jobs = [Job(i, 60 * i, procs, 600, 900, user=i % 3) for i, procs in enumerate([4, 40, 8, 33, 32, 2])]
+    trace = tmp_path / "wide.swf"
+    write_swf(Workload(tuple(jobs), max_procs=64), trace)
+    config = with_overrides(tiny, {"workload.source": "trace", "workload.trace": str(trace)})
+    with pytest.warns(DroppedJobsWarning, match=r"dropped 2 job\(s\) wider than the largest provider 'b' \(32"):
+        workload = build_workload(config, rng=np.random.default_rng(1))
+    assert [j.id for j in workload.jobs] == [0, 2, 4, 5]
+    assert {j.id: j.site for j in workload.jobs}[4] == "b"  # 32 processors: only b holds it
+
+    only_wide = tmp_path / "only-wide.swf"
+    write_swf(Workload(tuple(j for j in jobs if j.procs > 32), max_procs=64), only_wide)
+    config = with_overrides(tiny, {"workload.source": "trace", "workload.trace": str(only_wide)})
+    with pytest.warns(DroppedJobsWarning), pytest.raises(InvalidInput, match="all 2 job\\(s\\) are wider"):
+        build_workload(config, rng=np.random.default_rng(1))
