@@ -1,15 +1,19 @@
 """Fixtures of the real-browser test: the offline Solara assets, a ``gridmarket viz`` server, headless Chromium.
 
-The browser is Debian's ``chromium`` (``.ci/run`` installs it with apt), driven
-by Playwright through ``executable_path``; ``playwright install`` is not
-needed. A missing browser, Playwright or asset cache FAILS the test with the
-reason; set ``GRIDMARKET_SKIP_BROWSER=1`` to skip it on purpose instead.
+The browser is Debian's ``chromium``, driven by Playwright through
+``executable_path``; ``playwright install`` is not needed. On a fresh machine
+the suite obtains what it needs: run as root with apt-get, it installs the
+missing Debian packages (``chromium``, and ``npm`` to fill Solara's asset cache
+from the npm registry) once, saying so; otherwise a missing browser,
+Playwright or asset cache FAILS the test with the command to run. Set
+``GRIDMARKET_SKIP_BROWSER=1`` to skip it on purpose instead.
 """
 
 from __future__ import annotations
 
 import os
 import re
+import shutil
 import signal
 import socket
 import subprocess
@@ -35,6 +39,27 @@ def _unavailable(reason: str):
                 pytrace=False)
 
 
+def _ensure_debian_packages(missing: dict[str, str]) -> None:
+    """Install the Debian packages whose files are ``missing`` (package -> what is missing), if we may.
+
+    As root with apt-get (CI, a fresh container): ``apt-get install`` them,
+    printing one line. Otherwise: fail (or skip, on request) naming the command.
+    """
+    if not missing:
+        return
+    names = " ".join(missing)
+    what = "; ".join(f"{pkg}: {why}" for pkg, why in missing.items())
+    if os.geteuid() != 0 or shutil.which("apt-get") is None:
+        _unavailable(f"the browser test needs Debian packages that are missing ({what}); "
+                     f"install them with: sudo apt-get install -y {names}")
+    print(f"\ninstalling Debian packages for the browser test: {names} ({what})", flush=True)
+    env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
+    for cmd in (["apt-get", "update", "-q"], ["apt-get", "install", "-y", "-q", *missing]):
+        done = subprocess.run(cmd, capture_output=True, text=True, timeout=900, env=env, check=False)
+        if done.returncode != 0:
+            _unavailable(f"'{' '.join(cmd)}' exited {done.returncode}: {done.stderr.strip()[-400:]}")
+
+
 @pytest.fixture(scope="session")
 def artifacts() -> Path:
     """Where screenshots go: ``$GRIDMARKET_ARTIFACTS`` or ``out/viz`` (git-ignored)."""
@@ -47,6 +72,8 @@ def artifacts() -> Path:
 def solara_assets() -> Path:
     """The Solara CDN-proxy cache, filled from npm by ``viz/offline_assets.sh`` when incomplete."""
     cache = Path(os.environ.get("SOLARA_ASSETS_PROXY_CACHE_DIR") or REPO / ".solara-cdn")
+    if os.environ.get("GRIDMARKET_SKIP_BROWSER") != "1" and shutil.which("npm") is None:
+        _ensure_debian_packages({"npm": "no npm to fetch Solara's JavaScript from the npm registry"})
     done = subprocess.run(["bash", str(REPO / "viz" / "offline_assets.sh"), str(cache)], capture_output=True,
                           text=True, timeout=600, check=False)
     if done.returncode != 0:
@@ -122,8 +149,9 @@ def viz_server(solara_assets):
 def browser():
     """Headless Debian Chromium through Playwright."""
     if not Path(CHROMIUM).exists():
-        _unavailable(f"no Chromium at {CHROMIUM} (.ci/run installs Debian's: apt-get install -y chromium; "
-                     "or set CHROMIUM=/path/to/chromium)")
+        if CHROMIUM != "/usr/bin/chromium":
+            _unavailable(f"no Chromium at {CHROMIUM} (the CHROMIUM environment variable)")
+        _ensure_debian_packages({"chromium": f"no {CHROMIUM}"})
     try:
         from playwright.sync_api import sync_playwright
     except ImportError as err:
