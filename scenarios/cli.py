@@ -78,7 +78,9 @@ def _simulate(args: argparse.Namespace) -> int:
 
             to_batsim_jobs(result.records, result.procs, workload.name or "w0").to_csv(out, index=False)
         else:
-            result.records.to_csv(out, index=False)
+            from market.csvout import write_csv
+
+            write_csv(result.records, out)
     source = workload.name or "workload"
     title = f"{source}: {result.policy} on {result.procs} processors, {args.estimates} estimates"
     print(_format_summary(result.summary, title))
