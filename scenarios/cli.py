@@ -203,6 +203,10 @@ def main(argv: list[str] | None = None) -> int:
     warnings.simplefilter("default")
     warnings.formatwarning = _one_line_warning
     interrupts.install()
+    if args.command in ("compare", "run", "sweep"):  # manifests name the code as it was at the start
+        from scenarios.results import code_version
+
+        code_version()
     try:
         return args.run(args)
     except KeyboardInterrupt as exc:  # Ctrl-C or SIGTERM: workers stopped, finished files kept

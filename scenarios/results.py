@@ -23,6 +23,7 @@ Times are seconds; allocation cost SU; electricity cost in the prices' currency.
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import os
@@ -87,13 +88,28 @@ def write_atomic(path: Path, text: str | bytes) -> None:
         raise
 
 
-def _git_commit() -> str | None:
-    try:
-        out = subprocess.run(["git", "rev-parse", "HEAD"], check=False, cwd=Path(__file__).resolve().parent,
-                             capture_output=True, text=True, timeout=5)
-    except (OSError, subprocess.TimeoutExpired):
+@functools.cache
+def code_version() -> str | None:
+    """The git commit of this code, ``-dirty`` appended when tracked files differ from it; None outside git.
+
+    Taken once per process: the commands that write results call it when they
+    start, so a manifest names the code that ran, not the commit checked out
+    when a long run happened to end.
+    """
+    here = Path(__file__).resolve().parent
+
+    def git(*args: str) -> subprocess.CompletedProcess | None:
+        try:
+            return subprocess.run(["git", *args], check=False, cwd=here, capture_output=True, text=True, timeout=5)
+        except (OSError, subprocess.TimeoutExpired):
+            return None
+
+    head = git("rev-parse", "HEAD")
+    if head is None or head.returncode != 0 or not head.stdout.strip():
         return None
-    return out.stdout.strip() or None if out.returncode == 0 else None
+    status = git("status", "--porcelain", "--untracked-files=no")
+    dirty = status is not None and status.returncode == 0 and bool(status.stdout.strip())
+    return head.stdout.strip() + ("-dirty" if dirty else "")
 
 
 def manifest(config_dict: dict, seed: int, *, command: list[str] | None = None) -> dict:
@@ -109,7 +125,7 @@ def manifest(config_dict: dict, seed: int, *, command: list[str] | None = None) 
         "seed": seed,
         "python": platform.python_version(),
         "packages": versions,
-        "git_commit": _git_commit(),
+        "git_commit": code_version(),
         "command": command if command is not None else sys.argv,
     }
 

@@ -2,6 +2,7 @@
 
 import json
 import math
+from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -382,3 +383,22 @@ def test_axis_range_reports_a_value_past_the_chart_as_a_failure(ours, holds, sai
     assert check.holds is holds and said in check.detail and "Fig. 52" in check.statement
     with pytest.raises(InvalidInput, match="low < high"):
         axis_range("makespan", 1.0, 5.0, 5.0)
+
+
+def test_manifest_names_the_code_at_the_start_of_a_run(monkeypatch):
+    """A manifest written at the end of a long run named the commit checked out then, not the code that ran."""
+    import subprocess
+
+    from scenarios import results
+
+    results.code_version.cache_clear()
+    first = results.code_version()
+    head = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True, cwd=Path(results.__file__).parent)
+    if head.returncode != 0:
+        pytest.skip("not a git checkout")
+    assert first.removesuffix("-dirty") == head.stdout.strip()
+    calls = []
+    monkeypatch.setattr(results.subprocess, "run", lambda *a, **k: calls.append(a))
+    assert results.code_version() == first and not calls  # taken once per process
+    assert results.manifest({}, 1)["git_commit"] == first
+    results.code_version.cache_clear()
