@@ -1,6 +1,8 @@
 """The example input files in docs/examples/ and the README / docs/market.md commands that use them (issue 16).
 
-Every such command runs as written, from the repository's root, and ends with
+The documents are parsed as CommonMark (markdown-it-py), so a broken fence that
+swallows prose shows up as a "command" that does not run. Every command naming
+an example file runs as written, from the repository's root, and ends with
 status 0; the `state.json` shown in docs/market.md is the file itself.
 """
 
@@ -17,14 +19,35 @@ ROOT = Path(__file__).resolve().parents[2]
 DOCS = [ROOT / "README.md", ROOT / "docs" / "market.md"]
 
 
+def _bash_blocks(doc: Path) -> list[str]:
+    from markdown_it import MarkdownIt
+
+    tokens = MarkdownIt("commonmark").parse(doc.read_text(encoding="utf-8"))
+    return [t.content for t in tokens if t.type == "fence" and t.info.strip() == "bash"]
+
+
 def _commands() -> list[str]:
     found = []
     for doc in DOCS:
-        for block in re.findall(r"```bash\n(.*?)```", doc.read_text(encoding="utf-8"), flags=re.DOTALL):
+        for block in _bash_blocks(doc):
             for line in block.splitlines():
                 if line.startswith("gridmarket ") and "docs/examples/" in line:
                     found.append(line.split("  #")[0].strip())
     return found
+
+
+def test_bash_blocks_hold_only_commands_and_comments():
+    """A fence left open turns the prose after it into a bash block (README lines 55-83 once did)."""
+    programs = {"gridmarket", "python", "bash", "pip", "source", "git", "cd", ".venv/bin/python", ".venv/bin/gridmarket"}
+    for doc in DOCS:
+        for block in _bash_blocks(doc):
+            for line in block.splitlines():
+                words = line.split()
+                while words and re.fullmatch(r"[A-Z_]+=\S*", words[0]):  # VAR=value before the program
+                    words = words[1:]
+                continuation = line.startswith("    ")
+                assert not words or continuation or words[0] in programs or words[0].startswith("#"), \
+                    f"{doc.name}: not a command: {line!r}"
 
 
 def test_the_docs_name_every_example_file():
