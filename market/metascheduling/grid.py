@@ -168,7 +168,7 @@ class GridResult:
         predicted_wait`` (times in seconds; ``routed`` is True for grid
         submissions; ``predicted_wait`` is NaN for local jobs).
     summary : dict
-        ``jobs, mean_response, mean_wait, mean_bsld, total_energy_cost, migrated,
+        ``jobs, mean_response, mean_wait, mean_bsld, total_energy_cost, total_energy_mwh, migrated,
         mean_wait_ppe`` and ``config``.
     per_system : pandas.DataFrame
         By system: ``jobs, core_hours, utilization, energy_cost, mean_response``.
@@ -428,6 +428,7 @@ def _result(jobs, routed, placed, states, factor_of, config) -> GridResult:
         "mean_wait": float((records["start"] - records["submit"]).mean()),
         "mean_bsld": float(bounded_slowdown(records).mean()),
         "total_energy_cost": float(records["energy_cost"].sum()),
+        "total_energy_mwh": float((records["power_watts"] * (records["end"] - records["start"])).sum() / 3.6e9),
         "migrated": int((records["origin"] != records["system"]).sum()),
         "mean_wait_ppe": float(ppe.mean()) if has_pred.any() else float("nan"),
     }

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
-from scenarios.reproductions.report import Check, Row, data_file, register, steps
+from scenarios.reproductions.report import Check, Row, data_file, paper_number, register, steps
 
 __all__ = ["murali_nordugrid", "murali_xsede"]
 
@@ -44,6 +44,15 @@ def _perfect_foresight(sites):
     return [Site(s.system, s.prices, PriceOutlook(s.prices, forecaster=None)) for s in sites]
 
 
+RESPONSE_CHANGE_TOLERANCE = 10.0
+"""Percentage points allowed around a response-time change vs BS the paper prints (Table IV, Fig. 11, sec. 5.7.2)."""
+COST_CHANGE_TOLERANCE = 5.0
+"""Percentage points allowed around an electricity-cost change vs BS the paper prints (Table IV, Fig. 11)."""
+INST_FACTOR_TOLERANCE = 0.25
+"""Relative tolerance on INST's response-time factor over BS (Table IV: 5.46x)."""
+_TABLE_IV_XSEDE_MWH_PRICE = 45.0
+"""USD/MWh: the order of the 2014 wholesale prices of the XSEDE regions, for the full-load arithmetic of the notes."""
+
 _HISTORY = 2000
 """Past jobs each system's wait predictor is trained on before the run (sec. 4.3.2: its last 2000 started jobs)."""
 
@@ -56,7 +65,7 @@ def _run(jobs, sites, configs, seed_stream) -> dict[str, dict]:
         config = dataclasses.replace(config, warmup=_HISTORY)
         s = run_grid(jobs, sites, config, rng=np.random.default_rng(seed_stream)).summary
         out[_label(config)] = {"response_min": s["mean_response"] / 60.0, "cost": s["total_energy_cost"],
-                               "migrated": s["migrated"], "jobs": s["jobs"]}
+                               "mwh": s["total_energy_mwh"], "migrated": s["migrated"], "jobs": s["jobs"]}
     return out
 
 
@@ -86,7 +95,22 @@ def _table_rows(results: dict, table: dict, currency: str, where: str) -> list[R
         ref = f"Table IV, {where}" if seed_resp is not None else "not in Table IV"
         rows.append(Row(f"{label}: mean response", r["response_min"], seed_resp, "min", ref))
         rows.append(Row(f"{label}: electricity cost", r["cost"], seed_cost, currency, ref))
+        rows.append(Row(f"{label}: energy", r["mwh"], None, "MWh", "not printed (cost = energy x prices paid)"))
     return rows
+
+
+def full_load(sites, t0: int, seconds: int) -> tuple[float, float]:
+    """``(MWh, cost)`` of every core of every site drawing its Table I power over ``[t0, t0 + seconds)``.
+
+    The most any schedule could use in that window: the yardstick for the
+    totals a paper prints (cost in the sites' price currency).
+    """
+    from market.energy import WH_PER_MWH
+
+    mwh = sum(s.system.cores * s.system.watts_per_core for s in sites) * seconds / 3600.0 / WH_PER_MWH
+    cost = sum(s.system.cores * s.system.watts_per_core * s.prices.integral(t0, t0 + seconds) / WH_PER_MWH
+               for s in sites)
+    return mwh, cost
 
 
 def _change(results: dict, label: str, key: str) -> float:
@@ -172,13 +196,66 @@ def murali_xsede(size: str, seed: int, data: Path | None):
                         round(100 * (187298.9 / 230985.6 - 1), 1), "%", "Table IV; Fig. 11: -18 %"))
         checks.append(Check("MCMF w_t = 0 % has a lower electricity cost than BS (Table IV: -18.9 %)",
                             w0["cost"] < bs["cost"], f"{w0['cost']:.0f} vs {bs['cost']:.0f} USD"))
+    if "mcmf-w50" in results:  # sec. 5.7.2 (f_g = 1, w_t = 50 %): "40.8 % reduction ... almost the same cost"
+        rows.append(Row("mcmf-w50: response change vs BS", _change(results, "mcmf-w50", "response_min"), -40.8, "%",
+                        "sec. 5.7.2 (Fig. 12, f_g = 1)"))
+        rows.append(Row("mcmf-w50: cost change vs BS", _change(results, "mcmf-w50", "cost"), 0.0, "%",
+                        "sec. 5.7.2: 'almost the same electricity cost as the BS'"))
+    if "twoprice-w25" in results:
+        tp = results["twoprice-w25"]
+        rows.append(Row("twoprice-w25: cost change vs BS", _change(results, "twoprice-w25", "cost"),
+                        round(100 * (232557.3 / 230985.6 - 1), 1), "%", "Table IV"))
+        checks.append(Check("TWOPRICE (w_t = 25 %) costs more than BS (Table IV: $232,557 vs $230,986)",
+                            tp["cost"] > bs["cost"], f"{tp['cost']:.0f} vs {bs['cost']:.0f} USD"))
+        if "mcmf-w25" in results:
+            checks.append(Check("MCMF costs less than TWOPRICE at w_t = 25 % (Table IV: $224,022 vs $232,557; "
+                                "sec. 5.2: hourly prices beat on/off-peak)", results["mcmf-w25"]["cost"] < tp["cost"],
+                                f"{results['mcmf-w25']['cost']:.0f} vs {tp['cost']:.0f} USD"))
+    checks += _printed_changes(results)
+    load_mwh, load_cost = full_load(sites, WARMUP_DAYS * _DAY, int(days * _DAY))
+    rows.append(Row(f"all cores busy for {days:g} days: energy", load_mwh, None, "MWh",
+                    "Table I power x cores (the most any schedule can use in the period)"))
+    rows.append(Row(f"all cores busy for {days:g} days: electricity cost", load_cost, None, "USD",
+                    "at our price series"))
     notes = [f"{bs['jobs']} jobs over {days:g} day(s); absolute costs scale with the period (the paper: 15 days)"]
+    power_mw = load_mwh / (days * 24)
+    notes.append(
+        f"Table I's eight systems draw {power_mw:.2f} MW with every core busy: {power_mw * 360:.0f} MWh over 15 days "
+        f"(360 h), about ${power_mw * 360 * _TABLE_IV_XSEDE_MWH_PRICE:,.0f} at ${_TABLE_IV_XSEDE_MWH_PRICE:.0f}/MWh "
+        f"(our price series, scaled to 15 days: ${load_cost * 15 / days:,.0f}); Table IV prints $230,986 for BS, "
+        f"{230985.6 / (power_mw * 360):.0f} USD/MWh if every core had run the whole time: the paper's totals "
+        "cannot come from Table I's power at wholesale prices, so absolute costs are not compared; changes vs BS are")
     notes += _fallback_note(fallback)
     if small:
         notes.append("small size: day-ahead prices known ahead (PriceOutlook without forecaster), not SARIMA")
     settings = {"days": days, "jobs": bs["jobs"], "configs": [c.name for c in configs], "maxq": 2,
                 "price_forecasts": "perfect" if small else "sarima", "pjm_csv": pjm.name}
     return rows, checks, settings, notes
+
+
+def _printed_changes(results: dict) -> list[Check]:
+    """The response and cost changes vs BS the paper prints for XSEDE, each a check with its stated tolerance."""
+    printed = [  # (label, key, paper's change in %, where)
+        ("mcmf-w100", "response_min", -48.5, "Fig. 11 text: 48-49 % less"),
+        ("mcmf-w25", "response_min", round(100 * (477.5 / 633.7 - 1), 1), "Table IV"),
+        ("mcmf-w25", "cost", round(100 * (224021.6 / 230985.6 - 1), 1), "Table IV"),
+        ("mcmf-w0", "cost", round(100 * (187298.9 / 230985.6 - 1), 1), "Table IV; Fig. 11 text: 18 %"),
+        ("mcmf-w50", "response_min", -40.8, "sec. 5.7.2"),
+        ("mcmf-w50", "cost", 0.0, "sec. 5.7.2: 'almost the same'"),
+    ]
+    out = []
+    for label, key, paper, where in printed:
+        if label not in results:
+            continue
+        what = "response" if key == "response_min" else "electricity cost"
+        tol = RESPONSE_CHANGE_TOLERANCE if key == "response_min" else COST_CHANGE_TOLERANCE
+        out.append(paper_number(f"{label}: {what} change vs BS", _change(results, label, key), paper,
+                                abs_tol=tol, where=where, units="%"))
+    if "inst" in results:  # a factor, so a relative tolerance: Table IV's 3460.8 / 633.7 = 5.46x
+        out.append(paper_number("inst: mean response / BS's", results["inst"]["response_min"] /
+                                results["bs"]["response_min"], round(3460.8 / 633.7, 2), rel_tol=INST_FACTOR_TOLERANCE,
+                                where="Table IV", units="x"))
+    return out
 
 
 # ----------------------------------------------------------------------------- NorduGrid
