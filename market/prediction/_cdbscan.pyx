@@ -1,0 +1,72 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, initializedcheck=False, cdivision=True
+"""Compiled DBSCAN labels for the queue-wait predictor: the twin of ``reference_dbscan_labels``.
+
+scikit-learn's ``dbscan_inner`` walk (depth first from each unlabelled core
+point in index order, a border point joining the first cluster that reaches
+it) on Manhattan distances summed in coordinate order, as
+``scipy.spatial.distance.cdist(..., "cityblock")`` sums them; a distance equal
+to ``eps`` counts as within. ``tests/market/prediction/test_dbscan_kernel.py``
+checks every label against the reference, which its own tests check against
+scikit-learn.
+"""
+
+import numpy as np
+
+from libc.math cimport fabs
+from libc.stdlib cimport free, malloc
+
+
+def dbscan_labels(points, double eps, Py_ssize_t min_samples):
+    """Cluster labels (0, 1, ...; -1 for noise) of the rows of ``points`` (k, d), Manhattan metric."""
+    array = np.asarray(points, dtype=np.float64)
+    if len(array) == 0:
+        return np.full(0, -1, dtype=np.intp)
+    cdef double[:, ::1] P = np.ascontiguousarray(array.reshape(len(array), -1))
+    cdef Py_ssize_t k = P.shape[0], d = P.shape[1], i, j, c, top, v, label = 0
+    cdef double s
+    out = np.full(k, -1, dtype=np.intp)
+    cdef Py_ssize_t[::1] labels = out
+    cdef char *near = <char *>malloc(k * k * sizeof(char))
+    cdef char *core = <char *>malloc(k * sizeof(char))
+    cdef Py_ssize_t *stack = <Py_ssize_t *>malloc((k * k + 1) * sizeof(Py_ssize_t))
+    if near == NULL or core == NULL or stack == NULL:
+        free(near)
+        free(core)
+        free(stack)
+        raise MemoryError()
+    try:
+        for i in range(k):
+            near[i * k + i] = 1
+            for j in range(i + 1, k):
+                s = 0.0
+                for c in range(d):
+                    s += fabs(P[i, c] - P[j, c])
+                near[i * k + j] = near[j * k + i] = s <= eps
+        for i in range(k):
+            c = 0
+            for j in range(k):
+                c += near[i * k + j]
+            core[i] = c >= min_samples
+        for i in range(k):
+            if labels[i] != -1 or not core[i]:
+                continue
+            top = 0
+            v = i
+            while True:
+                if labels[v] == -1:
+                    labels[v] = label
+                    if core[v]:
+                        for j in range(k):
+                            if near[v * k + j] and labels[j] == -1:
+                                stack[top] = j
+                                top += 1
+                if top == 0:
+                    break
+                top -= 1
+                v = stack[top]
+            label += 1
+    finally:
+        free(near)
+        free(core)
+        free(stack)
+    return out

@@ -1,0 +1,30 @@
+"""The compiled DBSCAN labels (``_cdbscan.pyx``) against the pure-Python reference (itself checked against sklearn)."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from market.prediction import dbscan as module
+from market.prediction.dbscan import reference_dbscan_labels
+
+compiled = pytest.importorskip("market.prediction._cdbscan", reason="the compiled kernel is not built here")
+
+
+@given(st.integers(0, 40), st.integers(1, 4), st.sampled_from([0.5, 1.0, 2.0, 3.0]), st.integers(1, 6),
+       st.integers(0, 2**32 - 1), st.booleans())
+@settings(max_examples=400, deadline=None)
+def test_same_labels_as_the_reference(k, d, eps, min_samples, seed, on_grid):
+    rng = np.random.default_rng(seed)
+    # on a half-integer grid many distances equal eps exactly: the tie rule is exercised
+    points = rng.integers(0, 8, size=(k, d)) / 2.0 if on_grid else rng.normal(scale=2.0, size=(k, d))
+    want = reference_dbscan_labels(points, eps, min_samples)
+    got = compiled.dbscan_labels(points, eps, min_samples)
+    assert got.dtype == want.dtype and got.tolist() == want.tolist()
+
+
+def test_the_predictor_uses_the_compiled_labels_by_default():
+    from market import kernel
+
+    if kernel.KERNEL == "compiled":
+        assert module.dbscan_labels is compiled.dbscan_labels
