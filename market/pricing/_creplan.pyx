@@ -12,7 +12,8 @@ inputs and results are the reference's, to the last digit
 from libc.stdlib cimport free as c_free, malloc
 from libc.string cimport memmove
 
-ctypedef long long i64
+from market._csearch cimport bisect_right_array as _bisect_right
+from market._csearch cimport i64
 
 cdef i64 NEVER = 1LL << 62
 
@@ -21,17 +22,6 @@ cdef struct Steps:
     i64* t
     i64* f
     Py_ssize_t n
-
-
-cdef inline Py_ssize_t _bisect_right(i64* a, i64 x, Py_ssize_t lo, Py_ssize_t hi) noexcept nogil:
-    cdef Py_ssize_t mid
-    while lo < hi:
-        mid = (lo + hi) >> 1
-        if x < a[mid]:
-            hi = mid
-        else:
-            lo = mid + 1
-    return lo
 
 
 cdef inline void _insert(Steps* s, Py_ssize_t i, i64 t, i64 f) noexcept nogil:

@@ -11,18 +11,8 @@ an int or ``inf`` (extensible), compared here as a double (exact for seconds
 below 2**53).
 """
 
-ctypedef long long i64
-
-
-cdef inline Py_ssize_t _bisect_right(list a, i64 x, Py_ssize_t lo, Py_ssize_t hi):
-    cdef Py_ssize_t mid
-    while lo < hi:
-        mid = (lo + hi) >> 1
-        if x < <i64>a[mid]:
-            hi = mid
-        else:
-            lo = mid + 1
-    return lo
+from market._csearch cimport bisect_right_list as _bisect_right
+from market._csearch cimport i64
 
 
 cpdef cover(list bin_slots, i64 t, i64 d, i64 need):

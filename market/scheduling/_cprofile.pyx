@@ -15,34 +15,13 @@ working; the scans read them through typed indices.
 from itertools import accumulate
 
 from cpython.mem cimport PyMem_Free, PyMem_Malloc
+
+from market._csearch cimport bisect_right_array as _c_bisect_right
+from market._csearch cimport bisect_right_list as _bisect_right
+from market._csearch cimport i64
 from libc.string cimport memmove
 
 from market.errors import Infeasible, InvalidInput
-
-ctypedef long long i64
-
-
-cdef inline Py_ssize_t _bisect_right(list a, i64 x, Py_ssize_t lo, Py_ssize_t hi):
-    cdef Py_ssize_t mid
-    while lo < hi:
-        mid = (lo + hi) >> 1
-        if x < <i64>a[mid]:
-            hi = mid
-        else:
-            lo = mid + 1
-    return lo
-
-
-cdef inline Py_ssize_t _bisect_left(list a, i64 x, Py_ssize_t lo, Py_ssize_t hi):
-    cdef Py_ssize_t mid
-    while lo < hi:
-        mid = (lo + hi) >> 1
-        if <i64>a[mid] < x:
-            lo = mid + 1
-        else:
-            hi = mid
-    return lo
-
 
 cdef class Profile:
     """Free processors over ``[origin, +inf)`` on a machine of ``procs`` processors (compiled).
@@ -134,49 +113,21 @@ cdef class Profile:
             i = j
 
     cpdef i64 earliest_move(self, i64 procs, i64 duration, i64 after, i64 current) except? -1:
-        cdef list times = self.times, free = self.free
-        cdef Py_ssize_t n = len(times), i, j
-        cdef i64 start, end, t, f, own_end = current + duration
-        cdef bint ok
-        i = _bisect_right(times, after, 0, n) - 1
-        if i < 0:
-            i = 0
-        start = <i64>times[0]
-        if after > start:
-            start = after
-        while start < current:
-            while True:
-                t = <i64>times[i]
-                f = <i64>free[i]
-                if current <= t < own_end:
-                    f += procs
-                if f >= procs:
-                    break
-                i += 1
-                if i >= n:  # wider than the machine: fail as the reference does, never read past the list
-                    raise IndexError("list index out of range")
-                start = <i64>times[i]
-                if start >= current:
-                    return current
-            end = start + duration
-            j = i + 1
-            ok = True
-            while j < n:
-                t = <i64>times[j]
-                if t >= end:
-                    break
-                f = <i64>free[j]
-                if current <= t < own_end:
-                    f += procs
-                if f < procs:
-                    ok = False
-                    break
-                j += 1
-            if ok:
-                return start
-            i = j
-            start = <i64>times[i]
-        return current
+        cdef Py_ssize_t n = len(self.times), k
+        cdef i64 *T = <i64 *>PyMem_Malloc(2 * n * sizeof(i64))
+        cdef i64 start
+        if T == NULL:
+            raise MemoryError()
+        try:
+            for k in range(n):
+                T[k] = self.times[k]
+                T[n + k] = self.free[k]
+            start = _c_earliest_move(T, T + n, n, procs, duration, after, current)
+        finally:
+            PyMem_Free(T)
+        if start < 0:  # wider than the machine: fail as the reference does, never read past the steps
+            raise IndexError("list index out of range")
+        return start
 
     # ---------------------------------------------------------------- updates
     cpdef _add(self, i64 start, i64 duration, i64 delta):
@@ -298,17 +249,6 @@ cdef class Profile:
             PyMem_Free(T)
             PyMem_Free(F)
         return first if any_job else None
-
-
-cdef inline Py_ssize_t _c_bisect_right(i64 *a, i64 x, Py_ssize_t lo, Py_ssize_t hi) noexcept nogil:
-    cdef Py_ssize_t mid
-    while lo < hi:
-        mid = (lo + hi) >> 1
-        if x < a[mid]:
-            hi = mid
-        else:
-            lo = mid + 1
-    return lo
 
 
 cdef i64 _c_earliest_move(i64 *T, i64 *F, Py_ssize_t n, i64 procs, i64 duration, i64 after,
