@@ -38,6 +38,7 @@ def grid_workload(
     start: int = 0,
     mean_runtime: float | None = None,
     min_runtime: int = 0,
+    sizes_to_load: bool = False,
 ) -> tuple[Job, ...]:
     """Jobs submitted over ``days`` at every system, merged in submit order.
 
@@ -63,6 +64,13 @@ def grid_workload(
         The offered load is then whatever these give.
     min_runtime : int
         Seconds; with ``mean_runtime``, jobs shorter than this are not modelled.
+    sizes_to_load : bool
+        With ``mean_runtime``: also scale each system's job sizes (processors,
+        at least 1, at most the system's cores) so that the work offered
+        reaches ``offered_load`` -- run times keep their calibrated mean and
+        the job sizes carry the load (a grid whose load the paper implies but
+        whose job sizes it does not give). The floor of one processor a job
+        bounds how low the load can go; callers should report the load measured.
 
     Returns
     -------
@@ -91,9 +99,15 @@ def grid_workload(
         raise InvalidInput(f"mean_runtime must be > 0 seconds, got {mean_runtime!r}")
     if not min_runtime >= 0:
         raise InvalidInput(f"min_runtime must be >= 0 seconds, got {min_runtime!r}")
+    if sizes_to_load and mean_runtime is None:
+        raise InvalidInput("sizes_to_load scales job sizes around a calibrated mean_runtime; give mean_runtime")
     for system in systems:
         if mean_runtime is not None:
             jobs = _calibrated_jobs(system, horizon, jobs_per_hour, mean_runtime, min_runtime, rng)
+            if sizes_to_load and jobs:
+                work = sum(j.procs * j.runtime for j in jobs)
+                factor = offered_load * system.cores * horizon / work
+                jobs = [replace(j, procs=int(min(max(round(j.procs * factor), 1), system.cores))) for j in jobs]
             merged.extend(_with_estimates(system, jobs, rng))
             continue
         n = int(jobs_per_hour * days * 24 * 1.2) + 20

@@ -28,3 +28,21 @@ def test_calibration_is_seeded_and_checks_its_arguments():
     assert a == b
     with pytest.raises(InvalidInput, match="mean_runtime must be > 0"):
         grid_workload(systems, days=1, rng=np.random.default_rng(9), mean_runtime=0)
+
+
+def test_sizes_carry_the_offered_load_when_run_times_are_calibrated():
+    """murali-nordugrid: the mean run time is the paper's; the job sizes are scaled to the load Table IV implies."""
+    systems = xsede_systems()[:3]
+    days, target = 4, 0.06
+    plain = grid_workload(systems, days=days, rng=np.random.default_rng(3), mean_runtime=20 * 3600)
+    sized = grid_workload(systems, days=days, rng=np.random.default_rng(3), mean_runtime=20 * 3600,
+                          offered_load=target, sizes_to_load=True)
+    assert [(j.submit, j.runtime) for j in sized] == [(j.submit, j.runtime) for j in plain]  # only sizes change
+    horizon = days * 86400
+    for system in systems:
+        mine = [j for j in sized if j.site == system.name]
+        assert all(1 <= j.procs <= system.cores for j in mine)
+        load = sum(j.procs * j.runtime for j in mine) / (system.cores * horizon)
+        assert abs(load - target) < 0.15 * target  # rounding to whole processors (at least one)
+    with pytest.raises(InvalidInput, match="give mean_runtime"):
+        grid_workload(systems, days=1, rng=np.random.default_rng(3), sizes_to_load=True)
