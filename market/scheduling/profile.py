@@ -252,7 +252,7 @@ class ReferenceProfile:
         return other
 
     # ---------------------------------------------------------------- plans
-    def compress(self, jobs: list, planned: dict[int, int], now: int) -> None:
+    def compress(self, jobs: list, planned: dict[int, int], now: int) -> int | None:
         """Move each of ``jobs`` (in order) to its earliest start no later than ``planned[job.id]``.
 
         Conservative backfilling's compression after an early end (Mu'alem &
