@@ -151,11 +151,13 @@ class TwoTierPolicy:
             started.add(run.id)
             k += 1
         rest = merged[k:]
-        if rest:
+        if rest and machine.n_idle_fg:  # with no idle fg VM nothing can backfill: skip the pass
             # ---- Step 2: reservation for the head, then backfilling
             head = rest[0]
             shadow, extra, reserved = self._reservation(machine, head)
             for run in rest[1:]:
+                if not machine.n_idle_fg:
+                    break  # every later job needs at least one idle fg VM
                 n = run.job.procs
                 if n > machine.n_idle_fg:
                     continue
@@ -177,10 +179,10 @@ class TwoTierPolicy:
                         extra -= n
         # ---- Step 3: SJF into the bg tier
         if self.background and machine.two_tier:
-            waiting = sorted((r for r in queue if r.id not in started),
-                             key=lambda r: (r.job.estimate, r.job.submit, r.job.id))
-            if waiting:
-                available = len(machine.idle_bg())
+            waiting = [r for r in queue if r.id not in started]
+            available = len(machine.idle_bg()) if waiting else 0
+            if available:
+                waiting.sort(key=lambda r: (r.job.estimate, r.job.submit, r.job.id))
                 for run in waiting:
                     if run.job.procs <= available:
                         machine.dispatch_bg(run)
