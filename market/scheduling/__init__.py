@@ -12,6 +12,7 @@ from market.scheduling.fcfs import FCFSScheduler
 from market.scheduling.profile import Profile
 from market.scheduling.psp import PSPScheduler
 from market.scheduling.slots import FreeSlot, SlotScheduler
+from market.scheduling.slurm import SlurmPSPScheduler
 
 __all__ = [
     "POLICIES",
@@ -23,6 +24,7 @@ __all__ = [
     "PSPScheduler",
     "Profile",
     "SlotScheduler",
+    "SlurmPSPScheduler",
     "make_scheduler",
     "register_policy",
 ]
@@ -59,6 +61,6 @@ def make_scheduler(policy: str | type[LocalScheduler], procs: int) -> LocalSched
     return cls(procs)
 
 
-for _cls in (FCFSScheduler, EASYScheduler, ConservativeScheduler, SlotScheduler, PSPScheduler):
+for _cls in (FCFSScheduler, EASYScheduler, ConservativeScheduler, SlotScheduler, PSPScheduler, SlurmPSPScheduler):
     register_policy(_cls)
 

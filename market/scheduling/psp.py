@@ -33,6 +33,7 @@ __all__ = [
     "DEFAULT_ACCURACY",
     "WINDOW",
     "PSPScheduler",
+    "UserAccuracies",
     "accuracy_class",
     "class_waits",
     "job_accuracy",
@@ -103,6 +104,57 @@ def _check_params(window: int, default_accuracy: float) -> None:
         0.0 <= default_accuracy <= 1.0
     ):
         raise InvalidInput(f"PSP: default_accuracy must be in [0, 1], got {default_accuracy!r}")
+
+
+class UserAccuracies:
+    """Each user's accuracy over the last ``window`` ended jobs and its Table 1 class (Sec. 4).
+
+    Parameters
+    ----------
+    window : int
+        Completed jobs per user averaged into the user's accuracy.
+    default_accuracy : float
+        Accuracy of a user with no ended job yet.
+
+    Examples
+    --------
+    >>> book = UserAccuracies(window=2)
+    >>> book.cls(7), book.record(Job(1, 0, 1, 10, 100, user=7)), book.cls(7)
+    (5, True, 1)
+    >>> book.record(Job(2, 0, 1, 100, 100, user=7)), round(book.accuracy(7), 2), book.cls(7)
+    (True, 0.55, 3)
+    """
+
+    def __init__(self, *, window: int = WINDOW, default_accuracy: float = DEFAULT_ACCURACY) -> None:
+        _check_params(window, default_accuracy)
+        self.window = window
+        self.default_accuracy = default_accuracy
+        self.classes: dict[int, int] = {}
+        self._history: dict[int, deque[float]] = {}
+
+    def accuracy(self, user: int) -> float:
+        """Mean accuracy of ``user``'s last ``window`` completed jobs (the default if none)."""
+        history = self._history.get(user)
+        if not history:
+            return float(self.default_accuracy)
+        return math.fsum(history) / len(history)
+
+    def cls(self, user: int) -> int:
+        """Current Table 1 class (priority 1..5) of ``user``."""
+        prio = self.classes.get(user)
+        if prio is None:
+            prio = self.classes[user] = accuracy_class(self.accuracy(user))
+        return prio
+
+    def record(self, job: Job) -> bool:
+        """Add an ended ``job`` to its user's window; True if the user's class changed."""
+        history = self._history.get(job.user)
+        if history is None:
+            history = self._history[job.user] = deque(maxlen=self.window)
+        history.append(job_accuracy(job.runtime, job.estimate))
+        old = self.classes.get(job.user)
+        self.classes[job.user] = new = accuracy_class(self.accuracy(job.user))
+        return new != old
 
 
 class PSPScheduler(EASYScheduler):
@@ -196,44 +248,37 @@ class PSPScheduler(EASYScheduler):
         super().__init__(procs)
         self.window = window
         self.default_accuracy = default_accuracy
-        self.priorities: dict[int, int] = {}
-        self._history: dict[int, deque[float]] = {}
-        self._checked = False
+        self.accuracies: UserAccuracies | None = None  # made at the first submission (parameters checked then)
 
     # ------------------------------------------------------------- accuracy
+    @property
+    def priorities(self) -> dict[int, int]:
+        """Current priority (Table 1 class) of every user seen so far."""
+        return {} if self.accuracies is None else self.accuracies.classes
+
     def accuracy(self, user: int) -> float:
         """Mean accuracy of ``user``'s last ``window`` completed jobs (the default if none)."""
-        history = self._history.get(user)
-        if not history:
+        if self.accuracies is None:
+            _check_params(self.window, self.default_accuracy)
             return float(self.default_accuracy)
-        return math.fsum(history) / len(history)
+        return self.accuracies.accuracy(user)
 
     def priority(self, user: int) -> int:
         """Current priority (Table 1 class) of ``user``."""
-        prio = self.priorities.get(user)
-        if prio is None:
-            prio = self.priorities[user] = accuracy_class(self.accuracy(user))
-        return prio
+        return self._book().cls(user)
+
+    def _book(self) -> UserAccuracies:
+        if self.accuracies is None:
+            self.accuracies = UserAccuracies(window=self.window, default_accuracy=self.default_accuracy)
+        return self.accuracies
 
     def _key(self, job: Job) -> tuple[int, int, int]:
-        return (-self.priorities[job.user], job.submit, job.id)
-
-    def _record(self, job: Job) -> bool:
-        """Add an ended ``job`` to its user's window; True if the user's priority changed."""
-        history = self._history.get(job.user)
-        if history is None:
-            history = self._history[job.user] = deque(maxlen=self.window)
-        history.append(job_accuracy(job.runtime, job.estimate))
-        old = self.priorities.get(job.user)
-        self.priorities[job.user] = new = accuracy_class(self.accuracy(job.user))
-        return new != old
+        return (-self.accuracies.classes[job.user], job.submit, job.id)
 
     # ------------------------------------------------------------- protocol
     def submit(self, job: Job, now: int) -> None:
         """Enqueue ``job`` at its priority's place (after equal priorities that arrived earlier)."""
-        if not self._checked:
-            _check_params(self.window, self.default_accuracy)
-            self._checked = True
+        book = self._book()
         if job.user < 0:
             raise InvalidInput(
                 f"missing users for PSP: job {job.id} has user {job.user}; "
@@ -241,13 +286,13 @@ class PSPScheduler(EASYScheduler):
             )
         super().submit(job, now)  # appends, after the size check
         self.queue.pop()
-        self.priority(job.user)
+        book.cls(job.user)
         insort(self.queue, job, key=self._key)
 
     def finish(self, job: Job, now: int) -> None:
         """``job`` ended at ``now``: update its user's accuracy and re-rank the queue if needed."""
         super().finish(job, now)
-        if self._record(job) and any(j.user == job.user for j in self.queue):
+        if self._book().record(job) and any(j.user == job.user for j in self.queue):
             self.queue.sort(key=self._key)
 
 
