@@ -47,6 +47,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from operator import attrgetter
 
 from market.errors import InvalidInput
 from market.twotier.vm import EMPTY, Run, TwoTierMachine
@@ -57,9 +58,8 @@ __all__ = ["DEPLOY_MODES", "EASY_ONE_TIER", "KEASY", "MEASY", "REASY", "TwoTierP
 DEPLOY_MODES = ("K", "R", "M")
 
 
-def _arrival(run: Run) -> tuple[int, int]:
-    return run.job.submit, run.job.id
-
+_arrival = attrgetter("order")  # (submit, id) of a Run
+_sjf = attrgetter("sjf")  # (estimate, submit, id) of a Run
 
 @dataclass(frozen=True, slots=True)
 class TwoTierPolicy:
@@ -182,8 +182,10 @@ class TwoTierPolicy:
             waiting = [r for r in queue if r.id not in started]
             available = len(machine.idle_bg()) if waiting else 0
             if available:
-                waiting.sort(key=lambda r: (r.job.estimate, r.job.submit, r.job.id))
+                waiting.sort(key=_sjf)
                 for run in waiting:
+                    if not available:
+                        break  # every job needs at least one bg VM
                     if run.job.procs <= available:
                         machine.dispatch_bg(run)
                         available -= run.job.procs

@@ -59,10 +59,16 @@ class Run:
     swaps: int = 0
     wasted: float = 0.0  # progress thrown away by kills
     version: int = 0  # bumped whenever the rate changes: stale completion events are skipped
+    id: int = field(init=False)  # the job's id (read in every pass: a slot, not a property)
+    order: tuple[int, int] = field(init=False)  # (submit, id): arrival order
+    sjf: tuple[int, int, int] = field(init=False)  # (estimate, submit, id): Step 3's SJF order
+    by_usage: list[int] | None = None  # process indices by descending seen usage (Dispatch's order), cached
 
-    @property
-    def id(self) -> int:
-        return self.job.id
+    def __post_init__(self) -> None:
+        job = self.job
+        self.id = job.id
+        self.order = (job.submit, job.id)
+        self.sjf = (job.estimate, job.submit, job.id)
 
     def progress_at(self, t: int | float) -> float:
         """Dedicated seconds done by time ``t`` (``t`` not before the last rate change)."""
@@ -129,8 +135,11 @@ class TwoTierMachine:
     # ------------------------------------------------------------- Dispatch (Alg. 2, lines 17-26)
     def _processes_by_usage(self, run: Run) -> list[int]:
         """Process indices in descending order of seen usage (Alg. 2, line 18); ties by index."""
-        seen = run.traits.seen
-        return sorted(range(run.job.procs), key=lambda i: -(seen[i] or 0.0))
+        order = run.by_usage
+        if order is None:
+            seen = run.traits.seen
+            order = run.by_usage = sorted(range(run.job.procs), key=lambda i: -(seen[i] or 0.0))
+        return order
 
     def dispatch_fg(self, run: Run, avoid: frozenset[int] | set[int] = frozenset()) -> None:
         """Place every process of ``run`` in an empty fg VM (Alg. 2, lines 19-22).
@@ -242,8 +251,14 @@ class TwoTierMachine:
                 return 0.0
             return run.traits.fg_rate if self.two_tier else 1.0
         if run.tier == "bg":
-            beta, usage, fg_use, model = run.traits.beta, run.traits.usage, self.fg_use, self.bg_model
-            return min(bg_rate(beta, usage[i], fg_use[p], model) for i, p in enumerate(run.on))
+            beta, usage, fg_use = run.traits.beta, run.traits.usage, self.fg_use
+            # bg_rate() inlined, the same expressions in the same order (identical floats)
+            if self.bg_model == "product":
+                return min([beta * u * (1.0 - fg_use[p]) for u, p in zip(usage, run.on)])
+            if self.bg_model == "ratio":
+                return min([1.0 if u <= 0.0 else min(1.0, beta * (1.0 - fg_use[p]) / u)
+                            for u, p in zip(usage, run.on)])
+            return min(bg_rate(beta, usage[i], fg_use[p], self.bg_model) for i, p in enumerate(run.on))
         return 0.0
 
     def refresh_rates(self) -> list[Run]:
