@@ -45,7 +45,8 @@ from market.errors import MarketError
 from market.simulation import simulate
 from market.twotier import DEFAULT_MIGRATION_COST, paper_metrics, simulate_twotier
 from market.workloads import scale_interarrival, tsafrir_estimates
-from market.workloads.feitelson96 import FEITELSON96, feitelson96_workload
+from market.twotier.progress import BG_MODELS, DEFAULT_BG_MODEL
+from market.workloads.feitelson96 import FEITELSON96_LIU2012, feitelson96_workload
 from market.workloads.jann97 import JANN97_MAX_RUNTIME, jann97_workload
 from market.workloads.workload import Workload
 
@@ -71,8 +72,8 @@ def offered_load(workload: Workload, procs: int) -> float:
 def _base_workload(name: str, n_jobs: int, procs: int, seeds: Sequence[np.random.SeedSequence]) -> Workload:
     rng_w, rng_e = np.random.default_rng(seeds[0]), np.random.default_rng(seeds[1])
     if name == "feitelson96":
-        w = feitelson96_workload(n_jobs, rng=rng_w, procs=procs)
-        cap = FEITELSON96.max_runtime
+        w = feitelson96_workload(n_jobs, rng=rng_w, procs=procs, params=FEITELSON96_LIU2012)
+        cap = FEITELSON96_LIU2012.max_runtime
     elif name == "jann97":
         w = jann97_workload(n_jobs, rng=rng_w, procs=procs)
         cap = JANN97_MAX_RUNTIME
@@ -108,19 +109,27 @@ def run_tables(
     seed: int = DEFAULT_SEED,
     sections: Sequence[str] = SECTIONS,
     costs: Sequence[int] = DEFAULT_COSTS,
+    bg_model: str = DEFAULT_BG_MODEL,
     progress=None,
 ) -> pd.DataFrame:
     """Simulate every workload x load x (policy, setting); one row per run.
 
-    Columns: ``workload, load, offered_load, policy, section, usage, usage_known, migration_cost,
-    seed, jobs, mean_response, mean_bsld, kills, migrations, migrations_per_job, seconds``.
+    ``bg_model`` is the form of the bg progress equation (:func:`market.twotier.progress.bg_rate`).
+    Columns: ``workload, load, offered_load, mean_procs, serial_share, policy, section, usage,
+    usage_known, migration_cost, bg_model, seed, jobs, mean_response, mean_bsld, kills, migrations,
+    migrations_per_job, seconds`` (``mean_procs`` and ``serial_share``: the generated workload's
+    average parallelism and share of one-process jobs, Liu et al. 2012 sec. 3.1 and Table 1).
     """
+    if bg_model not in BG_MODELS:
+        raise MarketError(f"bg_model must be one of {', '.join(BG_MODELS)}, got {bg_model!r}")
     rows = []
     ss = np.random.SeedSequence(seed)
     for w_index, name in enumerate(workloads):
         seeds = ss.spawn(3) if w_index == 0 else np.random.SeedSequence([seed, w_index]).spawn(3)
         base = _base_workload(name, n_jobs, procs, seeds)
         natural = offered_load(base, procs)
+        sizes = np.fromiter((j.procs for j in base.jobs), np.int64, len(base.jobs))
+        mean_procs, serial_share = round(float(sizes.mean()), 3), round(float((sizes == 1).mean()), 4)
         for load in loads:
             w = scale_interarrival(base, natural / load)
             for spec in _runs(sections, costs):
@@ -133,13 +142,15 @@ def run_tables(
                     res = simulate(w, procs=procs, policy="easy")
                 else:
                     res = simulate_twotier(w, procs=procs, policy=policy, rng=np.random.default_rng(seeds[2]),
-                                           usage=usage, usage_known=known, migration_cost=cost)
+                                           usage=usage, usage_known=known, migration_cost=cost,
+                                           bg_model=bg_model)
                 m = paper_metrics(res.records)
                 rec = res.records
                 rows.append(dict(
-                    workload=name, load=load, offered_load=round(offered_load(w, procs), 4), policy=policy,
+                    workload=name, load=load, offered_load=round(offered_load(w, procs), 4),
+                    mean_procs=mean_procs, serial_share=serial_share, policy=policy,
                     section=spec["section"], usage=usage, usage_known=known,
-                    migration_cost=cost if policy == "measy" else 0, seed=seed, jobs=len(rec),
+                    migration_cost=cost if policy == "measy" else 0, bg_model=bg_model, seed=seed, jobs=len(rec),
                     mean_response=m["mean_response"], mean_bsld=m["mean_bsld"],
                     kills=int(rec["kills"].sum()) if "kills" in rec else 0,
                     migrations=int(rec["migrations"].sum()) if "migrations" in rec else 0,
@@ -212,6 +223,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--sections", default=",".join(SECTIONS), help=f"comma list of {', '.join(SECTIONS)}")
     p.add_argument("--costs", default=",".join(map(str, DEFAULT_COSTS)),
                    help="MEASY migration costs in seconds for the cost section")
+    p.add_argument("--bg-model", choices=BG_MODELS, default=DEFAULT_BG_MODEL,
+                   help=f"form of the bg progress equation (market.twotier.progress.bg_rate; default {DEFAULT_BG_MODEL})")
     p.add_argument("--out", help="write one CSV row per run here")
     p.add_argument("--quiet", action="store_true", help="do not print a line per finished run")
     return p
@@ -243,11 +256,11 @@ def main(argv: list[str] | None = None) -> int:
 
     try:
         rows = run_tables(workloads=workloads, loads=loads, n_jobs=args.jobs, procs=args.procs, seed=args.seed,
-                          sections=sections, costs=costs, progress=report)
+                          sections=sections, costs=costs, bg_model=args.bg_model, progress=report)
     except MarketError as err:
         print(f"twotier_tables: error: {err}", file=sys.stderr)
         return 2
-    print(f"# seed {args.seed}, {args.jobs} jobs per workload, {args.procs} processors\n")
+    print(f"# seed {args.seed}, {args.jobs} jobs per workload, {args.procs} processors, bg model {args.bg_model}\n")
     print(format_tables(rows))
     if args.out:
         out = Path(args.out)

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 
 from market.errors import MarketError
 from market.job import Job
-from market.twotier.progress import USAGE_THRESHOLD, JobTraits, bg_rate
+from market.twotier.progress import DEFAULT_BG_MODEL, USAGE_THRESHOLD, JobTraits, bg_rate
 
 __all__ = ["EMPTY", "Run", "TwoTierMachine"]
 
@@ -90,7 +90,7 @@ class TwoTierMachine:
         A bg VM takes a process only while its fg VM's (seen) usage is below this.
     """
 
-    def __init__(self, procs: int, *, two_tier: bool = True, bg_model: str = "product",
+    def __init__(self, procs: int, *, two_tier: bool = True, bg_model: str = DEFAULT_BG_MODEL,
                  threshold: float = USAGE_THRESHOLD) -> None:
         self.procs = procs
         self.two_tier = two_tier

@@ -50,7 +50,8 @@ ROBUST = {
     "rocchetti-psp": ["CF: the most accurate class waits less", "CFG: the most accurate class waits less",
                       "DI: the most accurate class waits less", "HDI: the most accurate class waits less"],
     "measy": ["MEASY has a lower average response time than EASY at every load",
-              "MEASY has a lower average bounded slowdown than EASY at every load"],
+              "MEASY has a lower average bounded slowdown than EASY at every load",
+              "MEASY's average response improvement over EASY = 23.1 %"],
 }
 
 PINNED_FIGURES = {

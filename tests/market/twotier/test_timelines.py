@@ -137,11 +137,15 @@ def test_foreground_loss_stretches_a_job_by_one_over_one_minus_loss():
 def test_a_job_runs_at_the_pace_of_its_slowest_background_process():
     """J1 holds P0 at usage 0.2 and P1 at 0.8 (two single-process jobs). J3 (2 processes, usage
     0.6 each, beta 0.5) goes to both bg VMs: rates 0.5*0.6*0.8 = 0.24 and 0.5*0.6*0.2 = 0.06;
-    the job advances at 0.06 until the fg jobs end at 100 (6 s done), then swaps: ends 100 + 94."""
+    the job advances at 0.06 until the fg jobs end at 100 (6 s done), then swaps: ends 100 + 94.
+    The ratio reading (the default): min(1, 0.5*0.8/0.6) = 0.667 and 0.5*0.2/0.6 = 0.1667, so
+    16.67 s done by 100 and the end is 100 + ceil(83.33) = 184."""
     jobs = [Job(1, 0, 1, 100, 100), Job(2, 0, 1, 100, 100), Job(3, 0, 2, 100, 100)]
     fixed = {1: traits([0.2]), 2: traits([0.8]), 3: traits([0.6, 0.6], beta=0.5)}
-    r = rows(run(jobs, 2, "keasy", fixed))
+    r = rows(run(jobs, 2, "keasy", fixed, bg_model="product"))
     assert r.loc[3, ["start", "fg_start", "end"]].tolist() == [0, 100, 194]
+    r = rows(run(jobs, 2, "keasy", fixed))
+    assert r.loc[3, ["start", "fg_start", "end"]].tolist() == [0, 100, 184]
 
 
 def test_ratio_model_runs_a_low_usage_process_behind_an_empty_fg_vm_at_full_speed():
@@ -149,7 +153,7 @@ def test_ratio_model_runs_a_low_usage_process_behind_an_empty_fg_vm_at_full_spee
     # J1 holds both fg VMs of a 2-processor machine at usage 0.3; J2 (usage 0.4, beta 0.5) goes to
     # a bg VM: product 0.5*0.4*0.7 = 0.14, ratio min(1, 0.5*0.7/0.4) = 0.875
     fixed = {1: traits([0.3, 0.3]), 2: traits([0.4], beta=0.5)}
-    product = rows(run(jobs, 2, "keasy", fixed)).loc[2, "end"]
+    product = rows(run(jobs, 2, "keasy", fixed, bg_model="product")).loc[2, "end"]
     ratio = rows(run(jobs, 2, "keasy", fixed, bg_model="ratio")).loc[2, "end"]
     assert product == 100 + 36  # 14 s done by 100, then 36 s in the fg tier
     assert ratio == 58  # ceil(50 / 0.875) = 58 < 100: it finishes in the bg tier

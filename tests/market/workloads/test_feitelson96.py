@@ -55,3 +55,23 @@ def test_bad_parameters_are_rejected():
         feitelson96_workload(0, rng=np.random.default_rng(0))
     with pytest.raises(InvalidInput, match="below what the short branch alone gives"):
         feitelson96_workload(10, rng=np.random.default_rng(0), params=Feitelson96Params(mean_runtime=10.0))
+
+
+def test_liu2012_sizes_have_the_papers_mean_parallelism_and_serial_share():
+    from market.workloads.feitelson96 import FEITELSON96_LIU2012
+
+    p = feitelson96_size_distribution(320, FEITELSON96_LIU2012)
+    n = np.arange(1, 321)
+    assert p.sum() == pytest.approx(1.0) and p[0] == pytest.approx(0.16)
+    assert p @ n == pytest.approx(23.4, abs=1e-6)  # Liu et al. 2012 sec. 3.1
+    # sizes 2..320 keep a harmonic shape (order solved from sizes 3 and 5) with powers of two doubled
+    order = np.log(p[2] / p[4]) / np.log(5 / 3)
+    assert 1.0 < order < 1.5
+    boost = np.where((n & (n - 1)) == 0, 2.0, 1.0)
+    shape = p[1:] * n[1:] ** order / boost[1:]
+    assert np.allclose(shape, shape[0], rtol=1e-9)
+    w = feitelson96_workload(50_000, rng=np.random.default_rng(2), params=FEITELSON96_LIU2012)
+    sizes = np.array([j.procs for j in w.jobs])
+    assert 21.0 < sizes.mean() < 26.0 and (sizes == 1).mean() < 0.18
+    with pytest.raises(InvalidInput, match="mean_size 23.4 is out of reach on 8 processors"):
+        feitelson96_size_distribution(8, FEITELSON96_LIU2012)
