@@ -56,6 +56,27 @@ def test_predictor_falls_back_to_ridge_far_from_any_cluster():
     assert p.n_ridge == 1
 
 
+def test_batched_predictions_equal_one_at_a_time_and_the_ridge_equals_sklearns_predict():
+    # predict_many computes distances in blocks of rows and the ridge's dot product itself
+    p = QueueWaitPredictor(min_samples=3, close=0.5, refit_every=10_000)
+    rng = np.random.default_rng(2)
+    for _ in range(300):
+        x = rng.uniform(0, 100, 8)
+        p.observe(x, 10 * x[2] + 5 * x[5] + rng.normal(0, 20))
+    centre = np.full(8, 30.0)
+    for _ in range(40):  # a tight group: queries near it take the cluster branch
+        p.observe(centre + rng.normal(0, 0.01, 8), 500 + rng.normal(0, 5))
+    rows = np.vstack([rng.uniform(0, 100, (100, 8)), centre + rng.normal(0, 0.01, (50, 8))])
+    batch = p.predict_many(rows)
+    assert batch.tolist() == [p.predict(r) for r in rows]
+    assert p.n_ridge > 0 and p.n_cluster > 0  # both branches ran
+    model = p._model[0]
+    scale = p._x[: len(p)].std(axis=0)
+    q = rows[0] / scale
+    ours = float((q[None, :] @ model.coef_.T + model.intercept_)[0])
+    assert ours == float(model.predict(q[None, :])[0])
+
+
 def test_predictor_without_history_predicts_zero_and_keeps_only_its_window():
     p = QueueWaitPredictor(history=5)
     assert p.predict(np.zeros(8)) == 0.0
