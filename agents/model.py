@@ -25,7 +25,7 @@ from market.energy.prices import HourlyPrices
 from market.errors import InvalidInput
 from market.energy.electricity_cost import electricity_costs
 from market.metrics import summarize
-from market.pricing import BASE_RATE, PRICING_POLICIES, SECONDS_PER_HOUR
+from market.pricing import BASE_RATE, SECONDS_PER_HOUR, check_policy
 from market.workloads.workload import Workload
 
 __all__ = ["BrokerSpec", "MarketModel", "ProviderSpec", "RunResult"]
@@ -161,10 +161,11 @@ class MarketModel(mesa.Model):
             spec = broker if broker is not None else BrokerSpec()
             if spec.method in ("moga", "greedy", "combined"):  # they read each provider's priced plan
                 for p in providers:
-                    if p.policy not in PRICING_POLICIES:
+                    try:
+                        check_policy(p.policy)
+                    except InvalidInput as err:
                         raise InvalidInput(f"provider {p.name!r}: a {spec.method} broker needs advertised or quoted "
-                                           f"slots, which policy {p.policy!r} cannot give (pricing policies: "
-                                           f"{', '.join(PRICING_POLICIES)})")
+                                           f"slots, which policy {p.policy!r} cannot give ({err})") from None
             first = 1 + max((j.id for j in workload.jobs), default=0)
             self.broker = Broker(self, spec.method, alpha=spec.alpha, penalty=spec.penalty,
                                  population=spec.population, generations=spec.generations, history=spec.history,

@@ -89,9 +89,18 @@ def _simulate(args: argparse.Namespace) -> int:
     return 0
 
 
+def _simulate_policy(name: str) -> object:
+    """A local policy ``simulate`` can run: a two-tier one or any :func:`market.scheduling.resolve_policy` knows."""
+    from market.scheduling import resolve_policy
+    from market.simulation import TWO_TIER_NAMES
+
+    return name if name in TWO_TIER_NAMES else resolve_policy(name)
+
+
 def _add_simulate(sub) -> None:
-    from market.scheduling import POLICIES
+    from market.scheduling import policy_names
     from market.simulation import ESTIMATES, TWO_TIER_NAMES
+    from scenarios.options import checked
 
     sim = sub.add_parser(
         "simulate",
@@ -101,8 +110,9 @@ def _add_simulate(sub) -> None:
     )
     sim.add_argument("--trace", help="SWF or GWF file (.swf, .swf.gz, .gwf); default: a seeded Lublin workload")
     sim.add_argument("--procs", type=int, help="machine size (default: the trace's MaxProcs, else MaxNodes)")
-    sim.add_argument("--policy", default="easy", choices=sorted(POLICIES) + list(TWO_TIER_NAMES),
-                     help="local policy (default easy); keasy/reasy/measy share each processor "
+    sim.add_argument("--policy", default="easy", type=checked(_simulate_policy),
+                     help=f"local policy: {', '.join(policy_names() + list(TWO_TIER_NAMES))} or a plug-in "
+                     "'package.module:Name' (default easy); keasy/reasy/measy share each processor "
                      "between a foreground and a background VM")
     sim.add_argument("--estimates", default="requested", choices=ESTIMATES,
                      help="plan with requested runtimes or exact ones (default requested)")

@@ -40,7 +40,7 @@ from pathlib import Path
 from typing import Any
 
 from market.errors import InvalidInput
-from market.scheduling import POLICIES
+from market.scheduling import resolve_policy
 from market.workflows import Network
 from market.validation import suggest
 from market.workloads.behaviour import SCENARIOS as BEHAVIOURS
@@ -111,7 +111,8 @@ class ProviderConfig:
     procs : int
         Processors, >= 1.
     policy : str
-        Local policy (``market.scheduling.POLICIES``).
+        Local policy: a registered name (``market.scheduling.POLICIES``) or a plug-in
+        ``"package.module:Name"`` (``docs/extending.md``).
     prices : str
         ``"synthetic"`` (seeded day-ahead-like series around ``price_per_mwh``),
         ``"fixed"`` (flat ``price_per_mwh``) or a price CSV path.
@@ -133,8 +134,10 @@ class ProviderConfig:
         if not isinstance(self.name, str) or not self.name:
             raise InvalidInput(f"provider name must be a non-empty str, got {self.name!r}")
         _int_at_least(f"{where}: procs", self.procs, 1)
-        if self.policy not in POLICIES:
-            raise InvalidInput(f"{where}: unknown policy {self.policy!r}{suggest(self.policy, sorted(POLICIES))}")
+        try:
+            resolve_policy(self.policy)
+        except InvalidInput as err:
+            raise InvalidInput(f"{where}: {err}") from None
         _check_type(f"{where}: prices", self.prices, str, "'synthetic', 'fixed' or a CSV path")
         _number_in(f"{where}: price_per_mwh", self.price_per_mwh, 0, math.inf)
         _number_in(f"{where}: watts_per_proc", self.watts_per_proc, 0, math.inf)

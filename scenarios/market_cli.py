@@ -12,7 +12,8 @@ import json
 import sys
 
 from market.errors import InvalidInput
-from market.pricing import PRICING_POLICIES, ProviderPlan, read_state
+from market.pricing import PRICING_POLICIES, ProviderPlan, check_policy, read_state
+from scenarios.options import checked
 
 __all__ = ["STATE_HELP", "add_subcommands", "main"]
 
@@ -86,8 +87,9 @@ def add_subcommands(subparsers: argparse._SubParsersAction) -> None:
     """Add the ``quote`` and ``advertise`` subcommands (each sets ``run``) to ``subparsers``."""
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--state", required=True, help="the provider's state.json (layout below)")
-    common.add_argument("--policy", default="conservative", choices=PRICING_POLICIES,
-                        help="the provider's local policy, which plans its queue (default conservative)")
+    common.add_argument("--policy", default="conservative", type=checked(check_policy),
+                        help=f"the provider's local policy, which plans its queue: {', '.join(PRICING_POLICIES)} "
+                        "or a plug-in 'package.module:Name' (default conservative)")
     common.add_argument("--unit-cost", type=float, default=1.0,
                         help="base rate c in SU per processor-hour (default 1)")
     quote = subparsers.add_parser(

@@ -39,6 +39,7 @@ from market.job import Job
 from market.pricing import (
     PRICING_POLICIES,
     ExternalityPricer,
+    check_policy,
     choose,
     quote_flexible,
     state_from_scheduler,
@@ -46,6 +47,7 @@ from market.pricing import (
 )
 from market.reservation import Reservation
 from market.scheduling import make_scheduler
+from scenarios.options import checked
 from market.simulation import ESTIMATES, MachineSimulation
 
 __all__ = ["DEFAULT_FRACTION", "ReplayResult", "main", "pricing_replay", "run_id"]
@@ -135,8 +137,7 @@ def pricing_replay(
     >>> len(r.reservations), len(r.jobs), r.summary["run_id"]
     (2, 6, 'singh-pricing-conservative-a0.5-seed2')
     """
-    if policy not in PRICING_POLICIES:
-        raise InvalidInput(f"unknown pricing policy {policy!r}; known: {', '.join(PRICING_POLICIES)}")
+    check_policy(policy)
     if not 0 <= fraction <= 1:
         raise InvalidInput(f"fraction must be in [0, 1], got {fraction}")
     if alpha is not None and not 0 <= alpha <= 1:
@@ -236,8 +237,9 @@ def _parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--trace", required=True, help="SWF file (.swf, .swf.gz)")
     parser.add_argument("--procs", type=int, help="machine size (default: the trace's MaxProcs)")
-    parser.add_argument("--policy", default="conservative", choices=PRICING_POLICIES,
-                        help="the provider's local policy (default conservative)")
+    parser.add_argument("--policy", default="conservative", type=checked(check_policy),
+                        help=f"the provider's local policy: {', '.join(PRICING_POLICIES)} or a plug-in "
+                        "'package.module:Name' (default conservative)")
     parser.add_argument("--fraction", type=float, default=DEFAULT_FRACTION,
                         help="share of jobs that reserve (default 0.1)")
     parser.add_argument("--alpha", default="0.5",

@@ -362,7 +362,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Provision the workflow on the slots and print the plan (and, for MOGA, the Pareto set)."""
+    """Provision the workflow on the slots and print the plan (and, for MOGA, the Pareto set).
+
+    Exit status 0 with a plan; 1 with one line "infeasible: ..." when no plan fits the slots (a valid
+    question without an answer); 2 for bad input.
+    """
     if not 0 <= args.alpha <= 1:
         raise InvalidInput(f"--alpha must be in [0, 1], got {args.alpha}")
     wf_path = Path(args.workflow)

@@ -23,9 +23,10 @@ import numpy as np
 import pandas as pd
 
 from market.errors import InvalidInput, MarketError
-from market.scheduling import POLICIES
+from market.scheduling import policy_names, resolve_policy
 from market.scheduling.psp import CLASSES, class_waits
 from market.simulation import simulate
+from scenarios.options import checked
 from market.workloads.behaviour import PAPER_N_JOBS, PAPER_N_USERS, SCENARIOS, apply_behaviour, paper_workload
 
 __all__ = ["DEFAULT_PROCS", "DEFAULT_WORKLOADS", "class_wait_table", "main"]
@@ -94,8 +95,7 @@ def class_wait_table(
     unknown = [s for s in scenarios if s not in SCENARIOS]
     if unknown or not scenarios:
         raise InvalidInput(f"unknown scenario(s) {unknown}; known: {', '.join(SCENARIOS)}")
-    if policy not in POLICIES:
-        raise InvalidInput(f"unknown policy {policy!r}; known: {', '.join(sorted(POLICIES))}")
+    resolve_policy(policy)
     counts = (("procs", procs), ("n_workloads", n_workloads), ("n_jobs", n_jobs), ("n_users", n_users))
     for name, value in counts:
         if not isinstance(value, int) or isinstance(value, bool) or value < 1:
@@ -138,8 +138,9 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--jobs", type=int, default=PAPER_N_JOBS,
                         help=f"jobs per workload (default {PAPER_N_JOBS})")
     parser.add_argument("--users", type=int, default=PAPER_N_USERS, help=f"users (default {PAPER_N_USERS})")
-    parser.add_argument("--policy", default="psp", choices=sorted(POLICIES),
-                        help="local policy (default psp)")
+    parser.add_argument("--policy", default="psp", type=checked(resolve_policy),
+                        help=f"local policy: {', '.join(policy_names())} or a plug-in 'package.module:Name' "
+                        "(default psp)")
     parser.add_argument("--by", default="user", choices=("user", "job"),
                         help="average per user then per class (paper), or over the class's jobs")
     parser.add_argument("--out", help="also write the table (seconds) to this CSV file")

@@ -8,7 +8,7 @@ Times are integer seconds from simulation start; prices are SU (processor-hours)
 from market.pricing.advertisement import ADVERTISEMENT_HORIZON, ADVERTISEMENT_MARGIN, advertise, delineation
 from market.pricing.cancellation import withdraw_reservation
 from market.pricing.externality import ExternalityPricer, slot_price
-from market.pricing.forecast import PRICING_POLICIES, forecast, greedy_plan
+from market.pricing.forecast import PRICING_POLICIES, check_policy, forecast, greedy_plan
 from market.pricing.plan import Booking, ProviderPlan
 from market.pricing.quotes import Quote, choose, quote_at, quote_earliest, quote_flexible
 from market.pricing.slot import BASE_RATE, PENALTY_FACTOR, SECONDS_PER_HOUR, Slot, subslot_cost
@@ -38,6 +38,7 @@ __all__ = [
     "Slot",
     "advertise",
     "base_profile",
+    "check_policy",
     "choose",
     "delineation",
     "forecast",

@@ -9,9 +9,11 @@ a scheduler can know); no further job arrives.
   which plans like conservative backfilling, ch. 3): each queued job, in
   arrival order, at its earliest start in the availability profile (Mu'alem
   & Feitelson 2001; thesis Fig. 1, Fig. 20).
-- ``easy`` and ``fcfs``: these policies plan only the queue head, so the
+- ``easy``, ``fcfs`` and any other local policy (registered, or a plug-in
+  ``"package.module:Name"``, :func:`market.scheduling.resolve_policy`): these
+  plan only the queue head, or a plan pricing cannot read, so the
   starts of the others are predicted by running the policy itself
-  (:data:`market.scheduling.POLICIES`) forward from the state: a fresh
+  forward from the state: a fresh
   scheduler gets the running jobs, the reservations and the queue, and is
   driven with the simulator's protocol (ends, then one pass) at every planned
   end and reservation end until the queue is empty.
@@ -26,7 +28,8 @@ from market.errors import Infeasible, InvalidInput
 from market.job import Job
 from market.pricing.state import ProviderState, base_profile
 from market.reservation import Reservation
-from market.scheduling import POLICIES
+from market.plugins import is_plugin_name
+from market.scheduling import policy_names, resolve_policy
 from market.scheduling.profile import Profile
 
 __all__ = ["BACKFILL_POLICIES", "FORWARD_POLICIES", "PRICING_POLICIES", "check_policy", "forecast", "greedy_plan"]
@@ -35,15 +38,41 @@ BACKFILL_POLICIES = ("conservative", "slots")
 """Policies whose plan is every queued job at its earliest start, in arrival order."""
 
 FORWARD_POLICIES = ("easy", "fcfs")
-"""Policies whose plan is predicted by running them forward from the state."""
+"""The built-in policies whose plan is predicted by running them forward from the state (any other
+local policy that takes jobs without a user is run forward too: :func:`check_policy`)."""
 
 PRICING_POLICIES = BACKFILL_POLICIES + FORWARD_POLICIES
+"""The built-in pricing policies (the command-line choices list them; plug-ins are accepted too)."""
 
 
 def check_policy(policy: str) -> str:
-    """``policy`` if pricing can plan with it; ``InvalidInput`` otherwise."""
-    if policy not in PRICING_POLICIES:
-        raise InvalidInput(f"unknown pricing policy {policy!r}; known: {', '.join(PRICING_POLICIES)}")
+    """``policy`` if pricing can plan with it; ``InvalidInput`` otherwise.
+
+    Besides :data:`PRICING_POLICIES`, any local policy :func:`market.scheduling.resolve_policy`
+    knows is run forward, provided its scheduler takes a job without a user: the forward run
+    re-creates the running jobs as such stand-ins (PSP, which ranks users, cannot be priced).
+
+    >>> check_policy("market.scheduling.fcfs:FCFSScheduler")
+    'market.scheduling.fcfs:FCFSScheduler'
+    >>> check_policy("psp")
+    Traceback (most recent call last):
+    ...
+    market.errors.InvalidInput: pricing policy 'psp': its scheduler refuses the stand-ins of running jobs (missing users for PSP: job 0 has user -1; PSP ranks jobs by their user's estimate accuracy)
+    """
+    if policy in BACKFILL_POLICIES:
+        return policy
+    try:
+        cls = resolve_policy(policy)
+    except InvalidInput as err:
+        if is_plugin_name(policy):
+            raise InvalidInput(f"pricing {err}") from None  # the plug-in's own import error
+        known = ", ".join(BACKFILL_POLICIES + tuple(n for n in policy_names() if n not in BACKFILL_POLICIES))
+        raise InvalidInput(f"unknown pricing policy {policy!r}; known: {known}, or a plug-in "
+                           "'package.module:Name'") from None
+    try:  # the forward run's first step, on a one-processor machine
+        cls(1).submit(Job(0, 0, 1, 1, 1), 0)
+    except InvalidInput as err:
+        raise InvalidInput(f"pricing policy {policy!r}: its scheduler refuses the stand-ins of running jobs ({err})") from None
     return policy
 
 
@@ -139,7 +168,7 @@ def forecast(
 def _run_forward(state: ProviderState, policy: str, extra: Reservation | None) -> dict[int, int]:
     """Drive a fresh ``policy`` scheduler from ``state`` until every queued job has started."""
     now = state.now
-    sched = POLICIES[policy](state.procs)
+    sched = resolve_policy(policy)(state.procs)
     # running jobs: started now in one pass, each holding its processors to its planned end
     stand_ins = [Job(r.id, now, r.procs, r.end - now, r.end - now) for r in state.running]
     for job in stand_ins:

@@ -1,10 +1,16 @@
 """Local batch schedulers of one machine, selectable by name.
 
 Times are integer seconds from simulation start; see :mod:`market.scheduling.base`
-for the protocol the simulator drives.
+for the protocol the simulator drives. A policy is named by its registered name
+(:data:`POLICIES`) or, for a policy outside this package, ``"package.module:Name"``
+(a :class:`LocalScheduler` subclass, imported where it is used: :mod:`market.plugins`;
+``docs/extending.md``).
 """
 
+import difflib
+
 from market.errors import InvalidInput
+from market.plugins import is_plugin_name, load_plugin
 from market.scheduling.base import LocalScheduler
 from market.scheduling.conservative import ConservativeScheduler
 from market.scheduling.easy import EASYScheduler
@@ -26,7 +32,9 @@ __all__ = [
     "SlotScheduler",
     "SlurmPSPScheduler",
     "make_scheduler",
+    "policy_names",
     "register_policy",
+    "resolve_policy",
 ]
 
 POLICIES: dict[str, type[LocalScheduler]] = {}
@@ -40,6 +48,44 @@ def register_policy(cls: type[LocalScheduler]) -> type[LocalScheduler]:
     return cls
 
 
+_PLUGINS: dict[str, type[LocalScheduler]] = {}  # "package.module:Name" -> class, once imported
+
+
+def policy_names() -> list[str]:
+    """Registered policy names, sorted (plug-ins are named by ``"package.module:Name"`` besides)."""
+    return sorted(POLICIES)
+
+
+def resolve_policy(policy: str | type[LocalScheduler]) -> type[LocalScheduler]:
+    """The scheduler class of a registered name, a ``"package.module:Name"`` plug-in, or a class.
+
+    Raises ``InvalidInput`` with one line naming the policy: unknown name (with the closest
+    known one), a plug-in that cannot be imported, or an object that is not a scheduler.
+
+    >>> resolve_policy("easy").__name__, resolve_policy("market.scheduling.psp:PSPScheduler").name
+    ('EASYScheduler', 'psp')
+    >>> resolve_policy("consrvative")
+    Traceback (most recent call last):
+    ...
+    market.errors.InvalidInput: unknown policy 'consrvative' (did you mean 'conservative'?); known: conservative, easy, fcfs, psp, psp-slurm, slots, or a plug-in 'package.module:Name'
+    """
+    if isinstance(policy, type) and issubclass(policy, LocalScheduler):
+        return policy
+    cls = POLICIES.get(policy) if isinstance(policy, str) else None
+    if cls is not None:
+        return cls
+    if is_plugin_name(policy):
+        cls = _PLUGINS.get(policy)
+        if cls is None:
+            cls = _PLUGINS[policy] = load_plugin(policy, kind="policy", base=LocalScheduler)
+        return cls
+    close = difflib.get_close_matches(str(policy), POLICIES, n=1)
+    hint = f" (did you mean {close[0]!r}?)" if close else ""
+    raise InvalidInput(
+        f"unknown policy {policy!r}{hint}; known: {', '.join(policy_names())}, or a plug-in 'package.module:Name'"
+    )
+
+
 def make_scheduler(policy: str | type[LocalScheduler], procs: int) -> LocalScheduler:
     """A fresh scheduler for ``procs`` processors from a policy name or class.
 
@@ -50,15 +96,7 @@ def make_scheduler(policy: str | type[LocalScheduler], procs: int) -> LocalSched
     ...
     market.errors.InvalidInput: unknown policy 'sjf'; known: conservative, easy, fcfs, ...
     """
-    if isinstance(policy, type) and issubclass(policy, LocalScheduler):
-        return policy(procs)
-    try:
-        cls = POLICIES[policy]
-    except (KeyError, TypeError):
-        raise InvalidInput(
-            f"unknown policy {policy!r}; known: {', '.join(sorted(POLICIES))}"
-        ) from None
-    return cls(procs)
+    return resolve_policy(policy)(procs)
 
 
 for _cls in (FCFSScheduler, EASYScheduler, ConservativeScheduler, SlotScheduler, PSPScheduler, SlurmPSPScheduler):

@@ -16,7 +16,7 @@ import pytest
 from scenarios.cli import main
 
 ROOT = Path(__file__).resolve().parents[2]
-DOCS = [ROOT / "README.md", ROOT / "docs" / "market.md"]
+DOCS = [ROOT / "README.md", ROOT / "docs" / "market.md", ROOT / "docs" / "extending.md"]
 
 
 def _bash_blocks(doc: Path) -> list[str]:

@@ -104,6 +104,9 @@ def test_mutated_documents_get_one_line_errors_never_tracebacks(name, data, tmp_
         status = exc.code
     out, err = capsys.readouterr()
     assert "Traceback" not in err
+    if status == 1:  # a valid document with no answer (provision: a task fits in no slot, e.g. runtime 1e18 s)
+        assert name in ("slots", "workflow") and out.startswith("infeasible: ") and len(out.splitlines()) == 1, out
+        return
     assert status in (0, 2), (kind, mutated, err)
     if status == 2:
         lines = [line for line in err.splitlines() if not line.startswith("gridmarket: warning:")]

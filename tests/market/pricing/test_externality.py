@@ -232,7 +232,9 @@ def test_pricing_does_not_modify_its_state(fig21):
 
 
 def test_unknown_policy_is_refused(fig21):
-    with pytest.raises(InvalidInput, match="unknown pricing policy 'psp'; known: conservative, slots, easy, fcfs"):
+    with pytest.raises(InvalidInput, match="unknown pricing policy 'sjf'; known: conservative, slots, easy, fcfs"):
+        ExternalityPricer(fig21, "sjf")
+    with pytest.raises(InvalidInput, match="pricing policy 'psp': its scheduler refuses the stand-ins of running jobs"):
         ExternalityPricer(fig21, "psp")
 
 

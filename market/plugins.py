@@ -1,0 +1,64 @@
+"""Objects named ``"package.module:Name"``: how a scenario or a command option names a plug-in.
+
+A name with a colon is imported where it is used (``importlib.import_module`` on the part before
+the colon, then the attribute path after it), so every process that builds the object — the main
+one, a local worker pool under any start method, a Dask worker — imports the plug-in itself, as
+long as its package is importable there (installed, or on ``PYTHONPATH``). The convention is the
+one of Python entry points (``module:attr``). A name without a colon is looked up in the
+registry of the kind asked for (e.g. :data:`market.scheduling.POLICIES`).
+"""
+
+from __future__ import annotations
+
+import importlib
+import re
+
+from market.errors import InvalidInput
+
+__all__ = ["is_plugin_name", "load_plugin"]
+
+_SPEC = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_][\w.]*$")
+
+
+def is_plugin_name(name: object) -> bool:
+    """Whether ``name`` has the ``"package.module:Name"`` form.
+
+    >>> is_plugin_name("mypkg.policies:SJF"), is_plugin_name("easy"), is_plugin_name("a:")
+    (True, False, False)
+    """
+    return isinstance(name, str) and bool(_SPEC.match(name))
+
+
+def load_plugin(name: str, *, kind: str, base: type | None = None) -> object:
+    """Import the object ``"package.module:Name"``; with ``base``, it must be a subclass of it.
+
+    Raises
+    ------
+    InvalidInput
+        One line naming ``kind`` and ``name``: a malformed name, a module that cannot be imported
+        (with Python's reason), a missing attribute, or an object of the wrong kind.
+
+    Examples
+    --------
+    >>> load_plugin("market.scheduling.easy:EASYScheduler", kind="policy").name
+    'easy'
+    >>> load_plugin("market.scheduling:nothing", kind="policy")
+    Traceback (most recent call last):
+    ...
+    market.errors.InvalidInput: policy 'market.scheduling:nothing': module 'market.scheduling' has no 'nothing'
+    """
+    if not is_plugin_name(name):
+        raise InvalidInput(f"{kind} {name!r}: a plug-in is named 'package.module:Name'")
+    module_name, _, attr = name.partition(":")
+    try:
+        obj = importlib.import_module(module_name)
+    except Exception as err:  # the plug-in's own import error, reported in one line
+        raise InvalidInput(f"{kind} {name!r}: cannot import {module_name!r} ({type(err).__name__}: {err})") from None
+    for part in attr.split("."):
+        try:
+            obj = getattr(obj, part)
+        except AttributeError:
+            raise InvalidInput(f"{kind} {name!r}: module {module_name!r} has no {attr!r}") from None
+    if base is not None and not (isinstance(obj, type) and issubclass(obj, base)):
+        raise InvalidInput(f"{kind} {name!r}: {obj!r} is not a subclass of {base.__module__}.{base.__name__}")
+    return obj
