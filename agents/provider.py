@@ -173,7 +173,7 @@ class ResourceProvider(mesa.Agent):
     def queue(self) -> list[Job]:
         """Jobs waiting: in the local queue, or submitted and not yet seen by a pass."""
         m = self.machine
-        return list(m.scheduler.queue) + m.jobs[m._next :]
+        return list(m.scheduler.queue) + m.upcoming
 
     @property
     def busy(self) -> int:

@@ -106,6 +106,11 @@ class MachineSimulation:
         self.killed: set[int] = set()  # jobs ended early by :meth:`kill`
         self.cancelled: set[int] = set()  # jobs withdrawn before they started (:meth:`cancel`)
 
+    @property
+    def upcoming(self) -> list[Job]:
+        """Jobs given to the simulation that have not been submitted to the scheduler yet (by submit time)."""
+        return self.jobs[self._next :]
+
     def submit(self, job: Job) -> None:
         """Add an arrival after construction (an agent submitting a job).
 
