@@ -22,7 +22,7 @@ import bisect
 import heapq
 import warnings
 from collections.abc import Iterable
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 
 import numpy as np
 import pandas as pd
@@ -32,6 +32,7 @@ from market.job import Job
 from market.metrics import summarize
 from market.reservation import Reservation
 from market.scheduling import LocalScheduler, make_scheduler
+from market.simulation_result import SimulationResult
 from market.workloads.workload import Workload
 
 __all__ = [
@@ -46,33 +47,6 @@ __all__ = [
 ESTIMATES = ("requested", "exact")
 TWO_TIER_NAMES = ("keasy", "reasy", "measy")
 """Policies of :mod:`market.twotier` (foreground/background VMs), run by their own engine."""
-
-
-@dataclass(frozen=True)
-class SimulationResult:
-    """What one simulated machine produced.
-
-    Attributes
-    ----------
-    records : pandas.DataFrame
-        One row per simulated job: ``job_id, submit, start, end, procs,
-        runtime, estimate, wait, user, outcome`` (``outcome`` is ``completed``
-        or ``killed`` at its estimate). Times in seconds.
-    summary : dict
-        :func:`market.metrics.summarize` of the records.
-    procs : int
-        Processors of the machine.
-    policy : str
-        Name of the local policy.
-    dropped : dict of str to int
-        Jobs that were not simulated, by reason (reader drops included).
-    """
-
-    records: pd.DataFrame
-    summary: dict
-    procs: int
-    policy: str
-    dropped: dict[str, int] = field(default_factory=dict)
 
 
 class MachineSimulation:
@@ -338,7 +312,7 @@ def simulate(
     if estimates not in ESTIMATES:
         raise InvalidInput(f"estimates must be one of {ESTIMATES}, got {estimates!r}")
     if isinstance(policy, str) and policy in TWO_TIER_NAMES:
-        from market.twotier import simulate_twotier  # imports this module: import late
+        from market.twotier import simulate_twotier  # late: only two-tier runs load its engine
 
         if reservations:
             raise InvalidInput(f"policy {policy!r} does not take reservations")

@@ -183,18 +183,6 @@ def _parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     return parser
 
 
-def run_standalone(add_subcommands, argv: list[str] | None, description: str) -> int:
-    """Parse ``argv`` for the subcommands ``add_subcommands`` adds and run one (``python -m`` entry)."""
-    parser = argparse.ArgumentParser(prog="gridmarket", description=description)
-    add_subcommands(parser.add_subparsers(dest="command", required=True))
-    args = parser.parse_args(argv)
-    try:
-        return args.run(args)
-    except (MarketError, OSError) as err:
-        print(f"gridmarket: error: {err}", file=sys.stderr)
-        return 2
-
-
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``gridmarket`` console script; returns the exit status."""
     parser = _parser(argv)

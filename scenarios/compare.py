@@ -136,7 +136,7 @@ def add_subcommands(subparsers) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     """``python -m scenarios.compare {compare,sweep} ...``; returns the exit status."""
-    from scenarios.cli import run_standalone
+    from scenarios.options import run_standalone
 
     return run_standalone(add_subcommands, argv, __doc__.splitlines()[0])
 

@@ -130,7 +130,7 @@ def add_subcommands(subparsers: argparse._SubParsersAction) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     """Run ``quote`` or ``advertise`` standalone; returns the exit status."""
-    from scenarios.cli import run_standalone
+    from scenarios.options import run_standalone
 
     return run_standalone(add_subcommands, argv, __doc__.splitlines()[0])
 

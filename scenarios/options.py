@@ -1,4 +1,4 @@
-"""Command-line option types shared by the subcommands (argparse ``type=`` callables).
+"""Command-line helpers shared by the subcommands: option types and the ``python -m`` entry.
 
 A policy option takes a registered name or a plug-in ``"package.module:Name"``
 (:mod:`market.plugins`), so its valid values cannot be an argparse ``choices`` list; these types
@@ -9,11 +9,12 @@ into argparse's usage error (exit status 2).
 from __future__ import annotations
 
 import argparse
+import sys
 from collections.abc import Callable
 
-from market.errors import InvalidInput
+from market.errors import InvalidInput, MarketError
 
-__all__ = ["checked"]
+__all__ = ["checked", "run_standalone"]
 
 
 def checked(check: Callable[[str], object]) -> Callable[[str], str]:
@@ -37,3 +38,15 @@ def checked(check: Callable[[str], object]) -> Callable[[str], str]:
 
     parse.__name__ = getattr(check, "__name__", "value")
     return parse
+
+
+def run_standalone(add_subcommands, argv: list[str] | None, description: str) -> int:
+    """Parse ``argv`` for the subcommands ``add_subcommands`` adds and run one (``python -m`` entry)."""
+    parser = argparse.ArgumentParser(prog="gridmarket", description=description)
+    add_subcommands(parser.add_subparsers(dest="command", required=True))
+    args = parser.parse_args(argv)
+    try:
+        return args.run(args)
+    except (MarketError, OSError) as err:
+        print(f"gridmarket: error: {err}", file=sys.stderr)
+        return 2

@@ -14,3 +14,29 @@ def test_market_imports_without_mesa_agents_or_scenarios():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def _imports(path):
+    import ast
+
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    found = set()
+    for node in ast.walk(tree):  # module level and inside functions (late imports count too)
+        if isinstance(node, ast.Import):
+            found.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            found.add(node.module)
+            found.update(f"{node.module}.{a.name}" for a in node.names)
+    return found
+
+
+def test_no_import_circles_between_the_engines_or_between_the_commands():
+    """Issue 16: market.simulation <-> market.twotier and scenarios.cli <-> compare/market_cli are broken."""
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    for path in (root / "market" / "twotier").glob("*.py"):
+        assert "market.simulation" not in _imports(path), path
+    for name in ("compare", "market_cli", "options"):
+        assert not any(m == "scenarios.cli" or m.startswith("scenarios.cli.") for m in
+                       _imports(root / "scenarios" / f"{name}.py")), name

@@ -33,7 +33,7 @@ import pandas as pd
 from market.errors import InvalidInput, MarketError
 from market.job import Job
 from market.metrics import summarize
-from market.simulation import SimulationResult
+from market.simulation_result import SimulationResult
 from market.twotier.metrics import paper_metrics
 from market.twotier.policies import EASY_ONE_TIER, KEASY, MEASY, REASY, TwoTierPolicy
 from market.twotier.progress import (
