@@ -1,0 +1,19 @@
+"""Auctions for slots and for processor-hours (issue 17): single-item sealed-bid and clock auctions a
+provider runs for one slot (:mod:`market.auctions.single`) and double auctions between many
+providers and brokers (:mod:`market.auctions.double`). Prices in SU."""
+
+from market.auctions.double import Order, OrderBook, Trade, call_market
+from market.auctions.single import AuctionResult, dutch, english, first_price, first_price_equilibrium_bid, vickrey
+
+__all__ = [
+    "AuctionResult",
+    "Order",
+    "OrderBook",
+    "Trade",
+    "call_market",
+    "dutch",
+    "english",
+    "first_price",
+    "first_price_equilibrium_bid",
+    "vickrey",
+]
