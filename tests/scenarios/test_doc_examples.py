@@ -16,7 +16,7 @@ import pytest
 from scenarios.cli import main
 
 ROOT = Path(__file__).resolve().parents[2]
-DOCS = [ROOT / "README.md", ROOT / "docs" / "market.md", ROOT / "docs" / "extending.md"]
+DOCS = [ROOT / "README.md", ROOT / "docs" / "market.md", ROOT / "docs" / "extending.md", ROOT / "docs" / "formats.md"]
 
 
 def _bash_blocks(doc: Path) -> list[str]:
@@ -70,3 +70,13 @@ def test_market_doc_shows_the_example_state_file():
                       flags=re.DOTALL)
     assert shown is not None
     assert json.loads(shown.group(1)) == json.loads((ROOT / "docs" / "examples" / "state.json").read_text())
+
+
+def test_formats_doc_shows_the_example_costs_file_and_names_every_format_file():
+    text = (ROOT / "docs" / "formats.md").read_text(encoding="utf-8")
+    shown = re.search(r"## `costs.json`.*?```json\n(.*?)```", text, flags=re.DOTALL)
+    assert shown is not None
+    assert json.loads(shown.group(1)) == json.loads((ROOT / "docs" / "examples" / "costs.json").read_text())
+    for name in ("state.json", "costs.json", "slots.json", "workflow.json"):
+        assert f"docs/examples/{name}" in text, name
+    assert "docs/example-scenario.toml" in text
