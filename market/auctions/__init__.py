@@ -1,19 +1,25 @@
 """Auctions for slots and for processor-hours (issue 17): single-item sealed-bid and clock auctions a
 provider runs for one slot (:mod:`market.auctions.single`) and double auctions between many
-providers and brokers (:mod:`market.auctions.double`). Prices in SU."""
+providers and brokers (:mod:`market.auctions.double`), with zero-intelligence-plus traders for the
+latter (:mod:`market.auctions.zip`). Prices in SU."""
 
 from market.auctions.double import Order, OrderBook, Trade, call_market
 from market.auctions.single import AuctionResult, dutch, english, first_price, first_price_equilibrium_bid, vickrey
+from market.auctions.zip import ZIPTrader, equilibrium, trading_day, zip_traders
 
 __all__ = [
     "AuctionResult",
     "Order",
     "OrderBook",
     "Trade",
+    "ZIPTrader",
     "call_market",
     "dutch",
     "english",
+    "equilibrium",
     "first_price",
     "first_price_equilibrium_bid",
+    "trading_day",
     "vickrey",
+    "zip_traders",
 ]
