@@ -18,6 +18,7 @@ from market.provisioning.besteffort import (
     run_best_effort,
     submit_job,
 )
+from market.provisioning.dbc import DBC_STRATEGIES, DBCPlan, DBCResource, dbc_plan
 from market.provisioning.greedy import GreedyPlan, choose_quote, provision_greedy
 from market.provisioning.moga import SIGMA_SHARE, MogaResult, moga, moga_fitness
 from market.provisioning.pareto import (
@@ -51,12 +52,15 @@ from market.provisioning.var import (
 )
 
 __all__ = [
+    "DBC_STRATEGIES",
     "SECONDS_PER_HOUR",
     "SIGMA_SHARE",
     "VAR_STEP",
     "AdvertisedSlot",
     "BestEffortRun",
     "CombinedOutcome",
+    "DBCPlan",
+    "DBCResource",
     "FreeCapacityProvider",
     "GreedyPlan",
     "MogaResult",
@@ -77,6 +81,7 @@ __all__ = [
     "best_effort_cost",
     "choose_quote",
     "combine_var_and_reservation",
+    "dbc_plan",
     "dominates",
     "exact_front",
     "hypervolume",
