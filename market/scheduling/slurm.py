@@ -23,7 +23,8 @@ their earliest start in a profile of the running jobs (to their estimates), the 
 reservations, and the jobs planned before them in this pass; a job whose start is now starts, the
 others keep their planned processors for the rest of the pass only. Nothing is kept between
 passes: every pass re-plans from the new priorities. At most ``bf_max_job_test`` jobs are planned
-per pass (SLURM's default 100 before 20.02, 500 since; 100 here, as the paper's 2016 SLURM);
+per pass (100 here; SLURM's default was 100 before release 20.02 and is 500 since; the paper
+(traces to March 2015) predates that change);
 later jobs wait for the next pass. Before it, SLURM's main scheduler starts jobs in priority order
 until the first that does not fit now; the backfill pass plans from that job on.
 
