@@ -91,10 +91,22 @@ def _simulate(args: argparse.Namespace) -> int:
 
 def _simulate_policy(name: str) -> object:
     """A local policy ``simulate`` can run: a two-tier one or any :func:`market.scheduling.resolve_policy` knows."""
-    from market.scheduling import resolve_policy
+    from market.errors import InvalidInput
+    from market.plugins import is_plugin_name
+    from market.scheduling import policy_names, resolve_policy
     from market.simulation import TWO_TIER_NAMES
+    from market.validation import suggest
 
-    return name if name in TWO_TIER_NAMES else resolve_policy(name)
+    if name in TWO_TIER_NAMES:
+        return name
+    try:
+        return resolve_policy(name)
+    except InvalidInput:
+        if is_plugin_name(name):
+            raise  # the plug-in's own import error
+        known = policy_names() + list(TWO_TIER_NAMES)
+        raise InvalidInput(f"unknown policy {name!r}{suggest(name, known)}; known: {', '.join(known)}, "
+                           "or a plug-in 'package.module:Name'") from None
 
 
 def _add_simulate(sub) -> None:

@@ -58,6 +58,9 @@ def test_missing_trace_and_bad_options_fail_cleanly(tmp_path, capsys):
     with pytest.raises(SystemExit):
         main(["simulate", "--policy", "sjf"])
     with pytest.raises(SystemExit):
+        main(["simulate", "--policy", "mesy"])
+    assert "unknown policy 'mesy' (did you mean 'measy'?)" in capsys.readouterr().err  # two-tier names known too
+    with pytest.raises(SystemExit):
         main(["simulate", "--load-factor", "0"])
 
 
