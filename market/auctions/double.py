@@ -125,8 +125,8 @@ class OrderBook:
     k: float = 0.0
     bids: list[list] = field(default_factory=list)  # [price, seq, id, quantity left], best first
     asks: list[list] = field(default_factory=list)
-    _seq: int = 0
-    _ids: set = field(default_factory=set)
+    _seq: int = field(default=0, init=False, repr=False)
+    _ids: set = field(default_factory=set, init=False, repr=False)
 
     def __post_init__(self) -> None:
         self.k = _check_k(self.k)

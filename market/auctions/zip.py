@@ -58,6 +58,8 @@ class ZIPTrader:
             raise InvalidInput(f"trader {self.name!r}: side must be 'bid' or 'ask', got {self.side!r}")
         if not (math.isfinite(self.limit) and self.limit > 0):
             raise InvalidInput(f"trader {self.name!r}: limit must be a finite number > 0, got {self.limit!r}")
+        if not isinstance(self.rng, np.random.Generator):
+            raise InvalidInput(f"trader {self.name!r}: rng must be a numpy.random.Generator, got {self.rng!r}")
 
     @property
     def price(self) -> float:
