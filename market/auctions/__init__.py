@@ -1,7 +1,8 @@
 """Auctions for slots and for processor-hours (issue 17): single-item sealed-bid and clock auctions a
 provider runs for one slot (:mod:`market.auctions.single`) and double auctions between many
 providers and brokers (:mod:`market.auctions.double`), with zero-intelligence-plus traders for the
-latter (:mod:`market.auctions.zip`). Prices in SU."""
+latter (:mod:`market.auctions.zip`). :mod:`market.auctions.slot` auctions a slot of a provider's plan
+with its externality-priced quote as the reserve. Prices in SU."""
 
 from market.auctions.double import Order, OrderBook, Trade, call_market
 from market.auctions.single import AuctionResult, dutch, english, first_price, first_price_equilibrium_bid, vickrey

@@ -197,3 +197,46 @@ def test_revenue_equivalence_over_seeds():
     english_gap = np.asarray(means["english"]) - np.asarray(means["vickrey"])
     dutch_gap = np.asarray(means["dutch"]) - np.asarray(means["first-price"])
     assert ((0 <= english_gap) & (english_gap < 1e-3)).all() and ((-1e-3 < dutch_gap) & (dutch_gap <= 1e-12)).all()
+
+
+# ------------------------------------------------------------------ a provider's slot, reserve from its queue
+def _fig21():
+    from market.job import Job
+    from market.pricing import ProviderState, RunningJob
+    from market.reservation import Reservation
+
+    h = 3600
+    return ProviderState(0, 5, running=(RunningJob(1, 1, 0, 2 * h), RunningJob(2, 3, 0, 3 * h)),
+                         queue=(Job(3, 0, 2, 2 * h, 2 * h), Job(4, 0, 2, 3 * h, 3 * h)),
+                         reservations=(Reservation("R", 5 * h, 2, 3 * h),))
+
+
+def test_slot_auction_reserve_is_the_quote_of_fig21():
+    from market.auctions.slot import auction_slot, reserve_price
+    from market.pricing import ExternalityPricer
+
+    pricer, h = ExternalityPricer(_fig21()), 3600
+    assert reserve_price(pricer, 2 * h, 2, 3 * h) == 12.0  # base 6 processor-hours + f = 6 SU (thesis Fig. 21)
+    r = auction_slot(pricer, 2 * h, 2, 3 * h, [10.0, 15.0, 13.0])
+    assert (r.winner, r.price) == (1, 13.0)
+    assert (auction_slot(pricer, 2 * h, 2, 3 * h, [10.0, 15.0], mechanism="vickrey").price) == 12.0  # the reserve
+    assert not auction_slot(pricer, 2 * h, 2, 3 * h, [10.0, 11.0]).sold
+    assert not auction_slot(pricer, 0, 5, h, [1e9]).sold  # running jobs hold the machine at 0: not auctioned
+    with pytest.raises(InvalidInput, match="unknown slot auction 'sealed'"):
+        auction_slot(pricer, 2 * h, 2, 3 * h, [1.0], mechanism="sealed")
+
+
+@settings(max_examples=100, deadline=None)
+@given(bids=st.lists(prices, min_size=1, max_size=5), hour=st.integers(0, 9), procs=st.integers(1, 5),
+       hours=st.integers(1, 4), mechanism=st.sampled_from(["first-price", "vickrey", "english", "dutch"]))
+def test_no_slot_is_sold_below_its_cost_to_the_queue(bids, hour, procs, hours, mechanism):
+    from market.auctions.slot import auction_slot, reserve_price
+    from market.pricing import ExternalityPricer
+
+    pricer, h = ExternalityPricer(_fig21()), 3600
+    reserve = reserve_price(pricer, hour * h, procs, hours * h)
+    r = auction_slot(pricer, hour * h, procs, hours * h, bids, mechanism=mechanism, step=0.5)
+    if r.sold:
+        assert r.price >= reserve - 1e-9 and bids[r.winner] >= r.price - 1e-9
+    else:
+        assert math.isinf(reserve) or max(bids) < reserve
