@@ -336,6 +336,7 @@ def _clear_cycle(ready, states, names, systems, config, now, twoprice, links, rn
         target = state.system
         prices = twoprice[name] if twoprice is not None else state.site.view(now)
         rows, feats, est, watts = [], [], [], []
+        queue_part = None  # the queue's and running jobs' features: the same for every job at this instant
         for row, job in enumerate(ready):
             origin = states[job.site].system
             if job.procs > target.cores:
@@ -346,7 +347,11 @@ def _clear_cycle(ready, states, names, systems, config, now, twoprice, links, rn
             rows.append(row)
             est.append(scaled.estimate)
             if config.strategy != "inst":  # INST feeds zero waits: no features needed
-                feats.append(queue_features(job.procs, scaled.estimate, state.scheduler, now))
+                if queue_part is None:
+                    queue_part = queue_features(0, 0, state.scheduler, now)
+                features = queue_part.copy()
+                features[0], features[1] = job.procs, scaled.estimate
+                feats.append(features)
             watts.append(job.procs * target.watts_per_core)
         if not rows:
             continue
