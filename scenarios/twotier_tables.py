@@ -50,7 +50,7 @@ from market.workloads.feitelson96 import FEITELSON96_LIU2012, feitelson96_worklo
 from market.workloads.jann97 import JANN97_MAX_RUNTIME, jann97_workload
 from market.workloads.workload import Workload
 
-__all__ = ["WORKLOADS", "main", "offered_load", "run_tables"]
+__all__ = ["WORKLOADS", "base_workload", "main", "offered_load", "run_tables"]
 
 WORKLOADS = ("feitelson96", "jann97")
 SECTIONS = ("main", "usage", "cost")
@@ -69,7 +69,11 @@ def offered_load(workload: Workload, procs: int) -> float:
     return work / (procs * span) if span > 0 else float("inf")
 
 
-def _base_workload(name: str, n_jobs: int, procs: int, seeds: Sequence[np.random.SeedSequence]) -> Workload:
+def base_workload(name: str, n_jobs: int, procs: int, seeds: Sequence[np.random.SeedSequence]) -> Workload:
+    """Workload ``name`` of ``n_jobs`` jobs on ``procs`` processors with Tsafrir estimates, at its natural load.
+
+    ``seeds``: the workload and estimate streams (``seeds[0]``, ``seeds[1]``) of :func:`run_tables`.
+    """
     rng_w, rng_e = np.random.default_rng(seeds[0]), np.random.default_rng(seeds[1])
     if name == "feitelson96":
         w = feitelson96_workload(n_jobs, rng=rng_w, procs=procs, params=FEITELSON96_LIU2012)
@@ -126,7 +130,7 @@ def run_tables(
     ss = np.random.SeedSequence(seed)
     for w_index, name in enumerate(workloads):
         seeds = ss.spawn(3) if w_index == 0 else np.random.SeedSequence([seed, w_index]).spawn(3)
-        base = _base_workload(name, n_jobs, procs, seeds)
+        base = base_workload(name, n_jobs, procs, seeds)
         natural = offered_load(base, procs)
         sizes = np.fromiter((j.procs for j in base.jobs), np.int64, len(base.jobs))
         mean_procs, serial_share = round(float(sizes.mean()), 3), round(float((sizes == 1).mean()), 4)

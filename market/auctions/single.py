@@ -75,6 +75,11 @@ def _check(values: Sequence[float], reserve: float, what: str) -> list[float]:
     return out
 
 
+def _check_step(step: float, name: str) -> None:
+    if isinstance(step, bool) or not isinstance(step, (int, float)) or not (math.isfinite(step) and step > 0):
+        raise InvalidInput(f"{name} must be a finite number > 0 (SU), got {step!r}")
+
+
 def _ranked(bids: list[float]) -> list[int]:
     """Bidder indices by bid, highest first; ties by index."""
     return sorted(range(len(bids)), key=lambda i: (-bids[i], i))
@@ -127,8 +132,7 @@ def english(values: Sequence[float], reserve: float = 0.0, increment: float = 1.
     False
     """
     v = _check(values, reserve, "values")
-    if not (isinstance(increment, (int, float)) and math.isfinite(increment) and increment > 0):
-        raise InvalidInput(f"increment must be a finite number > 0 (SU), got {increment!r}")
+    _check_step(increment, "increment")
     active = [i for i in range(len(v)) if v[i] >= reserve]
     messages = len(v)
     rounds = 1
@@ -162,8 +166,7 @@ def dutch(bids: Sequence[float], reserve: float = 0.0, start: float | None = Non
     6.0
     """
     b = _check(bids, reserve, "bids")
-    if not (isinstance(decrement, (int, float)) and math.isfinite(decrement) and decrement > 0):
-        raise InvalidInput(f"decrement must be a finite number > 0 (SU), got {decrement!r}")
+    _check_step(decrement, "decrement")
     if not b or max(b) < reserve:
         return AuctionResult(None, None, 1, 1)
     if start is None:

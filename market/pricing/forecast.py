@@ -21,6 +21,7 @@ a scheduler can know); no further job arrives.
 
 from __future__ import annotations
 
+import functools
 import heapq
 from collections.abc import Sequence
 
@@ -69,11 +70,23 @@ def check_policy(policy: str) -> str:
         known = ", ".join(BACKFILL_POLICIES + tuple(n for n in policy_names() if n not in BACKFILL_POLICIES))
         raise InvalidInput(f"unknown pricing policy {policy!r}; known: {known}, or a plug-in "
                            "'package.module:Name'") from None
-    try:  # the forward run's first step, on a one-processor machine
+    refusal = _refuses_stand_ins(cls)
+    if refusal is not None:
+        raise InvalidInput(f"pricing policy {policy!r}: its scheduler refuses the stand-ins of running jobs ({refusal})")
+    return policy
+
+
+@functools.cache
+def _refuses_stand_ins(cls: type) -> str | None:
+    """Why ``cls`` refuses a job without a user (the forward run's first step, on one processor); None if it takes it.
+
+    Cached per class: every pricer checks its policy, and the answer cannot change.
+    """
+    try:
         cls(1).submit(Job(0, 0, 1, 1, 1), 0)
     except InvalidInput as err:
-        raise InvalidInput(f"pricing policy {policy!r}: its scheduler refuses the stand-ins of running jobs ({err})") from None
-    return policy
+        return str(err)
+    return None
 
 
 def greedy_plan(base: Profile, queue: Sequence[Job], now: int) -> tuple[dict[int, int], Profile]:
