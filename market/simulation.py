@@ -81,6 +81,11 @@ class MachineSimulation:
         self.cancelled: set[int] = set()  # jobs withdrawn before they started (:meth:`cancel`)
 
     @property
+    def submitted(self) -> int:
+        """How many of ``jobs`` (a prefix of the list) have been handed to the scheduler."""
+        return self._next
+
+    @property
     def upcoming(self) -> list[Job]:
         """Jobs given to the simulation that have not been submitted to the scheduler yet (by submit time)."""
         return self.jobs[self._next :]

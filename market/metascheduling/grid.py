@@ -38,7 +38,7 @@ from market.errors import InvalidInput
 from market.job import Job
 from market.metrics import bounded_slowdown
 from market.prediction.price_forecast import PriceOutlook
-from market.prediction.queue_wait import QueueWaitPredictor, perturb_waits, queue_features
+from market.prediction.queue_wait import QueueTotals, QueueWaitPredictor, perturb_waits
 from market.prediction.wait_replay import warm_predictor
 from market.scheduling import make_scheduler
 from market.simulation import MachineSimulation
@@ -190,23 +190,29 @@ class _SiteState:
         self.sim = MachineSimulation(self.scheduler, [])
         factory = config.wait_predictor or (lambda: QueueWaitPredictor(history=config.history))
         self.predictor = factory()
+        self.totals = QueueTotals(self.sim)  # the queue features' sums, kept instead of re-summed
         self.features: dict[int, np.ndarray] = {}
-        self.unobserved: dict[int, int] = {}  # job id -> machine submit
+        self.unobserved: dict[int, tuple[int, int]] = {}  # job id -> (arrival order here, machine submit)
         self.jobs: list[Job] = []
 
     def arrive(self, job: Job) -> None:
         """Queue ``job`` (submit time = arrival here) after recording its features."""
         self.sim.run_until(job.submit - 1)
         self.observe()
-        self.features[job.id] = queue_features(job.procs, job.estimate, self.scheduler, job.submit)
-        self.unobserved[job.id] = job.submit
+        self.features[job.id] = self.totals.features(job.procs, job.estimate, job.submit)
+        self.unobserved[job.id] = (len(self.jobs), job.submit)
         self.sim.jobs.append(job)
         self.jobs.append(job)
 
     def observe(self) -> None:
+        """Feed the predictor every job started since the last call, in arrival order."""
         start = self.sim.start
-        for job_id in [j for j in self.unobserved if j in start]:
-            self.predictor.observe(self.features[job_id], start[job_id] - self.unobserved.pop(job_id))
+        started = self.totals.sync()
+        if len(started) > 1:
+            started.sort(key=lambda j: self.unobserved[j][0])
+        for job_id in started:
+            _, submit = self.unobserved.pop(job_id)
+            self.predictor.observe(self.features.pop(job_id), start[job_id] - submit)
 
 
 def _route(jobs: Sequence[Job], fraction: float, rng: np.random.Generator) -> np.ndarray:
@@ -221,9 +227,20 @@ def _scaled(job: Job, origin: GridSystem, target: GridSystem, submit: int) -> Jo
     if origin.gflops_per_core == target.gflops_per_core:
         return replace(job, submit=submit, site=target.name)
     ratio = origin.gflops_per_core / target.gflops_per_core
-    runtime = max(1, int(np.ceil(round(job.runtime * ratio, 9))))
-    estimate = max(1, int(np.ceil(round(job.estimate * ratio, 9))))
-    return replace(job, submit=submit, runtime=runtime, estimate=estimate, site=target.name)
+    return replace(job, submit=submit, runtime=_stretch(job.runtime, ratio), estimate=_stretch(job.estimate, ratio),
+                   site=target.name)
+
+
+def _stretch(seconds: int, ratio: float) -> int:
+    """``seconds`` of work on a core ``ratio`` times as fast as the target's, on the target (whole seconds)."""
+    return max(1, int(np.ceil(round(seconds * ratio, 9))))
+
+
+def _scaled_estimate(job: Job, origin: GridSystem, target: GridSystem) -> int:
+    """``_scaled(job, origin, target, t).estimate`` without building the job."""
+    if origin.gflops_per_core == target.gflops_per_core:
+        return job.estimate
+    return _stretch(job.estimate, origin.gflops_per_core / target.gflops_per_core)
 
 
 def run_grid(
@@ -341,16 +358,16 @@ def _clear_cycle(ready, states, names, systems, config, now, twoprice, links, rn
             origin = states[job.site].system
             if job.procs > target.cores:
                 continue
-            scaled = _scaled(job, origin, target, now)
-            if scaled.estimate > target.max_walltime:
+            estimate = _scaled_estimate(job, origin, target)
+            if estimate > target.max_walltime:
                 continue
             rows.append(row)
-            est.append(scaled.estimate)
+            est.append(estimate)
             if config.strategy != "inst":  # INST feeds zero waits: no features needed
                 if queue_part is None:
-                    queue_part = queue_features(0, 0, state.scheduler, now)
+                    queue_part = state.totals.features(0, 0, now)
                 features = queue_part.copy()
-                features[0], features[1] = job.procs, scaled.estimate
+                features[0], features[1] = job.procs, estimate
                 feats.append(features)
             watts.append(job.procs * target.watts_per_core)
         if not rows:

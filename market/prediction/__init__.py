@@ -10,7 +10,7 @@ from market.prediction.price_forecast import (
     forecast_errors,
     mean_absolute_percentage_error,
 )
-from market.prediction.queue_wait import FEATURES, QueueWaitPredictor, perturb_waits, queue_features
+from market.prediction.queue_wait import FEATURES, QueueTotals, QueueWaitPredictor, perturb_waits, queue_features
 from market.prediction.wait_replay import (
     PPE_FLOOR,
     past_jobs,
@@ -31,6 +31,7 @@ __all__ = [
     "past_jobs",
     "perturb_waits",
     "queue_features",
+    "QueueTotals",
     "replay_wait_predictions",
     "simulated_waits",
     "wait_prediction_errors",

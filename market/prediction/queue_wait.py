@@ -19,6 +19,7 @@ the whole history predicts it. Times are integer seconds.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from itertools import islice
 
 import numpy as np
 
@@ -30,6 +31,7 @@ _BLOCK = 64  # rows whose distances to the history are computed at once (64 x 20
 
 __all__ = [
     "FEATURES",
+    "QueueTotals",
     "QueueWaitPredictor",
     "perturb_waits",
     "queue_features",
@@ -82,6 +84,100 @@ def queue_features(procs: int, estimate: int, scheduler, now: int) -> np.ndarray
     r_elapsed = sum(now - start for _, start in running)
     r_est = sum(j.estimate for j, _ in running)
     return np.array([procs, estimate, q_procs, q_est, q_wait, busy, r_elapsed, r_est], dtype=float)
+
+
+class QueueTotals:
+    """The sums behind :func:`queue_features` for one simulation, kept up to date instead of re-summed.
+
+    :func:`queue_features` sums over the whole queue and every running job,
+    O(queue) per call; where the queue piles up (a metascheduler sending many
+    jobs to one system) that dominates a run. This keeps the same sums from
+    the simulation's own records: queued = submitted - started, running =
+    started - ended, each a sum of ``procs``, ``estimate`` and
+    ``submit``/start time (integers, so the features are exactly those of
+    :func:`queue_features`).
+
+    Parameters
+    ----------
+    sim : MachineSimulation
+        Read only. Valid while no job of it is cancelled or killed (those
+        leave the queue or end without the records this counts; `sync` refuses
+        them).
+
+    Examples
+    --------
+    >>> from market.scheduling import FCFSScheduler
+    >>> from market.simulation import MachineSimulation
+    >>> sim = MachineSimulation(FCFSScheduler(4), [Job(1, 0, 4, 100, 200), Job(2, 10, 2, 50, 60)])
+    >>> sim.run_until(19)
+    >>> totals = QueueTotals(sim)
+    >>> totals.sync()
+    [1]
+    >>> totals.features(1, 30, 20).tolist() == queue_features(1, 30, sim.scheduler, 20).tolist()
+    True
+    """
+
+    def __init__(self, sim) -> None:
+        self.sim = sim
+        self._submitted = 0  # jobs of sim.jobs counted in the submitted sums
+        self._n_start = self._n_end = 0
+        self._procs = self._est = self._submit = 0  # submitted minus started
+        self._busy = self._r_est = self._r_start = 0  # started minus ended
+        self._n_queue = self._n_run = 0
+        self._job: dict[int, Job] = {}
+
+    def sync(self) -> list[int]:
+        """Count the submissions, starts and ends since the last call; return the newly started ids in start order."""
+        sim = self.sim
+        if sim.cancelled or sim.killed:
+            raise InvalidInput("QueueTotals: a job was cancelled or killed; use queue_features")
+        jobs, job_of = sim.jobs, self._job
+        for k in range(self._submitted, sim.submitted):
+            job = jobs[k]
+            job_of[job.id] = job
+            self._procs += job.procs
+            self._est += job.estimate
+            self._submit += job.submit
+            self._n_queue += 1
+        self._submitted = sim.submitted
+        started = self._newest(sim.start, self._n_start)
+        for job_id, t in started:
+            job = job_of[job_id]
+            self._procs -= job.procs
+            self._est -= job.estimate
+            self._submit -= job.submit
+            self._n_queue -= 1
+            self._busy += job.procs
+            self._r_est += job.estimate
+            self._r_start += t
+            self._n_run += 1
+        self._n_start = len(sim.start)
+        for job_id, _ in self._newest(sim.end, self._n_end):
+            job = job_of.pop(job_id)
+            self._busy -= job.procs
+            self._r_est -= job.estimate
+            self._r_start -= sim.start[job_id]
+            self._n_run -= 1
+        self._n_end = len(sim.end)
+        return [job_id for job_id, _ in started]
+
+    @staticmethod
+    def _newest(record: dict[int, int], seen: int) -> list[tuple[int, int]]:
+        """The entries added to ``record`` after its first ``seen`` (dicts keep insertion order)."""
+        fresh = len(record) - seen
+        if fresh <= 0:
+            return []
+        newest = list(islice(reversed(record.items()), fresh))
+        newest.reverse()
+        return newest
+
+    def features(self, procs: int, estimate: int, now: int) -> np.ndarray:
+        """:func:`queue_features` of a job (``procs``, ``estimate``) arriving at ``now``; call `sync` first."""
+        return np.array(
+            [procs, estimate, self._procs, self._est, self._n_queue * now - self._submit,
+             self._busy, self._n_run * now - self._r_start, self._r_est],
+            dtype=float,
+        )  # fmt: skip
 
 
 @dataclass

@@ -10,6 +10,7 @@ from market.errors import InvalidInput
 from market.job import Job
 from market.prediction import (
     PriceOutlook,
+    QueueTotals,
     QueueWaitPredictor,
     SarimaForecaster,
     forecast_errors,
@@ -19,7 +20,9 @@ from market.prediction import (
     replay_wait_predictions,
     wait_prediction_errors,
 )
-from market.scheduling import EASYScheduler
+from market.scheduling import EASYScheduler, make_scheduler
+from market.simulation import MachineSimulation
+from hypothesis import given, settings, strategies as st
 
 
 def test_features_read_queue_and_running_jobs():
@@ -31,6 +34,45 @@ def test_features_read_queue_and_running_jobs():
     s.schedule(150)
     f = queue_features(2, 300, s, 200)
     assert f.tolist() == [2, 300, 12, 120, 100 + 50, 6, 200, 1000]
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    policy=st.sampled_from(["fcfs", "easy", "conservative"]),
+    raw=st.lists(st.tuples(st.integers(0, 400), st.integers(1, 8), st.integers(1, 300), st.integers(0, 200)),
+                 min_size=1, max_size=40),
+    probes=st.lists(st.integers(0, 1500), min_size=1, max_size=8),
+)
+def test_kept_queue_totals_equal_the_summed_features(policy, raw, probes):
+    # the metascheduler's running sums against queue_features' re-summing, at random instants, with jobs
+    # appended as they arrive (how run_grid feeds a system) and early ends (runtime below the estimate)
+    raw.sort()
+    jobs = [Job(i, sub, procs, max(1, est - short), est)
+            for i, (sub, procs, est, short) in enumerate(raw)]
+    sim = MachineSimulation(make_scheduler(policy, 8), [])
+    totals = QueueTotals(sim)
+    started_seen = []
+    k = 0
+    for now in sorted(probes):
+        while k < len(jobs) and jobs[k].submit <= now:
+            sim.jobs.append(jobs[k])
+            k += 1
+        sim.run_until(now - 1)
+        started_seen += totals.sync()
+        assert totals.features(3, 77, now).tolist() == queue_features(3, 77, sim.scheduler, now).tolist()
+    sim.run_until(None)
+    started_seen += totals.sync()
+    assert sorted(started_seen, key=sim.start.get) == started_seen  # newly started ids come in start order
+    assert set(started_seen) == set(sim.start)
+    assert totals.features(0, 0, sim.now).tolist() == [0, 0, 0, 0, 0, 0, 0, 0]
+
+
+def test_kept_queue_totals_refuse_a_cancelled_job():
+    sim = MachineSimulation(EASYScheduler(2), [Job(1, 0, 2, 10, 10), Job(2, 0, 2, 10, 10)])
+    sim.run_until(0)
+    sim.cancel(2)
+    with pytest.raises(InvalidInput, match="cancelled or killed"):
+        QueueTotals(sim).sync()
 
 
 def test_predictor_uses_a_close_cluster_weighted_mean():
