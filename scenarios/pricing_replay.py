@@ -40,9 +40,7 @@ from market.pricing import (
     PRICING_POLICIES,
     ExternalityPricer,
     check_policy,
-    choose,
-    quote_flexible,
-    state_from_scheduler,
+    choose_flexible,
     withdraw_reservation,
 )
 from market.reservation import Reservation
@@ -180,12 +178,9 @@ def pricing_replay(
             release_until(now)
         sim.run_until(now)
         if decisions is None:
-            pricer = ExternalityPricer(state_from_scheduler(scheduler, now), policy,
-                                       planned=getattr(scheduler, "planned", None)
-                                       if policy in ("conservative", "slots") else None)
-            quotes = quote_flexible(pricer, job.procs, job.estimate)
-            pick = choose(quotes, float(a))
-            start, f, n_quotes = pick.start, pick.fixed_cost, len(quotes)
+            pricer = ExternalityPricer.from_scheduler(scheduler, now, policy)
+            pick, n_quotes = choose_flexible(pricer, job.procs, job.estimate, float(a))
+            start, f = pick.start, pick.fixed_cost
         else:
             start, f, n_quotes = decisions[job.id], float("nan"), 0
         sim.add_reservation(Reservation(f"job{job.id}", start, job.procs, job.estimate))

@@ -10,7 +10,7 @@ from market.pricing.cancellation import withdraw_reservation
 from market.pricing.externality import ExternalityPricer, slot_price
 from market.pricing.forecast import PRICING_POLICIES, check_policy, forecast, greedy_plan
 from market.pricing.plan import Booking, ProviderPlan
-from market.pricing.quotes import Quote, choose, quote_at, quote_earliest, quote_flexible
+from market.pricing.quotes import Quote, choose, choose_flexible, quote_at, quote_earliest, quote_flexible
 from market.pricing.slot import BASE_RATE, PENALTY_FACTOR, SECONDS_PER_HOUR, Slot, subslot_cost
 from market.pricing.state import (
     ProviderState,
@@ -40,6 +40,7 @@ __all__ = [
     "base_profile",
     "check_policy",
     "choose",
+    "choose_flexible",
     "delineation",
     "forecast",
     "greedy_plan",

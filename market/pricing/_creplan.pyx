@@ -1,16 +1,18 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, initializedcheck=False, cdivision=True
-"""Compiled twin of the externality re-plan loop (``externality.reference_replan``).
+"""Compiled twin of the pricing engine (``market.pricing.engine.ReferenceEngine``).
 
-Singh 2008, ch. 5 (Fig. 22): to price a slot, the conservative queue is
-re-planned around it from the first job it collides with, and every job's
-delay past its current plan is summed (processor-seconds). The loop works on
-C copies of the profile's step lists (times in seconds, free processors);
-inputs and results are the reference's, to the last digit
-(``tests/market/pricing/test_replan_kernel.py``).
+Singh 2008, ch. 5 (Fig. 22, query forms 17-19): the base and plan profiles of
+one provider state, the candidate starts of form (18), and the conservative
+re-plan of the queue around a slot from the first job it collides with, the
+delay of every job past its current plan summed (processor-seconds). Every
+step list lives in C arrays (times in seconds, free processors); results are
+the reference's to the last digit (``tests/market/pricing/test_replan_kernel.py``).
 """
 
-from libc.stdlib cimport free as c_free, malloc
-from libc.string cimport memmove
+from libc.stdlib cimport free as c_free, malloc, qsort, realloc
+from libc.string cimport memcpy, memmove
+
+from market.errors import InvalidInput
 
 from market._csearch cimport bisect_right_array as _bisect_right
 from market._csearch cimport i64
@@ -87,38 +89,407 @@ cdef i64 _place(Steps* s, i64 procs, i64 duration, i64 after) except -1 nogil:
     return start
 
 
-def replan(list times, list free, i64 start, i64 procs, i64 duration, Py_ssize_t k,
-           list G, list V, list P, list E, list keep_owes, i64 owed_k, i64 now, bint collect):
-    """Re-plan jobs ``k..`` of the queue around a slot; return ``(total delay, new starts or None)``.
 
-    ``times``/``free``: the profile before job ``k`` (base and jobs ``0..k-1``
-    at their greedy starts ``G``); the slot ``[start, start + duration)`` of
-    ``procs`` processors is taken first. ``V``: current planned starts;
-    ``P``, ``E``: processors and estimates; ``keep_owes[i]``: the delay owed
-    by job ``i`` if it keeps its greedy start; ``owed_k``: the delay owed by
-    jobs ``0..k-1``. Same arithmetic as ``externality.reference_replan``.
-    """
-    cdef Py_ssize_t n_jobs = len(G), m = len(times), cap, i, x
-    cdef Steps s
-    cdef i64 p, e, g, w, v, after, top, bad_end, vacated = NEVER, total = owed_k
-    cap = m + 2 * (n_jobs - k + 2) + 4
-    s.t = <i64*>malloc(cap * sizeof(i64))
-    s.f = <i64*>malloc(cap * sizeof(i64))
-    if s.t == NULL or s.f == NULL:
-        c_free(s.t)
-        c_free(s.f)
+cdef struct Event:
+    i64 t
+    i64 d
+
+
+cdef int _cmp_event(const void* a, const void* b) noexcept nogil:
+    cdef i64 x = (<Event*>a).t, y = (<Event*>b).t
+    return (x > y) - (x < y)
+
+
+cdef int _cmp_i64(const void* a, const void* b) noexcept nogil:
+    cdef i64 x = (<i64*>a)[0], y = (<i64*>b)[0]
+    return (x > y) - (x < y)
+
+
+cdef inline i64 _min_free(i64* t, i64* f, Py_ssize_t n, i64 start, i64 duration) noexcept nogil:
+    """Fewest processors free over ``[start, start + duration)`` on the steps ``t``/``f``."""
+    cdef Py_ssize_t i = _bisect_right(t, start, 0, n) - 1
+    cdef i64 end = start + duration, low
+    if i < 0:
+        i = 0
+    low = f[i]
+    i += 1
+    while i < n and t[i] < end:
+        if f[i] < low:
+            low = f[i]
+        i += 1
+    return low
+
+
+cdef i64* _alloc(Py_ssize_t n) except NULL:
+    cdef i64* p = <i64*>malloc((n if n > 0 else 1) * sizeof(i64))
+    if p == NULL:
         raise MemoryError()
-    new = list(G[:k]) if collect else None
-    try:
+    return p
+
+
+cdef class Engine:
+    """Pricing engine of one state, compiled (see ``market.pricing.engine.ReferenceEngine``).
+
+    Same constructor, methods, results and errors as the reference.
+    """
+
+    cdef i64 now, procs
+    cdef Steps base, full
+    cdef Py_ssize_t nq, n_inst, n_prefix
+    cdef i64* P
+    cdef i64* E
+    cdef i64* V
+    cdef i64* inst
+    cdef i64* marks
+    cdef Py_ssize_t n_marks
+    cdef bint planned, ready
+    cdef i64* G
+    cdef i64* keep
+    cdef i64* owed
+    cdef Py_ssize_t* off
+    cdef i64* pt
+    cdef i64* pf
+    cdef Steps work
+
+    def __cinit__(self):
+        self.base.t = self.base.f = self.full.t = self.full.f = NULL
+        self.work.t = self.work.f = NULL
+        self.P = self.E = self.V = self.inst = self.marks = NULL
+        self.G = self.keep = self.owed = self.pt = self.pf = NULL
+        self.off = NULL
+        self.planned = self.ready = False
+        self.nq = self.n_inst = self.n_marks = 0
+
+    def __dealloc__(self):
+        self._free_plan()
+        c_free(self.base.t)
+        c_free(self.base.f)
+        c_free(self.marks)
+
+    cdef void _free_plan(self) noexcept:
+        self._free_greedy()
+        c_free(self.full.t)
+        c_free(self.full.f)
+        c_free(self.P)
+        c_free(self.E)
+        c_free(self.V)
+        c_free(self.inst)
+        self.full.t = self.full.f = self.P = self.E = self.V = self.inst = NULL
+        self.planned = False
+
+    cdef void _free_greedy(self) noexcept:
+        c_free(self.G)
+        c_free(self.keep)
+        c_free(self.owed)
+        c_free(self.off)
+        c_free(self.pt)
+        c_free(self.pf)
+        c_free(self.work.t)
+        c_free(self.work.f)
+        self.G = self.keep = self.owed = self.pt = self.pf = self.work.t = self.work.f = NULL
+        self.off = NULL
+        self.ready = False
+
+    def __init__(self, i64 now, i64 procs, list run_ends, list run_procs, list res_starts, list res_ends,
+                 list res_procs):
+        cdef Py_ssize_t nr = len(run_ends), nres = len(res_starts), n_ev = 2 * nr + 2 * nres + 1, i, m, a
+        cdef Event* ev = <Event*>malloc(n_ev * sizeof(Event))
+        cdef i64 value, t
+        if ev == NULL:
+            raise MemoryError()
+        self.now = now
+        self.procs = procs
+        try:
+            m = 0
+            for i in range(nr):
+                ev[m].t = now
+                ev[m].d = -<i64>run_procs[i]
+                ev[m + 1].t = run_ends[i]
+                ev[m + 1].d = run_procs[i]
+                m += 2
+            for i in range(nres):
+                ev[m].t = res_starts[i]
+                ev[m].d = -<i64>res_procs[i]
+                ev[m + 1].t = res_ends[i]
+                ev[m + 1].d = res_procs[i]
+                m += 2
+            ev[m].t = now
+            ev[m].d = 0
+            m += 1
+            qsort(ev, m, sizeof(Event), _cmp_event)
+            self.base.t = _alloc(m)
+            self.base.f = _alloc(m)
+            self.base.n = 0
+            value = procs
+            a = 0
+            while a < m:
+                t = ev[a].t
+                while a < m and ev[a].t == t:
+                    value += ev[a].d
+                    a += 1
+                if value < 0:
+                    raise InvalidInput(
+                        f"running jobs and reservations hold {procs - value} processors at {t}; machine has {procs}"
+                    )
+                if self.base.n and self.base.f[self.base.n - 1] == value:
+                    continue
+                self.base.t[self.base.n] = t
+                self.base.f[self.base.n] = value
+                self.base.n += 1
+            # candidate marks: now, ends of running jobs, starts and ends of reservations
+            self.marks = _alloc(m)
+            for i in range(m):
+                self.marks[i] = ev[i].t
+            self.n_marks = m
+        finally:
+            c_free(ev)
+
+    def plan(self, list P, list E, list V):
+        """Set the queue: processors ``P``, estimates ``E`` and current planned starts ``V`` (all >= now)."""
+        cdef Py_ssize_t nq = len(P), i, m, a, nb = self.base.n
+        cdef Event* ev
+        cdef i64 value, t, low
+        if len(E) != nq or len(V) != nq:
+            raise ValueError("plan: P, E and V must have the same length")
+        self._free_plan()
+        self.nq = nq
+        self.P = _alloc(nq)
+        self.E = _alloc(nq)
+        self.V = _alloc(nq)
+        for i in range(nq):
+            self.P[i] = P[i]
+            self.E[i] = E[i]
+            self.V[i] = V[i]
+        # the plan profile: the base's changes and every queued job's
+        ev = <Event*>malloc((nb + 2 * nq) * sizeof(Event))
+        if ev == NULL:
+            raise MemoryError()
+        try:
+            for i in range(nb):
+                ev[i].t = self.base.t[i]
+                ev[i].d = self.base.f[i] - (self.base.f[i - 1] if i else self.procs)
+            m = nb
+            for i in range(nq):
+                ev[m].t = self.V[i]
+                ev[m].d = -self.P[i]
+                ev[m + 1].t = self.V[i] + self.E[i]
+                ev[m + 1].d = self.P[i]
+                m += 2
+            qsort(ev, m, sizeof(Event), _cmp_event)
+            self.full.t = _alloc(m + 1)
+            self.full.f = _alloc(m + 1)
+            self.full.n = 0
+            value = self.procs
+            low = value
+            a = 0
+            while a < m:
+                t = ev[a].t
+                while a < m and ev[a].t == t:
+                    value += ev[a].d
+                    a += 1
+                if self.full.n and self.full.f[self.full.n - 1] == value:
+                    continue
+                self.full.t[self.full.n] = t
+                self.full.f[self.full.n] = value
+                self.full.n += 1
+                if value < low:
+                    low = value
+        finally:
+            c_free(ev)
+        if low < 0:
+            raise InvalidInput("planned starts overlap: the plan needs more processors than the machine has")
+        # candidates: the marks, and every queued job's start and end, sorted and unique, from now on
+        self.inst = _alloc(self.n_marks + 2 * nq)
+        m = 0
+        for i in range(self.n_marks):
+            self.inst[m] = self.marks[i]
+            m += 1
+        for i in range(nq):
+            self.inst[m] = self.V[i]
+            self.inst[m + 1] = self.V[i] + self.E[i]
+            m += 2
+        qsort(self.inst, m, sizeof(i64), _cmp_i64)
+        a = 0
         for i in range(m):
-            s.t[i] = times[i]
-            s.f[i] = free[i]
-        s.n = m
-        _take(&s, start, start + duration, procs)
-        for i in range(k, n_jobs):
-            p = P[i]
-            e = E[i]
-            g = G[i]
+            if self.inst[i] >= self.now and (a == 0 or self.inst[a - 1] != self.inst[i]):
+                self.inst[a] = self.inst[i]
+                a += 1
+        self.n_inst = a
+        self.planned = True
+
+    # ---------------------------------------------------------------- queries
+    cdef inline void _need_plan(self) except *:
+        if not self.planned:
+            raise ValueError("engine: plan() the queue first")
+
+    def base_steps(self):
+        return [self.base.t[i] for i in range(self.base.n)], [self.base.f[i] for i in range(self.base.n)]
+
+    def full_steps(self):
+        self._need_plan()
+        return [self.full.t[i] for i in range(self.full.n)], [self.full.f[i] for i in range(self.full.n)]
+
+    def base_min_free(self, i64 start, i64 duration):
+        return _min_free(self.base.t, self.base.f, self.base.n, start, duration)
+
+    def full_min_free(self, i64 start, i64 duration):
+        self._need_plan()
+        return _min_free(self.full.t, self.full.f, self.full.n, start, duration)
+
+    def instants(self):
+        self._need_plan()
+        return [self.inst[i] for i in range(self.n_inst)]
+
+    def prices(self, i64 procs, i64 duration, starts):
+        cdef list out = []
+        cdef i64 s
+        self._need_plan()
+        for x in starts:
+            s = x
+            if _min_free(self.base.t, self.base.f, self.base.n, s, duration) < procs:
+                out.append(None)
+            else:
+                out.append(self._price(s, procs, duration))
+        return out
+
+    def feasible(self, i64 procs, i64 duration):
+        cdef list starts = [], prices = []
+        cdef Py_ssize_t i
+        cdef i64 s
+        self._need_plan()
+        for i in range(self.n_inst):
+            s = self.inst[i]
+            if _min_free(self.base.t, self.base.f, self.base.n, s, duration) >= procs:
+                starts.append(s)
+                prices.append(self._price(s, procs, duration))
+        return starts, prices
+
+    def starts_with(self, i64 start, i64 procs, i64 duration):
+        cdef list new
+        cdef Py_ssize_t k, i
+        self._need_plan()
+        if _min_free(self.full.t, self.full.f, self.full.n, start, duration) >= procs:
+            return [self.V[i] for i in range(self.nq)]
+        self._ready()
+        k = self._collision(start, procs, duration)
+        if k < 0:
+            return [self.G[i] for i in range(self.nq)]
+        new = [self.G[i] for i in range(k)]
+        self._replan(start, procs, duration, k, new)
+        return new
+
+    def greedy(self):
+        cdef Py_ssize_t i
+        self._need_plan()
+        self._ready()
+        return [self.G[i] for i in range(self.nq)]
+
+    def first_collision(self, i64 start, i64 procs, i64 duration):
+        cdef Py_ssize_t k
+        self._need_plan()
+        self._ready()
+        k = self._collision(start, procs, duration)
+        return None if k < 0 else k
+
+    # ---------------------------------------------------------------- internals
+    cdef i64 _price(self, i64 start, i64 procs, i64 duration) except? -1:
+        """``f`` of a slot the base allows: 0 if it fits the plan, else the re-plan's total delay."""
+        cdef Py_ssize_t k
+        if _min_free(self.full.t, self.full.f, self.full.n, start, duration) >= procs:
+            return 0
+        self._ready()
+        k = self._collision(start, procs, duration)
+        if k < 0:
+            return self.owed[self.nq]
+        return self._replan(start, procs, duration, k, None)
+
+    cdef int _ready(self) except -1:
+        """Greedy plan, the profile before each job (flat arrays) and the owed delays (once per plan)."""
+        cdef Py_ssize_t nq = self.nq, cap = self.base.n + 2 * nq + 4, used = 0, size, i
+        cdef Py_ssize_t room = cap * 4
+        cdef i64 g
+        cdef void* grown
+        if self.ready:
+            return 0
+        self.G = _alloc(nq)
+        self.keep = _alloc(nq)
+        self.owed = _alloc(nq + 1)
+        self.off = <Py_ssize_t*>malloc((nq + 2) * sizeof(Py_ssize_t))
+        self.pt = _alloc(room)
+        self.pf = _alloc(room)
+        self.work.t = _alloc(cap + 2 * nq + 8)
+        self.work.f = _alloc(cap + 2 * nq + 8)
+        if self.off == NULL:
+            raise MemoryError()
+        memcpy(self.work.t, self.base.t, self.base.n * sizeof(i64))
+        memcpy(self.work.f, self.base.f, self.base.n * sizeof(i64))
+        self.work.n = self.base.n
+        self.owed[0] = 0
+        for i in range(nq + 1):
+            size = self.work.n
+            if used + size > room:
+                while used + size > room:
+                    room *= 2
+                grown = realloc(self.pt, room * sizeof(i64))
+                if grown == NULL:
+                    raise MemoryError()
+                self.pt = <i64*>grown
+                grown = realloc(self.pf, room * sizeof(i64))
+                if grown == NULL:
+                    raise MemoryError()
+                self.pf = <i64*>grown
+            self.off[i] = used
+            memcpy(&self.pt[used], self.work.t, size * sizeof(i64))
+            memcpy(&self.pf[used], self.work.f, size * sizeof(i64))
+            used += size
+            if i == nq:
+                break
+            g = _place(&self.work, self.P[i], self.E[i], self.now)
+            self.G[i] = g
+            self.keep[i] = (g - self.V[i]) * self.P[i] if g > self.V[i] else 0
+            self.owed[i + 1] = self.owed[i] + self.keep[i]
+        self.off[nq + 1] = used
+        self.ready = True
+        return 0
+
+    cdef Py_ssize_t _collision(self, i64 start, i64 procs, i64 duration) noexcept:
+        """First job (arrival order) whose greedy interval leaves fewer than ``procs`` free beside the slot; -1 if none.
+
+        The profile after jobs ``0..k`` only loses processors as ``k`` grows, so
+        the first ``k`` short of ``procs`` over the slot's window is found by bisection.
+        """
+        cdef Py_ssize_t lo = 0, hi = self.nq - 1, mid
+        if self.nq == 0 or self._min_after(self.nq - 1, start, duration) >= procs:
+            return -1
+        while lo < hi:
+            mid = (lo + hi) >> 1
+            if self._min_after(mid, start, duration) < procs:
+                hi = mid
+            else:
+                lo = mid + 1
+        return lo
+
+    cdef inline i64 _min_after(self, Py_ssize_t k, i64 start, i64 duration) noexcept:
+        """Fewest free over the window in the profile after jobs ``0..k`` (prefix ``k + 1``)."""
+        cdef Py_ssize_t a = self.off[k + 1]
+        return _min_free(&self.pt[a], &self.pf[a], self.off[k + 2] - a, start, duration)
+
+    cdef i64 _replan(self, i64 start, i64 procs, i64 duration, Py_ssize_t k, list new) except? -1:
+        """Re-plan jobs ``k..`` around the slot from the profile before job ``k``; the total delay.
+
+        Same arithmetic as ``engine.reference_replan``; appends each new start to ``new`` if given.
+        """
+        cdef Steps* s = &self.work
+        cdef Py_ssize_t i, x, a = self.off[k]
+        cdef i64 p, e, g, w, v, after, top, bad_end, vacated = NEVER, total = self.owed[k]
+        s.n = self.off[k + 1] - a
+        memcpy(s.t, &self.pt[a], s.n * sizeof(i64))
+        memcpy(s.f, &self.pf[a], s.n * sizeof(i64))
+        _take(s, start, start + duration, procs)
+        for i in range(k, self.nq):
+            p = self.P[i]
+            e = self.E[i]
+            g = self.G[i]
             if g <= vacated:
                 after = g
             else:
@@ -126,8 +497,8 @@ def replan(list times, list free, i64 start, i64 procs, i64 duration, Py_ssize_t
                 # and after the last instant before vacated with too few processors
                 top = vacated if vacated < g else g
                 after = vacated - e + 1
-                if after < now:
-                    after = now
+                if after < self.now:
+                    after = self.now
                 if after < top:
                     x = _bisect_right(s.t, top - 1, 0, s.n) - 1
                     while x >= 0 and s.f[x] >= p:
@@ -140,18 +511,15 @@ def replan(list times, list free, i64 start, i64 procs, i64 duration, Py_ssize_t
                             after = bad_end
                 if after > g:
                     after = g
-            w = _place(&s, p, e, after)
+            w = _place(s, p, e, after)
             if w != g:
                 if g < vacated:
                     vacated = g
-                v = V[i]
+                v = self.V[i]
                 if w > v:
                     total += (w - v) * p
             else:
-                total += <i64>keep_owes[i]
-            if collect:
+                total += self.keep[i]
+            if new is not None:
                 new.append(w)
-    finally:
-        c_free(s.t)
-        c_free(s.f)
-    return total, new
+        return total

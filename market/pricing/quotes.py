@@ -28,7 +28,7 @@ from market.errors import Infeasible, InvalidInput
 from market.pricing.externality import ExternalityPricer
 from market.pricing.slot import BASE_RATE, PENALTY_FACTOR, SECONDS_PER_HOUR, Slot
 
-__all__ = ["Quote", "choose", "quote_at", "quote_earliest", "quote_flexible"]
+__all__ = ["Quote", "choose", "choose_flexible", "quote_at", "quote_earliest", "quote_flexible"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,7 +88,7 @@ class Quote:
 
 
 def _quote(pricer: ExternalityPricer, start: int, procs: int, duration: int, f_ps: int, unit_cost: float) -> Quote:
-    return Quote(start, procs, duration, f_ps / SECONDS_PER_HOUR, unit_cost, None, pricer.state.now)
+    return Quote(start, procs, duration, f_ps / SECONDS_PER_HOUR, unit_cost, None, pricer.now)
 
 
 def quote_at(
@@ -113,7 +113,7 @@ def quote_at(
     try:
         f_ps = pricer.price_ps(start, procs, duration)
     except Infeasible as err:
-        return Quote(start, procs, duration, math.inf, unit_cost, str(err), pricer.state.now)
+        return Quote(start, procs, duration, math.inf, unit_cost, str(err), pricer.now)
     return _quote(pricer, start, procs, duration, f_ps, unit_cost)
 
 
@@ -152,9 +152,8 @@ def quote_flexible(
     >>> [(q.start // h, q.fixed_cost) for q in quote_flexible(ExternalityPricer(state), 2, 3*h)]
     [(2, 6.0), (3, 6.0), (4, 8.0), (5, 10.0), (6, 0.0), (8, 0.0)]
     """
-    starts = pricer.instants()
-    prices = pricer.prices_ps(procs, duration, starts)
-    return [_quote(pricer, s, procs, duration, f, unit_cost) for s, f in zip(starts, prices) if f is not None]
+    starts, prices = pricer.feasible_prices_ps(procs, duration)
+    return [_quote(pricer, s, procs, duration, f, unit_cost) for s, f in zip(starts, prices)]
 
 
 def quote_earliest(
@@ -201,19 +200,62 @@ def choose(quotes: Sequence[Quote], alpha: float) -> Quote:
     >>> [choose(qs, a).start for a in (0.0, 0.5, 0.7, 1.0)]
     [2, 2, 6, 6]
     """
-    if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0 <= alpha <= 1:
-        raise InvalidInput(f"trade-off alpha must be in [0, 1], got {alpha!r}")
+    _check_alpha(alpha)
     usable = [q for q in quotes if q.feasible]
     if not usable:
         raise Infeasible("no feasible quote to choose from")
-    f_min = min(q.fixed_cost for q in usable)
-    f_span = max(q.fixed_cost for q in usable) - f_min
-    s_min = min(q.start for q in usable)
-    s_span = max(q.start for q in usable) - s_min
+    return usable[_best([q.start for q in usable], [q.fixed_cost for q in usable], alpha)]
 
-    def score(q: Quote) -> tuple[float, int]:
-        f_norm = (q.fixed_cost - f_min) / f_span if f_span else 0.0
-        s_norm = (q.start - s_min) / s_span if s_span else 0.0
-        return alpha * f_norm + (1 - alpha) * s_norm, q.start
 
-    return min(usable, key=score)
+def choose_flexible(
+    pricer: ExternalityPricer, procs: int, duration: int, alpha: float, *, unit_cost: float = BASE_RATE
+) -> tuple[Quote, int]:
+    """The quote of form (18) a user with trade-off ``alpha`` picks, and how many quotes the list held.
+
+    ``choose(quote_flexible(pricer, procs, duration), alpha)`` and the length
+    of that list, without making a :class:`Quote` of every candidate (the
+    priced replay asks this once per request).
+
+    Examples
+    --------
+    The Fig. 21 state of :class:`ExternalityPricer` (hours): the list of
+    :func:`quote_flexible` holds 6 starts; alpha 0.5 takes the first, alpha 0.7 the free one at 6.
+
+    >>> from market.job import Job
+    >>> from market.reservation import Reservation
+    >>> from market.pricing.state import ProviderState, RunningJob
+    >>> h = 3600
+    >>> state = ProviderState(0, 5, running=(RunningJob(1, 1, 0, 2*h), RunningJob(2, 3, 0, 3*h)),
+    ...                       queue=(Job(3, 0, 2, 2*h, 2*h), Job(4, 0, 2, 3*h, 3*h)),
+    ...                       reservations=(Reservation("R", 5*h, 2, 3*h),))
+    >>> [(q.start // h, q.fixed_cost, n) for q, n in (choose_flexible(ExternalityPricer(state), 2, 3*h, a)
+    ...                                                for a in (0.5, 0.7))]
+    [(2, 6.0, 6), (6, 0.0, 6)]
+    """
+    _check_alpha(alpha)
+    starts, prices = pricer.feasible_prices_ps(procs, duration)
+    if not starts:  # pragma: no cover - form 18 always holds the end of the plan
+        raise Infeasible("no feasible quote to choose from")
+    i = _best(starts, [f / SECONDS_PER_HOUR for f in prices], alpha)
+    return _quote(pricer, starts[i], procs, duration, prices[i], unit_cost), len(starts)
+
+
+def _check_alpha(alpha: float) -> None:
+    if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0 <= alpha <= 1:
+        raise InvalidInput(f"trade-off alpha must be in [0, 1], got {alpha!r}")
+
+
+def _best(starts: Sequence[int], costs: Sequence[float], alpha: float) -> int:
+    """Index minimising eq. (20) over ``starts`` (seconds) and finite ``costs`` (SU); the first of equals."""
+    f_min = min(costs)
+    f_span = max(costs) - f_min
+    s_min = min(starts)
+    s_span = max(starts) - s_min
+    best, best_key = 0, None
+    for i, (s, f) in enumerate(zip(starts, costs)):
+        f_norm = (f - f_min) / f_span if f_span else 0.0
+        s_norm = (s - s_min) / s_span if s_span else 0.0
+        key = (alpha * f_norm + (1 - alpha) * s_norm, s)
+        if best_key is None or key < best_key:
+            best, best_key = i, key
+    return best

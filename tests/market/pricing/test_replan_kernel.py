@@ -1,55 +1,132 @@
-"""The compiled externality re-plan (``_creplan.pyx``) against the pure-Python ``reference_replan``.
+"""The compiled pricing engine (``_creplan.pyx``) against the pure-Python ``ReferenceEngine``.
 
-Same total delay and same new starts for every slot on every drawn provider
-state, with and without collecting the starts; the inputs stay unchanged.
-(``test_externality.py`` checks the prices of whichever runs against planning twice.)
+On every drawn provider state (from scratch, and from live schedulers of both
+backfilling policies stopped mid-run with early ends and priced reservations
+held) the two give the same profiles, candidate starts, greedy plan, first
+collisions, prices, form-18 lists and re-planned starts, and fail the same
+way on an inconsistent plan. (``test_externality.py`` checks the prices of
+whichever runs against planning twice.)
 """
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from market.errors import Infeasible
-from market.pricing.externality import ExternalityPricer, reference_replan
+from market.errors import InvalidInput
+from market.job import Job
+from market.pricing import ExternalityPricer, state_from_scheduler
+from market.pricing.engine import ReferenceEngine
+from market.reservation import Reservation
+from market.scheduling import make_scheduler
+from market.simulation import MachineSimulation
 
-from .strategies import provider_states, slot_requests
+from .strategies import live_schedulers, provider_states, slot_requests
 
 compiled = pytest.importorskip("market.pricing._creplan", reason="the compiled kernel is not built here")
 
 
+def _engines(state, planned):
+    now = state.now
+    res = state.reservations
+    args = (now, state.procs, [r.end for r in state.running], [r.procs for r in state.running],
+            [max(r.start, now) for r in res], [r.end for r in res], [r.procs for r in res])
+    queue = ([j.procs for j in state.queue], [j.estimate for j in state.queue], [planned[j.id] for j in state.queue])
+    out = []
+    for cls in (ReferenceEngine, compiled.Engine):
+        engine = cls(*args)
+        engine.plan(*queue)
+        out.append(engine)
+    return out
+
+
+def _compare(data, state, planned, n_slots=8):
+    ref, fast = _engines(state, planned)
+    assert fast.base_steps() == ref.base_steps()
+    assert fast.full_steps() == ref.full_steps()
+    assert fast.instants() == ref.instants()
+    assert fast.greedy() == ref.greedy()
+    starts = ref.instants()
+    for _ in range(n_slots):
+        start, procs, duration = data.draw(slot_requests(state))
+        assert fast.base_min_free(start, duration) == ref.base_min_free(start, duration)
+        assert fast.full_min_free(start, duration) == ref.full_min_free(start, duration)
+        assert fast.first_collision(start, procs, duration) == ref.first_collision(start, procs, duration)
+        assert fast.prices(procs, duration, [start, *starts]) == ref.prices(procs, duration, [start, *starts])
+        assert fast.feasible(procs, duration) == ref.feasible(procs, duration)
+        if ref.base_min_free(start, duration) >= procs:
+            assert fast.starts_with(start, procs, duration) == ref.starts_with(start, procs, duration)
+    return ref
+
+
 @settings(max_examples=200, deadline=None)
 @given(st.data())
-def test_compiled_replan_equals_reference_for_every_colliding_slot(data):
+def test_compiled_engine_equals_reference_on_drawn_states(data):
     state = data.draw(provider_states())
-    engine = ExternalityPricer(state, "conservative")._backfill()
-    for _ in range(6):
-        start, procs, duration = data.draw(slot_requests(state))
-        if start < state.now:
-            continue
-        k = engine.first_collision(start, procs, duration)
-        if k is None:
-            continue
-        times, free = engine.prefixes[k]
-        before = (times.copy(), free.copy())
-        args = (times, free, start, procs, duration, k, engine.greedy, engine.old, engine.procs, engine.est,
-                engine.keep_owes, engine.owed[k], engine.now)
-        for collect in (False, True):
-            try:
-                want = reference_replan(*args, collect)
-            except (Infeasible, IndexError) as exc:
-                with pytest.raises(type(exc)):
-                    compiled.replan(*args, collect)
-                continue
-            assert compiled.replan(*args, collect) == want
-        assert (times, free) == before
+    # the greedy plan (what a fresh conservative scheduler holds) and a later, uncompressed one
+    planned = ExternalityPricer(state, "conservative").planned
+    _compare(data, state, planned)
+    shifted = dict(planned)
+    for job in state.queue:
+        if data.draw(st.booleans()):
+            shifted[job.id] += 1000  # far past the plan: never overlaps, owed delays stay 0
+    _compare(data, state, shifted)
 
 
-def test_the_drawn_states_do_collide(monkeypatch):
-    """The comparison above is not vacuous: most drawn states give colliding slots that re-plan."""
-    runs = []
-    monkeypatch.setitem(globals(), "reference_replan", lambda *a: runs.append(a) or _reference(*a))
-    test_compiled_replan_equals_reference_for_every_colliding_slot()
-    assert len(runs) >= 100
+@settings(max_examples=150, deadline=None)
+@given(st.data(), st.sampled_from(["conservative", "slots"]))
+def test_compiled_engine_equals_reference_on_live_schedulers_with_reservations(data, policy):
+    scheduler, now = data.draw(live_schedulers(policy))
+    # priced reservations held in the live plan, as in the priced replay
+    for i in range(data.draw(st.integers(0, 3))):
+        pricer = ExternalityPricer.from_scheduler(scheduler, now)
+        procs = data.draw(st.integers(1, scheduler.procs))
+        duration = data.draw(st.integers(1, 100))
+        starts, _ = pricer.feasible_prices_ps(procs, duration)
+        start = data.draw(st.sampled_from(starts))
+        scheduler.add_reservation(Reservation(f"x{i}", start, procs, duration), now)
+    state = state_from_scheduler(scheduler, now)
+    ref = _compare(data, state, scheduler.planned)
+    assert any(True for _ in ref.instants())
 
 
-_reference = reference_replan
+def test_the_drawn_states_do_collide():
+    """The comparison above is not vacuous: most drawn states have slots that re-plan the queue."""
+    hits = []
+
+    @settings(max_examples=100, deadline=None)
+    @given(st.data())
+    def count(data):
+        state = data.draw(provider_states())
+        ref, _ = _engines(state, ExternalityPricer(state, "conservative").planned)
+        for _ in range(4):
+            start, procs, duration = data.draw(slot_requests(state))
+            if ref.base_min_free(start, duration) >= procs and ref.first_collision(start, procs, duration) is not None:
+                hits.append(1)
+
+    count()
+    assert len(hits) >= 50
+
+
+@pytest.mark.parametrize("cls", [ReferenceEngine, getattr(compiled, "Engine", None)], ids=["reference", "compiled"])
+def test_both_engines_refuse_overlapping_plans_and_overfull_bases(cls):
+    with pytest.raises(InvalidInput, match="hold 5 processors at 10; machine has 4"):
+        cls(0, 4, [20], [3], [10], [30], [2])
+    engine = cls(0, 4, [], [], [], [], [])
+    with pytest.raises(InvalidInput, match="planned starts overlap"):
+        engine.plan([3, 3], [10, 10], [0, 5])
+
+
+def test_pricer_from_scheduler_equals_pricer_from_state():
+    """A pricer built straight from a live scheduler prices like one built from its state record."""
+    jobs = [Job(i, 7 * i, 1 + i % 3, 40 + 13 * (i % 5), 60 + 20 * (i % 4)) for i in range(30)]
+    scheduler = make_scheduler("conservative", 4)
+    sim = MachineSimulation(scheduler, jobs)
+    sim.run_until(100)
+    start = ExternalityPricer.from_scheduler(scheduler, 100).feasible_prices_ps(3, 40)[0][1]
+    sim.add_reservation(Reservation("r", start, 3, 40))
+    direct = ExternalityPricer.from_scheduler(scheduler, 100)
+    record = ExternalityPricer(state_from_scheduler(scheduler, 100), "conservative", planned=scheduler.planned)
+    assert direct.state == record.state
+    assert direct.planned == record.planned
+    assert direct.feasible_prices_ps(2, 50) == record.feasible_prices_ps(2, 50)
+    assert direct.base.steps() == record.base.steps() and direct.full.steps() == record.full.steps()

@@ -1,0 +1,410 @@
+"""The pricing engine of one provider state: profiles, candidate starts, externality re-plans (Singh 2008, ch. 5).
+
+Times are integer seconds from simulation start; prices here are exact
+integers in processor-seconds (:class:`~market.pricing.externality.ExternalityPricer`
+turns them into SU).
+
+An engine holds what Fig. 22 needs to price many slots on one state:
+
+- the *base* profile: free processors counting running jobs (to their
+  planned ends) and reservations, what a slot must not conflict with (step 3);
+- the *plan* profile: the base minus every queued job at its current
+  planned start ``v_q`` (a slot that fits in it delays nobody);
+- the candidate starts of query form (18): now and every instant at which
+  the plan's availability changes (ch. 5.2);
+- for conservative backfilling, the incremental re-plan of the queue around
+  a slot (the notes of :class:`~market.pricing.externality.ExternalityPricer`):
+  the greedy plan ``G`` of the queue from the state, the profile before each
+  job, the first job a slot collides with, and the re-plan from that job on.
+
+:class:`ReferenceEngine` is the pure-Python implementation; :data:`Engine` is
+its compiled twin (``market/pricing/_creplan.pyx``) where the extension was
+built (see :mod:`market.kernel`). Both take plain lists of ints and give the
+same results to the last digit (``tests/market/pricing/test_replan_kernel.py``).
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left, bisect_right
+
+import numpy as np
+
+from market.errors import InvalidInput
+from market.kernel import compiled_module
+
+__all__ = ["Engine", "ReferenceEngine", "reference_replan"]
+
+_NEVER = 1 << 62  # a time after every plan (an int, so comparisons stay integer)
+
+
+def _min_free(times: list, free: list, start: int, duration: int) -> int:
+    """Fewest processors free over ``[start, start + duration)`` (``Profile.min_free`` on raw lists)."""
+    i = max(bisect_right(times, start) - 1, 0)
+    end = start + duration
+    low = free[i]
+    n = len(times)
+    i += 1
+    while i < n and times[i] < end:
+        if free[i] < low:
+            low = free[i]
+        i += 1
+    return low
+
+
+def _earliest(times: list, free: list, procs: int, duration: int, after: int) -> int:
+    """First ``t >= after`` with ``procs`` free over ``[t, t + duration)`` (``Profile.earliest_start`` on raw lists)."""
+    n = len(times)
+    i = bisect_right(times, after) - 1
+    start = after
+    while True:
+        while free[i] < procs:  # the last step is the whole machine: this ends
+            i += 1
+            start = times[i]
+        end = start + duration
+        j = i + 1
+        while j < n and times[j] < end and free[j] >= procs:
+            j += 1
+        if j == n or times[j] >= end:
+            return start
+        i = j
+
+
+def _take(times: list, free: list, a: int, b: int, procs: int) -> None:
+    """Take ``procs`` processors over ``[a, b)`` (``Profile`` update on raw lists, no check)."""
+    i = bisect_right(times, a) - 1
+    if times[i] != a:
+        i += 1
+        times.insert(i, a)
+        free.insert(i, free[i - 1])
+    j = bisect_right(times, b, i) - 1
+    if times[j] != b:
+        j += 1
+        times.insert(j, b)
+        free.insert(j, free[j - 1])
+    for k in range(i, j):
+        free[k] -= procs
+    if j < len(times) and free[j] == free[j - 1]:
+        del times[j]
+        del free[j]
+    if i > 0 and free[i] == free[i - 1]:
+        del times[i]
+        del free[i]
+
+
+def _place(times: list, free: list, procs: int, duration: int, after: int) -> int:
+    """:func:`_earliest` then :func:`_take` at the start found, in one pass (the hot path of quoting)."""
+    n = len(times)
+    i = bisect_right(times, after) - 1
+    start = after
+    while True:
+        while free[i] < procs:
+            i += 1
+            start = times[i]
+        end = start + duration
+        j = i + 1
+        while j < n and times[j] < end and free[j] >= procs:
+            j += 1
+        if j == n or times[j] >= end:
+            break
+        i = j
+    # i holds start, j is the first step at or after end (or n): split there and take
+    if times[i] != start:
+        i += 1
+        j += 1
+        times.insert(i, start)
+        free.insert(i, free[i - 1])
+        n += 1
+    if j == n or times[j] != end:
+        times.insert(j, end)
+        free.insert(j, free[j - 1])
+        n += 1
+    for k in range(i, j):
+        free[k] -= procs
+    if j < n and free[j] == free[j - 1]:
+        del times[j]
+        del free[j]
+    if i > 0 and free[i] == free[i - 1]:
+        del times[i]
+        del free[i]
+    return start
+
+
+def _steps(procs: int, now: int, changes: dict[int, int]) -> tuple[list[int], list[int]]:
+    """Steps from ``{time: change of free processors}`` (``now`` starts at ``procs``), equal steps merged."""
+    times: list[int] = []
+    free: list[int] = []
+    value = procs
+    for t in sorted(changes):
+        value += changes[t]
+        if free and free[-1] == value:
+            continue
+        times.append(t)
+        free.append(value)
+    if not times or times[0] != now:
+        times.insert(0, now)
+        free.insert(0, procs)
+    return times, free
+
+
+def reference_replan(
+    times: list, free: list, start: int, procs: int, duration: int, k: int, G: list, V: list, P: list,
+    E: list, keep_owes: list, owed_k: int, now: int, collect: bool,
+) -> tuple[int, list[int] | None]:
+    """Re-plan queued jobs ``k..`` around a slot; return ``(total delay, new starts or None)``.
+
+    Singh 2008, ch. 5 (Fig. 22): the slot ``[start, start + duration)`` of
+    ``procs`` processors is taken from ``times``/``free`` (the profile before
+    job ``k``: base and jobs ``0..k-1`` at their greedy starts ``G``), then
+    jobs ``k..`` are placed again in arrival order; the delay past each job's
+    current start ``V[i]`` is summed (processor-seconds). ``keep_owes[i]`` is
+    what job ``i`` owes if it keeps ``G[i]``, ``owed_k`` what jobs before
+    ``k`` owe. The inputs are not changed.
+    """
+    times, free = times.copy(), free.copy()
+    _take(times, free, start, start + duration, procs)
+    n = len(G)
+    vacated = _NEVER  # first instant a re-planned job moved away from
+    total = owed_k
+    new = list(G[:k]) if collect else None
+    for i in range(k, n):
+        p, e, g = P[i], E[i], G[i]
+        if g <= vacated:
+            after = g
+        else:
+            # an earlier window needs a vacated instant in it: it starts after vacated - e,
+            # and after the last instant before vacated with too few processors
+            top = vacated if vacated < g else g
+            after = vacated - e + 1
+            if after < now:
+                after = now
+            if after < top:
+                x = bisect_right(times, top - 1) - 1
+                while x >= 0 and free[x] >= p:
+                    x -= 1
+                if x >= 0:
+                    bad_end = times[x + 1]
+                    if bad_end > top:
+                        bad_end = top
+                    if bad_end > after:
+                        after = bad_end
+            if after > g:
+                after = g
+        w = _place(times, free, p, e, after)
+        if w != g:
+            if g < vacated:
+                vacated = g
+            v = V[i]
+            if w > v:
+                total += (w - v) * p
+        else:
+            total += keep_owes[i]
+        if collect:
+            new.append(w)
+    return total, new
+
+
+class ReferenceEngine:
+    """Pricing engine of one state (module notes), pure Python.
+
+    Parameters
+    ----------
+    now, procs : int
+        Current time (seconds) and processors of the machine.
+    run_ends, run_procs : list of int
+        Planned end (> now) and processors of every running job.
+    res_starts, res_ends, res_procs : list of int
+        Start (at least ``now``: a reservation under way is held from now),
+        end (> now) and processors of every reservation.
+
+    Raises
+    ------
+    InvalidInput
+        Running jobs and reservations hold more processors than the machine has.
+
+    Notes
+    -----
+    Call :meth:`plan` with the queue before any other query but the base's.
+
+    Examples
+    --------
+    Thesis Fig. 21 (hours; see :class:`~market.pricing.externality.ExternalityPricer`):
+
+    >>> h = 3600
+    >>> e = ReferenceEngine(0, 5, [2*h, 3*h], [1, 3], [5*h], [8*h], [2])
+    >>> e.plan([2, 2], [2*h, 3*h], [2*h, 3*h])
+    >>> e.prices(2, 3*h, [0, 2*h, 6*h])
+    [None, 21600, 0]
+    """
+
+    def __init__(self, now: int, procs: int, run_ends: list, run_procs: list, res_starts: list, res_ends: list,
+                 res_procs: list) -> None:
+        self.now, self.procs = now, procs
+        change: dict[int, int] = {}
+        for end, p in zip(run_ends, run_procs):
+            change[now] = change.get(now, 0) - p
+            change[end] = change.get(end, 0) + p
+        for a, end, p in zip(res_starts, res_ends, res_procs):
+            change[a] = change.get(a, 0) - p
+            change[end] = change.get(end, 0) + p
+        change.setdefault(now, 0)
+        times: list[int] = []
+        free: list[int] = []
+        value = procs
+        for t in sorted(change):
+            value += change[t]
+            if value < 0:
+                raise InvalidInput(
+                    f"running jobs and reservations hold {procs - value} processors at {t}; machine has {procs}"
+                )
+            if free and free[-1] == value:
+                continue
+            times.append(t)
+            free.append(value)
+        self.base_times, self.base_free = times, free
+        self._marks = {now, *run_ends, *res_starts, *res_ends}
+        self._greedy_ready = False
+
+    def plan(self, P: list, E: list, V: list) -> None:
+        """Set the queue: processors ``P``, estimates ``E`` and current planned starts ``V`` (all >= now)."""
+        self.P, self.E, self.V = P, E, V
+        times, free = self.base_times, self.base_free
+        changes = {t: f - (free[i - 1] if i else self.procs) for i, (t, f) in enumerate(zip(times, free))}
+        for p, e, v in zip(P, E, V):
+            changes[v] = changes.get(v, 0) - p
+            changes[v + e] = changes.get(v + e, 0) + p
+        self.full_times, self.full_free = _steps(self.procs, self.now, changes)
+        if min(self.full_free) < 0:
+            raise InvalidInput("planned starts overlap: the plan needs more processors than the machine has")
+        found = set(self._marks)
+        found.update(times)
+        found.update(self.full_times)
+        for e, v in zip(E, V):
+            found.add(v)
+            found.add(v + e)
+        now = self.now
+        self._instants = sorted(t for t in found if t >= now)
+        self._greedy_ready = False
+
+    # ---------------------------------------------------------------- queries
+    def base_steps(self) -> tuple[list[int], list[int]]:
+        """``(times, free)`` of the base profile (copies)."""
+        return self.base_times.copy(), self.base_free.copy()
+
+    def full_steps(self) -> tuple[list[int], list[int]]:
+        """``(times, free)`` of the plan profile (copies)."""
+        return self.full_times.copy(), self.full_free.copy()
+
+    def base_min_free(self, start: int, duration: int) -> int:
+        """Fewest processors free over ``[start, start + duration)`` in the base profile."""
+        return _min_free(self.base_times, self.base_free, start, duration)
+
+    def full_min_free(self, start: int, duration: int) -> int:
+        """Fewest processors free over ``[start, start + duration)`` in the plan profile."""
+        return _min_free(self.full_times, self.full_free, start, duration)
+
+    def instants(self) -> list[int]:
+        """Candidate starts of form (18), in time order (a copy)."""
+        return self._instants.copy()
+
+    def prices(self, procs: int, duration: int, starts: list) -> list[int | None]:
+        """Conservative-backfilling ``f`` (processor-seconds) at each start; None where the base conflicts."""
+        out: list[int | None] = []
+        for start in starts:
+            if self.base_min_free(start, duration) < procs:
+                out.append(None)
+            elif self.full_min_free(start, duration) >= procs:
+                out.append(0)
+            else:
+                out.append(self._replan(start, procs, duration, False)[0])
+        return out
+
+    def feasible(self, procs: int, duration: int) -> tuple[list[int], list[int]]:
+        """Form (18) under conservative backfilling: the candidate starts the base allows and their ``f``."""
+        starts = self._instants
+        prices = self.prices(procs, duration, starts)
+        kept = [(s, f) for s, f in zip(starts, prices) if f is not None]
+        return [s for s, _ in kept], [f for _, f in kept]
+
+    def starts_with(self, start: int, procs: int, duration: int) -> list[int]:
+        """Planned starts of the queue (in order) with the slot held; the slot must fit the base."""
+        if self.full_min_free(start, duration) >= procs:
+            return list(self.V)
+        return self._replan(start, procs, duration, True)[1]
+
+    def greedy(self) -> list[int]:
+        """The greedy (conservative) plan ``G`` of the queue from the state."""
+        self._ready()
+        return list(self.G)
+
+    def first_collision(self, start: int, procs: int, duration: int) -> int | None:
+        """Index of the first job (arrival order) whose greedy interval collides with the slot."""
+        self._ready()
+        if not self.table.shape[1]:
+            return None
+        grid = self.grid
+        a = bisect_right(grid, start) - 1
+        b = bisect_left(grid, start + duration)
+        low = self.table[a:b].min(axis=0) if b - a > 1 else self.table[a]
+        k = int(np.argmax(low < procs))
+        return k if low[k] < procs else None
+
+    # ---------------------------------------------------------------- internals
+    def _ready(self) -> None:
+        """Greedy plan, the profile before each job, and the collision table (once per plan)."""
+        if self._greedy_ready:
+            return
+        now, P, E, V = self.now, self.P, self.E, self.V
+        times, free = self.base_times.copy(), self.base_free.copy()
+        prefixes = []
+        G = []
+        for p, e in zip(P, E):
+            prefixes.append((times.copy(), free.copy()))
+            g = _earliest(times, free, p, e, now)
+            _take(times, free, g, g + e, p)
+            G.append(g)
+        self.G = G
+        self.prefixes = prefixes
+        # delay owed by a job that keeps its greedy start (0 unless the plan is not the greedy one)
+        self.keep_owes = [(g - v) * p if g > v else 0 for g, v, p in zip(G, V, P)]
+        owed = [0]
+        for x in self.keep_owes:
+            owed.append(owed[-1] + x)
+        self.owed = owed
+        # cumulative free processors on the grid of every breakpoint: row t, column k = after jobs 0..k
+        grid = sorted(set(self.base_times) | set(G) | {g + e for g, e in zip(G, E)})
+        self.grid = grid
+        g_arr = np.asarray(grid, dtype=np.int64)
+        free0 = np.asarray(self.base_free, dtype=np.int64)[
+            np.searchsorted(np.asarray(self.base_times, dtype=np.int64), g_arr, side="right") - 1
+        ]
+        n, m = len(P), len(grid)
+        if n:
+            diff = np.zeros((n, m + 1), dtype=np.int64)
+            rows = np.arange(n)
+            starts = np.searchsorted(g_arr, np.asarray(G, dtype=np.int64))
+            ends = np.searchsorted(g_arr, np.asarray(G, dtype=np.int64) + np.asarray(E, dtype=np.int64))
+            diff[rows, starts] = P
+            diff[rows, ends] -= np.asarray(P, dtype=np.int64)
+            used = np.cumsum(np.cumsum(diff[:, :m], axis=1), axis=0)
+            # transposed and contiguous: a slot's window is a block of rows
+            self.table = np.ascontiguousarray((free0[None, :] - used).T)
+        else:
+            self.table = np.zeros((m, 0), dtype=np.int64)
+        self._greedy_ready = True
+
+    def _replan(self, start: int, procs: int, duration: int, collect: bool) -> tuple[int, list[int] | None]:
+        k = self.first_collision(start, procs, duration)
+        G = self.G
+        if k is None:
+            return self.owed[len(G)], (list(G) if collect else None)
+        times, free = self.prefixes[k]
+        return reference_replan(times, free, start, procs, duration, k, G, self.V, self.P, self.E,
+                                self.keep_owes, self.owed[k], self.now, collect)
+
+
+_compiled = compiled_module("market.pricing._creplan")
+
+#: The engine pricing runs: the Cython build of ``_creplan.pyx`` (same methods and
+#: results as :class:`ReferenceEngine`) unless ``GRIDMARKET_KERNEL=reference`` or it
+#: was not built (:data:`market.kernel.KERNEL` says which runs).
+Engine = ReferenceEngine if _compiled is None else _compiled.Engine
