@@ -70,3 +70,26 @@ def dbscan_labels(points, double eps, Py_ssize_t min_samples):
         free(core)
         free(stack)
     return out
+
+
+def manhattan_to_rows(double[:, ::1] X, double[:, ::1] F):
+    """Manhattan distances (m, n) of each row of ``F`` (m, 8) to each row of ``X`` (n, 8).
+
+    Each distance is summed in numpy's pairwise order for eight terms,
+    ``((a0 + a1) + (a2 + a3)) + ((a4 + a5) + (a6 + a7))``, so the result equals
+    ``np.abs(X[None] - F[:, None]).sum(axis=2)`` bit for bit (the twin is
+    ``market.prediction.dbscan.reference_manhattan_to_rows``; the tests compare them).
+    """
+    if X.shape[1] != 8 or F.shape[1] != 8:
+        raise ValueError("manhattan_to_rows: eight features per row")
+    cdef Py_ssize_t m = F.shape[0], n = X.shape[0], r, i
+    out = np.empty((m, n), dtype=np.float64)
+    cdef double[:, ::1] D = out
+    cdef double f0, f1, f2, f3, f4, f5, f6, f7
+    for r in range(m):
+        f0 = F[r, 0]; f1 = F[r, 1]; f2 = F[r, 2]; f3 = F[r, 3]
+        f4 = F[r, 4]; f5 = F[r, 5]; f6 = F[r, 6]; f7 = F[r, 7]
+        for i in range(n):
+            D[r, i] = ((fabs(X[i, 0] - f0) + fabs(X[i, 1] - f1)) + (fabs(X[i, 2] - f2) + fabs(X[i, 3] - f3))) + \
+                      ((fabs(X[i, 4] - f4) + fabs(X[i, 5] - f5)) + (fabs(X[i, 6] - f6) + fabs(X[i, 7] - f7)))
+    return out

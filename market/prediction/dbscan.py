@@ -27,7 +27,7 @@ from scipy.spatial.distance import cdist
 
 from market.kernel import compiled_module
 
-__all__ = ["dbscan_labels", "reference_dbscan_labels"]
+__all__ = ["dbscan_labels", "manhattan_to_rows", "reference_dbscan_labels", "reference_manhattan_to_rows"]
 
 
 def reference_dbscan_labels(points: np.ndarray, eps: float, min_samples: int) -> np.ndarray:
@@ -79,3 +79,19 @@ _compiled = compiled_module("market.prediction._cdbscan")
 #: The labels the predictor uses: the Cython twin (``_cdbscan.pyx``: scikit-learn's walk over a k x k
 #: neighbour table, ~20x faster at k = 64) unless ``GRIDMARKET_KERNEL=reference`` or it was not built.
 dbscan_labels = reference_dbscan_labels if _compiled is None else _compiled.dbscan_labels
+
+
+def reference_manhattan_to_rows(X: np.ndarray, F: np.ndarray) -> np.ndarray:
+    """Manhattan distances (m, n) of each row of ``F`` (m, d) to each row of ``X`` (n, d)."""
+    return np.abs(X[None, :, :] - F[:, None, :]).sum(axis=2)
+
+
+def manhattan_to_rows(X: np.ndarray, F: np.ndarray) -> np.ndarray:
+    """:func:`reference_manhattan_to_rows`, by the compiled loop for the predictor's eight features (same bits).
+
+    ``X`` and ``F`` are C-contiguous float64 arrays; other shapes and layouts take the reference.
+    """
+    if (_compiled is not None and X.ndim == F.ndim == 2 and X.shape[1] == F.shape[1] == 8
+            and X.dtype == F.dtype == np.float64 and X.flags.c_contiguous and F.flags.c_contiguous):
+        return _compiled.manhattan_to_rows(X, F)
+    return reference_manhattan_to_rows(X, F)

@@ -25,7 +25,7 @@ import numpy as np
 
 from market.errors import InvalidInput
 from market.job import Job
-from market.prediction.dbscan import dbscan_labels
+from market.prediction.dbscan import dbscan_labels, manhattan_to_rows
 
 _BLOCK = 64  # rows whose distances to the history are computed at once (64 x 2000 x 8 floats: 8 MB)
 
@@ -239,6 +239,7 @@ class QueueWaitPredictor:
     _pos: int = field(default=0, init=False, repr=False)
     _model: object = field(default=None, init=False, repr=False)
     _since_fit: int = field(default=0, init=False, repr=False)
+    _scaled: tuple | None = field(default=None, init=False, repr=False)  # (scale, history / scale) until it changes
     n_cluster: int = field(default=0, init=False)
     n_ridge: int = field(default=0, init=False)
 
@@ -269,6 +270,7 @@ class QueueWaitPredictor:
         self._pos = (self._pos + 1) % self.history
         self._n = min(self._n + 1, self.history)
         self._since_fit += 1
+        self._scaled = None
 
     def predict(self, features: np.ndarray) -> float:
         """Predicted wait in seconds (>= 0) of a job with ``features``; 0 with no history."""
@@ -280,17 +282,21 @@ class QueueWaitPredictor:
         n = self._n
         if n == 0:
             return np.zeros(len(features))
-        X, y = self._x[:n], self._y[:n]
+        y = self._y[:n]
         if n < self.min_samples:
             return np.full(len(features), y.mean())
-        scale = X.std(axis=0)
-        scale[scale == 0] = 1.0
-        Xs, Fs = X / scale, features / scale
+        if self._scaled is None:  # the history changed since the last prediction
+            X = self._x[:n]
+            scale = X.std(axis=0)
+            scale[scale == 0] = 1.0
+            self._scaled = (scale, X / scale)
+        scale, Xs = self._scaled
+        Fs = features / scale
         out = np.empty(len(features))
         # distances of every row to the history in blocks of _BLOCK rows (the same per-row sums as
         # np.abs(Xs - q).sum(axis=1): a reduction over the same contiguous last axis)
         for lo in range(0, len(Fs), _BLOCK):
-            block = np.abs(Xs[None, :, :] - Fs[lo:lo + _BLOCK, None, :]).sum(axis=2)
+            block = manhattan_to_rows(Xs, Fs[lo:lo + _BLOCK])
             for r, dist in enumerate(block, lo):
                 out[r] = self._predict_one(Xs, y, Fs[r], dist)
         return np.maximum(out, 0.0)

@@ -266,7 +266,7 @@ NG_RESPONSE_TOLERANCE = 0.15
 """Relative tolerance on Table IV's NorduGrid mean response times (comparable once load and run times follow
 the paper; the absolute costs are not: the systems' powers are ours)."""
 _NG_MEAN_RUNTIME = 3.4 * 8.8 * 3600
-_NG_TAIL_DAYS = 365  # days of prices after the submission period (see murali_nordugrid)
+_NG_TAIL_DAYS = 1_400  # days of prices after the submission period (see murali_nordugrid; the file ends in 2018)
 """Seconds: sec. 5.7.1, NorduGrid's average run time is 3.4x XSEDE's, whose mean is 8.8 h (sec. 4.3.1)."""
 
 
@@ -351,8 +351,9 @@ def murali_nordugrid(size: str, seed: int, data: Path | None):
     known_ahead = size in ("small", "medium")
     streams = np.random.SeedSequence(seed).spawn(3)
     systems = nordugrid_systems(np.random.default_rng(streams[0]), n, round(_NG_CORES * n / _NG_SYSTEMS))
-    # a year of prices after the submissions: at 29.9 h mean run times a queue that a policy piles up on one
-    # system can last past TAIL_DAYS (medium seeds 1-2 ended a job at day 78 of 77), and Nord Pool's file has it
+    # years of prices after the submissions: at 29.9 h mean run times a queue that a policy piles up on one
+    # system lasts long past TAIL_DAYS (medium seeds 1-2 ended a job at day 78 of 77; full seed 1, with a year
+    # of tail, a job at day 459 of 457), and Nord Pool's file has them
     n_days = int(np.ceil(days)) + WARMUP_DAYS + max(TAIL_DAYS, _NG_TAIL_DAYS)
     epoch = np.datetime64("2014-01-01T00", "h")
     first = epoch - np.timedelta64(WARMUP_DAYS * 24, "h")  # simulation time 0; jobs start after the warm-up

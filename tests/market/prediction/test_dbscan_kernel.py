@@ -28,3 +28,24 @@ def test_the_predictor_uses_the_compiled_labels_by_default():
 
     if kernel.KERNEL == "compiled":
         assert module.dbscan_labels is compiled.dbscan_labels
+
+
+@given(st.integers(0, 70), st.integers(0, 300), st.integers(0, 2**32 - 1), st.booleans())
+@settings(max_examples=200, deadline=None)
+def test_compiled_distances_equal_numpys_bit_for_bit(m, n, seed, spread):
+    # the predictor's distances: numpy sums the eight terms pairwise; a sequential sum differs in the last bits
+    rng = np.random.default_rng(seed)
+    scale = rng.choice([1.0, 1e3, 1e7], size=8) if spread else np.ones(8)
+    X = rng.normal(size=(n, 8)) * scale
+    F = rng.normal(size=(m, 8)) * scale
+    want = module.reference_manhattan_to_rows(X, F)
+    got = compiled.manhattan_to_rows(X, F)
+    assert got.shape == want.shape == (m, n)
+    assert np.array_equal(got, want)
+
+
+def test_distances_of_other_widths_take_the_reference():
+    X, F = np.arange(6.0).reshape(2, 3), np.ones((1, 3))
+    assert module.manhattan_to_rows(X, F).tolist() == [[2.0, 9.0]]
+    with pytest.raises(ValueError, match="eight features"):
+        compiled.manhattan_to_rows(X, F)

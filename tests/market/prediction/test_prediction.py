@@ -180,6 +180,26 @@ def test_sarima_learns_a_daily_pattern():
     assert mean_absolute_percentage_error(series[72:], f) < 5
 
 
+def test_sarima_fits_each_history_once_and_keeps_the_fitted_forecast(monkeypatch):
+    from market.prediction import price_forecast
+
+    monkeypatch.setattr(price_forecast, "_FITS", {})
+    fits = []
+    real_fit = SarimaForecaster._fit
+    monkeypatch.setattr(SarimaForecaster, "_fit", lambda self, h, n: fits.append(n) or real_fit(self, h, n))
+    t = np.arange(24 * 3)
+    history = 50 + 15 * np.sin(2 * np.pi * t / 24) + np.random.default_rng(4).normal(0, 0.5, t.size)
+    first = SarimaForecaster().forecast(history, 24)
+    again = SarimaForecaster().forecast(history.copy(), 24)  # another forecaster, an equal history: no new fit
+    assert fits == [24] and np.array_equal(first, again)
+    again[:] = 0  # the kept forecast is not handed out to be changed
+    assert np.array_equal(SarimaForecaster().forecast(history, 24), first)
+    shifted = SarimaForecaster().forecast(history + 1.0, 24)
+    other_settings = SarimaForecaster(maxiter=10).forecast(history, 24)
+    assert fits == [24, 24, 24] and not np.array_equal(shifted, first)
+    assert other_settings.shape == (24,)
+
+
 def test_sarima_rejects_short_or_nan_history():
     with pytest.raises(InvalidInput, match="at least"):
         SarimaForecaster().forecast(np.ones(30), 24)
