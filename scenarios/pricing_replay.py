@@ -161,6 +161,14 @@ def pricing_replay(
     sim = MachineSimulation(scheduler, best_effort)
     rows = []
     ends: list[tuple[int, str]] = []  # (end of a reserved job that ends early, reservation id)
+    over: list[tuple[int, str]] = []  # (end of a reservation, its id)
+
+    def forget_until(t: int) -> None:
+        # a reservation that has ended weighs on nothing: drop it, so the scheduler's table stays short
+        while over and over[0][0] <= t:
+            name = heapq.heappop(over)[1]
+            if name in scheduler.reservations:
+                withdraw_reservation(scheduler, name, t)
 
     def release_until(t: int | None) -> None:
         # a reserved job that ends before its estimate hands the rest of its reservation back
@@ -177,6 +185,7 @@ def pricing_replay(
         if release:
             release_until(now)
         sim.run_until(now)
+        forget_until(now)
         if decisions is None:
             pricer = ExternalityPricer.from_scheduler(scheduler, now, policy)
             pick, n_quotes = choose_flexible(pricer, job.procs, job.estimate, float(a))
@@ -184,6 +193,7 @@ def pricing_replay(
         else:
             start, f, n_quotes = decisions[job.id], float("nan"), 0
         sim.add_reservation(Reservation(f"job{job.id}", start, job.procs, job.estimate))
+        heapq.heappush(over, (start + job.estimate, f"job{job.id}"))
         if release and job.runtime < job.estimate:
             heapq.heappush(ends, (start + job.runtime, f"job{job.id}"))
         rows.append((job.id, job.submit, job.procs, job.estimate, start, start - job.submit, f, n_quotes, float(a),

@@ -1,4 +1,5 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, initializedcheck=False, cdivision=True
+# distutils: extra_compile_args = -ffp-contract=off
 """Compiled twin of the pricing engine (``market.pricing.engine.ReferenceEngine``).
 
 Singh 2008, ch. 5 (Fig. 22, query forms 17-19): the base and plan profiles of
@@ -243,6 +244,41 @@ cdef class Engine:
             self.n_marks = m
         finally:
             c_free(ev)
+
+    @classmethod
+    def of_jobs(cls, i64 now, i64 procs, running, reservations):
+        cdef list run_ends = [], run_procs = [], res_starts = [], res_ends = [], res_procs = []
+        cdef i64 start, end
+        for job, start in running:
+            end = start + <i64>job.estimate
+            if end > now:
+                run_ends.append(end)
+                run_procs.append(job.procs)
+        for r in reservations:
+            start = r.start
+            end = start + <i64>r.duration
+            if end > now:
+                res_starts.append(start if start > now else now)
+                res_ends.append(end)
+                res_procs.append(r.procs)
+        return cls(now, procs, run_ends, run_procs, res_starts, res_ends, res_procs)
+
+    def plan_jobs(self, queue, planned):
+        cdef list P = [], E = [], V = []
+        cdef i64 v
+        for job in queue:
+            P.append(job.procs)
+            E.append(job.estimate)
+            v = planned[job.id]
+            if v < self.now:
+                raise InvalidInput(f"queued job {job.id} is planned at {v}, before now ({self.now})")
+            V.append(v)
+        self.plan(P, E, V)
+
+    def planned_starts(self):
+        cdef Py_ssize_t i
+        self._need_plan()
+        return [self.V[i] for i in range(self.nq)]
 
     def plan(self, list P, list E, list V):
         """Set the queue: processors ``P``, estimates ``E`` and current planned starts ``V`` (all >= now)."""
@@ -523,3 +559,49 @@ cdef class Engine:
             if new is not None:
                 new.append(w)
         return total
+
+
+def choice_index(list starts, list prices_ps, double alpha):
+    """Index of the start eq. (20) picks (``market.pricing.quotes.reference_choice``, compiled).
+
+    ``starts`` in seconds, ``prices_ps`` in processor-seconds (turned into SU
+    as the reference does, ``f / 3600``); the same floating-point operations
+    in the same order, so the same pick; the first of equal scores.
+    """
+    cdef Py_ssize_t n = len(starts), i, best = 0
+    cdef double f, f_min, f_max, f_span, s_span, f_norm, s_norm, score, best_score = 0.0
+    cdef i64 s, s_min, s_max
+    cdef double* cost
+    if n == 0 or len(prices_ps) != n:
+        raise ValueError("choice_index: starts and prices must be non-empty and of one length")
+    cost = <double*>malloc(n * sizeof(double))
+    if cost == NULL:
+        raise MemoryError()
+    try:
+        for i in range(n):
+            cost[i] = <double>(<i64>prices_ps[i]) / 3600.0
+        f_min = f_max = cost[0]
+        s_min = s_max = starts[0]
+        for i in range(n):
+            if cost[i] < f_min:
+                f_min = cost[i]
+            if cost[i] > f_max:
+                f_max = cost[i]
+            s = starts[i]
+            if s < s_min:
+                s_min = s
+            if s > s_max:
+                s_max = s
+        f_span = f_max - f_min
+        s_span = <double>(s_max - s_min)
+        for i in range(n):
+            s = starts[i]
+            f_norm = (cost[i] - f_min) / f_span if f_span != 0.0 else 0.0
+            s_norm = <double>(s - s_min) / s_span if s_span != 0.0 else 0.0
+            score = alpha * f_norm + (1.0 - alpha) * s_norm
+            if i == 0 or score < best_score or (score == best_score and s < <i64>starts[best]):
+                best = i
+                best_score = score
+    finally:
+        c_free(cost)
+    return best

@@ -264,6 +264,33 @@ class ReferenceEngine:
         self._marks = {now, *run_ends, *res_starts, *res_ends}
         self._greedy_ready = False
 
+    @classmethod
+    def of_jobs(cls, now: int, procs: int, running, reservations) -> ReferenceEngine:
+        """The engine of running ``(job, start)`` pairs (held to ``start + estimate``) and reservations.
+
+        Those that end by ``now`` are left out; a reservation under way is held from now.
+        """
+        run = [(start + job.estimate, job.procs) for job, start in running if start + job.estimate > now]
+        res = [r for r in reservations if r.start + r.duration > now]
+        return cls(now, procs, [end for end, _ in run], [p for _, p in run], [max(r.start, now) for r in res],
+                   [r.start + r.duration for r in res], [r.procs for r in res])
+
+    def plan_jobs(self, queue, planned) -> None:
+        """:meth:`plan` with the queued jobs (arrival order) and their planned starts by job id.
+
+        Raises ``KeyError`` for a job missing from ``planned`` and
+        ``InvalidInput`` for a start before now.
+        """
+        V = [planned[job.id] for job in queue]
+        for job, v in zip(queue, V):
+            if v < self.now:
+                raise InvalidInput(f"queued job {job.id} is planned at {v}, before now ({self.now})")
+        self.plan([job.procs for job in queue], [job.estimate for job in queue], V)
+
+    def planned_starts(self) -> list[int]:
+        """The planned starts ``V`` of the queue (a copy)."""
+        return list(self.V)
+
     def plan(self, P: list, E: list, V: list) -> None:
         """Set the queue: processors ``P``, estimates ``E`` and current planned starts ``V`` (all >= now)."""
         self.P, self.E, self.V = P, E, V

@@ -67,6 +67,8 @@ class ExternalityPricer:
         The queued jobs, in arrival order.
     planned : dict of int to int
         The plan without a slot (``v_q`` of Fig. 22).
+    state : ProviderState
+        The state priced on.
     base : Profile
         Free processors counting running jobs and reservations only.
     full : Profile
@@ -182,43 +184,40 @@ class ExternalityPricer:
         self.policy = check_policy(scheduler.name if policy is None else policy)
         self._state = None
         self.now, self.procs = now, scheduler.procs
-        running = [(job, start) for job, start in scheduler.running.values() if start + job.estimate > now]
-        res = tuple(r for r in scheduler.reservations.values() if r.end > now)
+        self._snapshot = running = list(scheduler.running.values())
+        self._reservations = tuple(r for r in scheduler.reservations.values() if r.end > now)
         self.queue = tuple(scheduler.queue)
-        self._reservations = res
-        self._snapshot = running
-        self._engine = Engine(
-            now, scheduler.procs, [start + job.estimate for job, start in running], [job.procs for job, _ in running],
-            [max(r.start, now) for r in res], [r.end for r in res], [r.procs for r in res],
-        )
-        planned = getattr(scheduler, "planned", None) if self.policy in BACKFILL_POLICIES else None
-        self._plan(planned)
+        self._engine = Engine.of_jobs(now, scheduler.procs, running, self._reservations)
+        self._plan(getattr(scheduler, "planned", None) if self.policy in BACKFILL_POLICIES else None)
         return self
 
     def _plan(self, planned: Mapping[int, int] | None) -> None:
-        queue, now = self.queue, self.now
         self._base: Profile | None = None
         self._full: Profile | None = None
+        self._planned: dict[int, int] | None = None
         if planned is None:
-            self.planned = forecast(self.state, self.policy, base=self.base)
-        else:
-            try:
-                self.planned = {job.id: planned[job.id] for job in queue}
-            except KeyError:
-                missing = [job.id for job in queue if job.id not in planned]
-                raise InvalidInput(f"planned starts miss queued job(s) {missing[:5]}") from None
-        starts = list(self.planned.values())
-        if starts and min(starts) < now:
-            job = next(j for j in queue if self.planned[j.id] < now)
-            raise InvalidInput(f"queued job {job.id} is planned at {self.planned[job.id]}, before now ({now})")
-        self._engine.plan([job.procs for job in queue], [job.estimate for job in queue], starts)
+            planned = self._planned = forecast(self.state, self.policy, base=self.base)
+        try:
+            self._engine.plan_jobs(self.queue, planned)
+        except KeyError:
+            missing = [job.id for job in self.queue if job.id not in planned]
+            raise InvalidInput(f"planned starts miss queued job(s) {missing[:5]}") from None
+
+    @property
+    def planned(self) -> dict[int, int]:
+        """The plan without a slot (``v_q`` of Fig. 22): planned start of each queued job, by id."""
+        if self._planned is None:
+            self._planned = dict(zip([job.id for job in self.queue], self._engine.planned_starts()))
+        return self._planned
 
     @property
     def state(self) -> ProviderState:
         """The provider state priced on (made on first use for a pricer built from a scheduler)."""
         if self._state is None:
-            running = tuple(RunningJob(job.id, job.procs, start, start + job.estimate) for job, start in self._snapshot)
-            self._state = ProviderState(self.now, self.procs, running, self.queue, self._reservations)
+            now = self.now
+            running = tuple(RunningJob(job.id, job.procs, start, start + job.estimate)
+                            for job, start in self._snapshot if start + job.estimate > now)
+            self._state = ProviderState(now, self.procs, running, self.queue, self._reservations)
         return self._state
 
     @property

@@ -25,6 +25,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from market.errors import Infeasible, InvalidInput
+from market.kernel import compiled_module
 from market.pricing.externality import ExternalityPricer
 from market.pricing.slot import BASE_RATE, PENALTY_FACTOR, SECONDS_PER_HOUR, Slot
 
@@ -236,13 +237,22 @@ def choose_flexible(
     starts, prices = pricer.feasible_prices_ps(procs, duration)
     if not starts:  # pragma: no cover - form 18 always holds the end of the plan
         raise Infeasible("no feasible quote to choose from")
-    i = _best(starts, [f / SECONDS_PER_HOUR for f in prices], alpha)
+    i = choice_index(starts, prices, float(alpha))
     return _quote(pricer, starts[i], procs, duration, prices[i], unit_cost), len(starts)
 
 
 def _check_alpha(alpha: float) -> None:
     if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0 <= alpha <= 1:
         raise InvalidInput(f"trade-off alpha must be in [0, 1], got {alpha!r}")
+
+
+def reference_choice(starts: list[int], prices_ps: list[int], alpha: float) -> int:
+    """Index of the start eq. (20) picks among ``starts`` (seconds) priced ``prices_ps`` (processor-seconds).
+
+    What :func:`choose` computes on the quotes of those prices (``f`` in SU is
+    ``prices_ps / 3600``); ``market/pricing/_creplan.pyx`` has the compiled twin.
+    """
+    return _best(starts, [f / SECONDS_PER_HOUR for f in prices_ps], alpha)
 
 
 def _best(starts: Sequence[int], costs: Sequence[float], alpha: float) -> int:
@@ -259,3 +269,8 @@ def _best(starts: Sequence[int], costs: Sequence[float], alpha: float) -> int:
         if best_key is None or key < best_key:
             best, best_key = i, key
     return best
+
+
+_compiled = compiled_module("market.pricing._creplan")
+#: eq. (20) on raw lists: compiled where built (see :mod:`market.kernel`)
+choice_index = reference_choice if _compiled is None else _compiled.choice_index

@@ -14,8 +14,9 @@ from hypothesis import strategies as st
 
 from market.errors import InvalidInput
 from market.job import Job
-from market.pricing import ExternalityPricer, state_from_scheduler
+from market.pricing import ExternalityPricer, choose, choose_flexible, quote_flexible, state_from_scheduler
 from market.pricing.engine import ReferenceEngine
+from market.pricing.quotes import reference_choice
 from market.reservation import Reservation
 from market.scheduling import make_scheduler
 from market.simulation import MachineSimulation
@@ -130,3 +131,23 @@ def test_pricer_from_scheduler_equals_pricer_from_state():
     assert direct.planned == record.planned
     assert direct.feasible_prices_ps(2, 50) == record.feasible_prices_ps(2, 50)
     assert direct.base.steps() == record.base.steps() and direct.full.steps() == record.full.steps()
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 10**9), st.integers(0, 10**12)), min_size=1, max_size=40, unique_by=lambda x: x[0]),
+       st.one_of(st.sampled_from([0, 1, 0.0, 0.5, 1.0]), st.floats(0, 1)))
+def test_compiled_choice_equals_reference_choice(pairs, alpha):
+    pairs.sort()
+    starts, prices = [s for s, _ in pairs], [f for _, f in pairs]
+    assert compiled.choice_index(starts, prices, float(alpha)) == reference_choice(starts, prices, alpha)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.data(), st.sampled_from(["conservative", "slots", "easy", "fcfs"]))
+def test_choose_flexible_is_choose_over_form18(data, policy):
+    state = data.draw(provider_states(max_queue=5))
+    pricer = ExternalityPricer(state, policy)
+    _, procs, duration = data.draw(slot_requests(state))
+    alpha = data.draw(st.floats(0, 1))
+    quotes = quote_flexible(pricer, procs, duration)
+    assert choose_flexible(pricer, procs, duration, alpha) == (choose(quotes, alpha), len(quotes))
