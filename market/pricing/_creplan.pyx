@@ -27,17 +27,29 @@ cdef struct Steps:
     Py_ssize_t n
 
 
+cdef i64 SENTINEL_T = 0x7FFFFFFFFFFFFFFF  # after every time (see _sentinel)
+
+
+cdef inline void _sentinel(Steps* s) noexcept nogil:
+    """Put a step after the last one (time after everything, -1 free) so scans need no bound check.
+
+    The working steps of ``_place``/``_take`` carry it: inserts and deletes move it along.
+    """
+    s.t[s.n] = SENTINEL_T
+    s.f[s.n] = -1
+
+
 cdef inline void _insert(Steps* s, Py_ssize_t i, i64 t, i64 f) noexcept nogil:
-    memmove(&s.t[i + 1], &s.t[i], (s.n - i) * sizeof(i64))
-    memmove(&s.f[i + 1], &s.f[i], (s.n - i) * sizeof(i64))
+    memmove(&s.t[i + 1], &s.t[i], (s.n - i + 1) * sizeof(i64))  # the sentinel moves too
+    memmove(&s.f[i + 1], &s.f[i], (s.n - i + 1) * sizeof(i64))
     s.t[i] = t
     s.f[i] = f
     s.n += 1
 
 
 cdef inline void _delete(Steps* s, Py_ssize_t i) noexcept nogil:
-    memmove(&s.t[i], &s.t[i + 1], (s.n - i - 1) * sizeof(i64))
-    memmove(&s.f[i], &s.f[i + 1], (s.n - i - 1) * sizeof(i64))
+    memmove(&s.t[i], &s.t[i + 1], (s.n - i) * sizeof(i64))
+    memmove(&s.f[i], &s.f[i + 1], (s.n - i) * sizeof(i64))
     s.n -= 1
 
 
@@ -48,11 +60,11 @@ cdef void _take_range(Steps* s, Py_ssize_t i, Py_ssize_t j, i64 a, i64 b, i64 pr
         i += 1
         j += 1
         _insert(s, i, a, s.f[i - 1])
-    if j == s.n or s.t[j] != b:
+    if s.t[j] != b:  # the sentinel's time is after every b
         _insert(s, j, b, s.f[j - 1])
     for k in range(i, j):
         s.f[k] -= procs
-    if j < s.n and s.f[j] == s.f[j - 1]:
+    if s.f[j] == s.f[j - 1]:  # the sentinel's free count is -1: never merged
         _delete(s, j)
     if i > 0 and s.f[i] == s.f[i - 1]:
         _delete(s, i)
@@ -81,9 +93,9 @@ cdef i64 _place(Steps* s, i64 procs, i64 duration, i64 after) except -1 nogil:
             start = s.t[i]
         end = start + duration
         j = i + 1
-        while j < n and s.t[j] < end and s.f[j] >= procs:
+        while s.t[j] < end and s.f[j] >= procs:  # the sentinel stops it
             j += 1
-        if j == n or s.t[j] >= end:
+        if s.t[j] >= end:
             break
         i = j
     _take_range(s, i, j, start, end, procs)
@@ -460,6 +472,7 @@ cdef class Engine:
         memcpy(self.work.t, self.base.t, self.base.n * sizeof(i64))
         memcpy(self.work.f, self.base.f, self.base.n * sizeof(i64))
         self.work.n = self.base.n
+        _sentinel(&self.work)
         self.owed[0] = 0
         for i in range(nq + 1):
             size = self.work.n
@@ -521,6 +534,7 @@ cdef class Engine:
         s.n = self.off[k + 1] - a
         memcpy(s.t, &self.pt[a], s.n * sizeof(i64))
         memcpy(s.f, &self.pf[a], s.n * sizeof(i64))
+        _sentinel(s)
         _take(s, start, start + duration, procs)
         for i in range(k, self.nq):
             p = self.P[i]

@@ -251,6 +251,63 @@ cdef class Profile:
         return first if any_job else None
 
 
+    def replan(self, list jobs, dict planned, i64 now):
+        """Plan each of ``jobs`` (in order, none of them in the profile) at its earliest start from ``now``.
+
+        The loop of ``ReferenceProfile.replan`` on C arrays (one copy in, one
+        out); ``planned`` is updated in place. Returns the earliest start
+        planned (None for no jobs).
+        """
+        cdef Py_ssize_t n = len(self.times), cap = n + 2 * len(jobs) + 4, k, i, j
+        cdef i64 *T
+        cdef i64 *F
+        cdef i64 procs, estimate, start, end, first = 0
+        cdef bint any_job = False
+        for job in jobs:
+            if job.procs > self.procs:
+                raise Infeasible(f"{job.procs} processors requested; machine has {self.procs}")
+        T = <i64 *>PyMem_Malloc(cap * sizeof(i64))
+        F = <i64 *>PyMem_Malloc(cap * sizeof(i64))
+        if T == NULL or F == NULL:
+            PyMem_Free(T)
+            PyMem_Free(F)
+            raise MemoryError()
+        try:
+            for k in range(n):
+                T[k] = self.times[k]
+                F[k] = self.free[k]
+            for job in jobs:
+                procs = job.procs
+                estimate = job.estimate
+                # earliest_start(procs, estimate, now): the last step is all free, so the scans end
+                start = now if now > T[0] else T[0]
+                i = _c_bisect_right(T, start, 0, n) - 1
+                if i < 0:
+                    i = 0
+                while True:
+                    while F[i] < procs:
+                        i += 1
+                        start = T[i]
+                    end = start + estimate
+                    j = i + 1
+                    while j < n and T[j] < end and F[j] >= procs:
+                        j += 1
+                    if j == n or T[j] >= end:
+                        break
+                    i = j
+                n = _c_add(T, F, n, start, estimate, -procs)
+                planned[job.id] = start
+                if not any_job or start < first:
+                    first = start
+                    any_job = True
+            self.times = [T[k] for k in range(n)]
+            self.free = [F[k] for k in range(n)]
+        finally:
+            PyMem_Free(T)
+            PyMem_Free(F)
+        return first if any_job else None
+
+
 cdef i64 _c_earliest_move(i64 *T, i64 *F, Py_ssize_t n, i64 procs, i64 duration, i64 after,
                           i64 current) noexcept nogil:
     """``Profile.earliest_move`` on C arrays; -1 where the reference raises (wider than the machine)."""

@@ -111,12 +111,8 @@ class ConservativeScheduler(LocalScheduler):
                     f"[{reservation.start}, {reservation.end}); running jobs or reservations hold them"
                 )
             base.reserve(reservation.start, reservation.duration, reservation.procs)
-            for job in self.queue:
-                self.planned[job.id] = base.reserve(
-                    base.earliest_start(job.procs, job.estimate, now), job.estimate, job.procs
-                )
+            self._first = base.replan(self.queue, self.planned, now)
             self.profile = base
-            self._first = min(self.planned.values(), default=None)
         self._hold(reservation)
 
     def withdraw(self, job_id: int, now: int) -> Job:

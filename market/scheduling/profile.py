@@ -285,6 +285,28 @@ class ReferenceProfile:
                 first = old
         return first
 
+    def replan(self, jobs: list, planned: dict[int, int], now: int) -> int | None:
+        """Plan each of ``jobs`` (in order, none of them in the profile) at its earliest start from ``now``.
+
+        Conservative backfilling's planning of a queue (Mu'alem & Feitelson
+        2001), as after a reservation that displaced it: each job is reserved
+        at its earliest start; ``planned`` (job id -> start, seconds) is
+        updated in place. Returns the earliest start planned (None for no jobs).
+
+        >>> p = Profile(2)
+        >>> _ = p.reserve(10, 20, 2)  # a reservation over [10, 30)
+        >>> class J: id, procs, estimate = 7, 1, 15
+        >>> planned = {}; p.replan([J], planned, 0), planned
+        (30, {7: 30})
+        """
+        first = None
+        for job in jobs:
+            start = self.reserve(self.earliest_start(job.procs, job.estimate, now), job.estimate, job.procs)
+            planned[job.id] = start
+            if first is None or start < first:
+                first = start
+        return first
+
 
 def reference_split_due(queue: list, planned: dict[int, int], now: int) -> tuple[list, list, int | None]:
     """Jobs of ``queue`` planned to start at ``now`` (dropped from ``planned``), the rest, and the rest's first start.

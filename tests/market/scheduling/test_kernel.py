@@ -105,6 +105,26 @@ def test_compiled_compression_and_due_split_match_reference(running, jobs, now):
     assert fast == ref
 
 
+def _replan(cls, held, queue, now):
+    """Held blocks (running jobs, reservations) from 0, then the queue planned around them from ``now``."""
+    p, planned = cls(PROCS), {}
+    for n, d in held:
+        if p.min_free(0, d) >= n:
+            p.reserve(0, d, n)
+    p.advance(now)
+    first = p.replan(queue, planned, now)
+    return p.steps(), list(planned.items()), first
+
+
+@given(blocks, blocks, st.integers(0, 90))
+@settings(max_examples=300)
+def test_compiled_queue_replan_matches_reference(held, jobs, now):
+    queue = [_Job(i, n, d) for i, (n, d) in enumerate(jobs)]
+    ref = _replan(ReferenceProfile, held, queue, now)
+    assert _replan(compiled.Profile, held, queue, now) == ref
+    assert ref[2] == min((t for _, t in ref[1]), default=None)
+
+
 def _simulate(policy: str, kernel: str, tmp_path: Path) -> str:
     out = tmp_path / f"{policy}-{kernel}.csv"
     env = {**os.environ, "GRIDMARKET_KERNEL": kernel}
