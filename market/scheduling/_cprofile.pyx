@@ -251,6 +251,65 @@ cdef class Profile:
         return first if any_job else None
 
 
+    def release_jobs(self, list jobs, dict planned):
+        """Give back each of ``jobs``' processors over ``[planned[job.id], + estimate)`` (``ReferenceProfile.release_jobs``).
+
+        The releases run on C arrays (one copy in, one out), each checked as
+        :meth:`release` checks it; on a failing one the releases before it stay
+        done and the error is the reference's.
+        """
+        cdef Py_ssize_t n = len(self.times), cap = n + 2 * len(jobs) + 4, k, a, b
+        cdef i64 *T
+        cdef i64 *F
+        cdef i64 start, duration, procs, high, machine = self.procs
+        error = None
+        T = <i64 *>PyMem_Malloc(cap * sizeof(i64))
+        F = <i64 *>PyMem_Malloc(cap * sizeof(i64))
+        if T == NULL or F == NULL:
+            PyMem_Free(T)
+            PyMem_Free(F)
+            raise MemoryError()
+        try:
+            for k in range(n):
+                T[k] = self.times[k]
+                F[k] = self.free[k]
+            for job in jobs:
+                start = planned[job.id]
+                duration = job.estimate
+                procs = job.procs
+                if duration <= 0:
+                    error = InvalidInput(f"profile: duration must be > 0, got {duration}")
+                    break
+                # max_free over the window, as release checks it first
+                a = _c_bisect_right(T, start, 0, n) - 1
+                if a < 0:
+                    a = 0
+                b = _c_bisect_right(T, start + duration - 1, a, n)
+                if b <= a:
+                    error = ValueError("max() iterable argument is empty")
+                    break
+                high = F[a]
+                for k in range(a + 1, b):
+                    if F[k] > high:
+                        high = F[k]
+                if high + procs > machine:
+                    error = InvalidInput(
+                        f"profile: releasing {procs} processors over [{start}, {start + duration}) "
+                        f"exceeds the machine's {self.procs}"
+                    )
+                    break
+                if start < T[0]:
+                    error = InvalidInput(f"profile: time {start} is before the profile origin {T[0]}")
+                    break
+                n = _c_add(T, F, n, start, duration, procs)
+            self.times = [T[k] for k in range(n)]
+            self.free = [F[k] for k in range(n)]
+        finally:
+            PyMem_Free(T)
+            PyMem_Free(F)
+        if error is not None:
+            raise error
+
     def replan(self, list jobs, dict planned, i64 now):
         """Plan each of ``jobs`` (in order, none of them in the profile) at its earliest start from ``now``.
 

@@ -103,8 +103,7 @@ class ConservativeScheduler(LocalScheduler):
             profile.reserve(reservation.start, reservation.duration, reservation.procs)
         else:
             base = profile.copy()
-            for job in self.queue:
-                base.release(self.planned[job.id], job.estimate, job.procs)
+            base.release_jobs(self.queue, self.planned)
             if base.min_free(reservation.start, reservation.duration) < reservation.procs:
                 raise Infeasible(
                     f"reservation {reservation.id!r} needs {reservation.procs} processors over "

@@ -285,6 +285,20 @@ class ReferenceProfile:
                 first = old
         return first
 
+    def release_jobs(self, jobs: list, planned: dict[int, int]) -> None:
+        """Give back each of ``jobs``' processors over ``[planned[job.id], planned[job.id] + job.estimate)``.
+
+        :meth:`release` for every job in order (a conservative scheduler
+        taking its queue out of its plan); raises as :meth:`release` does.
+
+        >>> p = Profile(2)
+        >>> class J: id, procs, estimate = 7, 1, 15
+        >>> planned = {7: p.reserve(5, 15, 1)}; p.release_jobs([J], planned); p.steps()
+        [(0, 2)]
+        """
+        for job in jobs:
+            self.release(planned[job.id], job.estimate, job.procs)
+
     def replan(self, jobs: list, planned: dict[int, int], now: int) -> int | None:
         """Plan each of ``jobs`` (in order, none of them in the profile) at its earliest start from ``now``.
 

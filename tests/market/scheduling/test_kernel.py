@@ -125,6 +125,29 @@ def test_compiled_queue_replan_matches_reference(held, jobs, now):
     assert ref[2] == min((t for _, t in ref[1]), default=None)
 
 
+def _release_jobs(cls, jobs, starts, now):
+    """A plan of ``jobs`` at ``starts`` (where they fit), forgotten before ``now``, then all given back."""
+    p, planned = cls(PROCS), {}
+    for job, t in zip(jobs, starts):
+        if p.min_free(t, job.estimate) >= job.procs:
+            planned[job.id] = p.reserve(t, job.estimate, job.procs)
+        else:
+            planned[job.id] = t  # not in the profile: releasing it must fail the same way
+    p.advance(now)
+    try:
+        p.release_jobs(jobs, planned)
+    except (MarketError, ValueError) as exc:
+        return p.steps(), type(exc).__name__, str(exc)
+    return p.steps()
+
+
+@given(blocks, st.lists(st.integers(0, 120), min_size=12, max_size=12), st.integers(0, 60))
+@settings(max_examples=300)
+def test_compiled_release_of_a_queue_matches_reference(jobs, starts, now):
+    queue = [_Job(i, n, d) for i, (n, d) in enumerate(jobs)]
+    assert _release_jobs(compiled.Profile, queue, starts, now) == _release_jobs(ReferenceProfile, queue, starts, now)
+
+
 def _simulate(policy: str, kernel: str, tmp_path: Path) -> str:
     out = tmp_path / f"{policy}-{kernel}.csv"
     env = {**os.environ, "GRIDMARKET_KERNEL": kernel}
