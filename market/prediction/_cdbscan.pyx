@@ -93,3 +93,64 @@ def manhattan_to_rows(double[:, ::1] X, double[:, ::1] F):
             D[r, i] = ((fabs(X[i, 0] - f0) + fabs(X[i, 1] - f1)) + (fabs(X[i, 2] - f2) + fabs(X[i, 3] - f3))) + \
                       ((fabs(X[i, 4] - f4) + fabs(X[i, 5] - f5)) + (fabs(X[i, 6] - f6) + fabs(X[i, 7] - f7)))
     return out
+
+
+cdef double _numpy_sum(double *a, Py_ssize_t n):
+    """``np.sum`` of ``n <= 128`` contiguous doubles in numpy's own order (pairwise_sum: 8 accumulators)."""
+    cdef double res, r0, r1, r2, r3, r4, r5, r6, r7
+    cdef Py_ssize_t i
+    if n < 8:
+        res = 0.0
+        for i in range(n):
+            res += a[i]
+        return res
+    r0 = a[0]; r1 = a[1]; r2 = a[2]; r3 = a[3]; r4 = a[4]; r5 = a[5]; r6 = a[6]; r7 = a[7]
+    i = 8
+    while i < n - (n % 8):
+        r0 += a[i]; r1 += a[i + 1]; r2 += a[i + 2]; r3 += a[i + 3]
+        r4 += a[i + 4]; r5 += a[i + 5]; r6 += a[i + 6]; r7 += a[i + 7]
+        i += 8
+    res = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
+    while i < n:
+        res += a[i]
+        i += 1
+    return res
+
+
+def closest_cluster(const double[::1] dist, const Py_ssize_t[::1] near, const Py_ssize_t[::1] labels):
+    """``(members, mean distance)`` of the DBSCAN cluster nearest on average, or ``(None, inf)`` if all is noise.
+
+    ``near`` indexes ``dist``; ``labels`` (0, 1, ...; -1 noise) label ``near``. Clusters are tried in
+    label order and a later one wins only when strictly nearer; each mean is numpy's (``np.mean`` of
+    the members' distances in ``near`` order, summed in its pairwise order), so the choice and the
+    returned mean equal ``QueueWaitPredictor``'s reference loop bit for bit (tests compare them).
+    """
+    cdef Py_ssize_t k = near.shape[0], i, m, label, n_labels = 0, best_label = -1
+    if labels.shape[0] != k or k > 128:
+        raise ValueError("closest_cluster: one label per point, at most 128 points")
+    cdef double values[128]
+    cdef double mean, best_d = float("inf")
+    for i in range(k):
+        if labels[i] + 1 > n_labels:
+            n_labels = labels[i] + 1
+    for label in range(n_labels):
+        m = 0
+        for i in range(k):
+            if labels[i] == label:
+                values[m] = dist[near[i]]
+                m += 1
+        if m == 0:
+            continue
+        mean = _numpy_sum(values, m) / m
+        if mean < best_d:
+            best_d, best_label = mean, label
+    if best_label < 0:
+        return None, best_d
+    members = np.empty(k, dtype=np.intp)
+    cdef Py_ssize_t[::1] out = members
+    m = 0
+    for i in range(k):
+        if labels[i] == best_label:
+            out[m] = near[i]
+            m += 1
+    return members[:m], best_d

@@ -27,7 +27,14 @@ from scipy.spatial.distance import cdist
 
 from market.kernel import compiled_module
 
-__all__ = ["dbscan_labels", "manhattan_to_rows", "reference_dbscan_labels", "reference_manhattan_to_rows"]
+__all__ = [
+    "closest_cluster",
+    "dbscan_labels",
+    "manhattan_to_rows",
+    "reference_closest_cluster",
+    "reference_dbscan_labels",
+    "reference_manhattan_to_rows",
+]
 
 
 def reference_dbscan_labels(points: np.ndarray, eps: float, min_samples: int) -> np.ndarray:
@@ -95,3 +102,27 @@ def manhattan_to_rows(X: np.ndarray, F: np.ndarray) -> np.ndarray:
             and X.dtype == F.dtype == np.float64 and X.flags.c_contiguous and F.flags.c_contiguous):
         return _compiled.manhattan_to_rows(X, F)
     return reference_manhattan_to_rows(X, F)
+
+
+def reference_closest_cluster(dist: np.ndarray, near: np.ndarray, labels: np.ndarray):
+    """``(members, mean distance)`` of the cluster nearest to the target on average; ``(None, inf)`` if none.
+
+    ``near`` indexes ``dist`` (the target's distances to the history); ``labels`` are the DBSCAN labels of
+    ``near`` (-1 noise). Clusters are tried in label order; a later one wins only when strictly nearer.
+    ``members`` are the cluster's entries of ``near``, in ``near``'s order.
+    """
+    best, best_d = None, np.inf
+    for label in sorted(set(labels.tolist()) - {-1}):
+        members = near[labels == label]
+        mean_d = dist[members].mean()
+        if mean_d < best_d:
+            best, best_d = members, mean_d
+    return best, best_d
+
+
+def closest_cluster(dist: np.ndarray, near: np.ndarray, labels: np.ndarray):
+    """:func:`reference_closest_cluster` by the compiled loop where it applies (same members, same mean bits)."""
+    if (_compiled is not None and len(near) <= 128 and dist.dtype == np.float64 and near.dtype == np.intp
+            and labels.dtype == np.intp and dist.flags.c_contiguous):
+        return _compiled.closest_cluster(dist, np.ascontiguousarray(near), np.ascontiguousarray(labels))
+    return reference_closest_cluster(dist, near, labels)

@@ -25,7 +25,7 @@ import numpy as np
 
 from market.errors import InvalidInput
 from market.job import Job
-from market.prediction.dbscan import dbscan_labels, manhattan_to_rows
+from market.prediction.dbscan import closest_cluster, dbscan_labels, manhattan_to_rows
 
 _BLOCK = 64  # rows whose distances to the history are computed at once (64 x 2000 x 8 floats: 8 MB)
 
@@ -307,12 +307,7 @@ class QueueWaitPredictor:
         if near.size >= self.min_samples:
             # scikit-learn's DBSCAN labels, without its ~1 ms set-up per call (market.prediction.dbscan)
             labels = dbscan_labels(Xs[near], self.eps, self.min_samples)
-            best, best_d = None, np.inf
-            for label in set(labels.tolist()) - {-1}:
-                members = near[labels == label]
-                mean_d = dist[members].mean()
-                if mean_d < best_d:
-                    best, best_d = members, mean_d
+            best, best_d = closest_cluster(dist, near, labels)
             if best is not None and best_d <= self.close:
                 self.n_cluster += 1
                 weights = 1.0 / (1.0 + dist[best])
