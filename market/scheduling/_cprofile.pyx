@@ -477,3 +477,29 @@ def split_due(list queue, dict planned, i64 now):
                 first = t
                 any_kept = True
     return started, kept, (first if any_kept else None)
+
+
+def backfill_by_counting(list queue, i64 now, i64 free_now, i64 extra, i64 shadow):
+    """EASY's counting-rule backfill scan over ``queue[1:]``: the indices it starts, in order, and the extra left.
+
+    Twin of :func:`market.scheduling.profile.reference_backfill_by_counting` (same indices, same extra).
+    """
+    cdef Py_ssize_t i, n = len(queue)
+    cdef i64 procs
+    cdef list picked = []
+    if free_now <= 0:
+        return picked, extra
+    for i in range(1, n):
+        job = queue[i]
+        procs = job.procs
+        if procs > free_now:
+            continue
+        if now + <i64>job.estimate > shadow:
+            if procs > extra:
+                continue
+            extra -= procs
+        picked.append(i)
+        free_now -= procs
+        if free_now == 0:
+            break
+    return picked, extra

@@ -25,6 +25,7 @@ from bisect import bisect_left, insort
 
 from market.job import Job
 from market.scheduling.base import LocalScheduler
+from market.scheduling.profile import backfill_by_counting
 
 __all__ = ["EASYScheduler"]
 
@@ -131,9 +132,17 @@ class EASYScheduler(LocalScheduler):
         self.shadow = shadow
         if not free_now:
             return started
-        if not simple:
-            profile._add(shadow, head.estimate, -head.procs)
-        # 3. one backfilling scan over the rest of the queue
+        if simple:  # 3. one backfilling scan over the rest of the queue, by counting (compiled)
+            backfilled, self._extra = backfill_by_counting(queue, now, free_now, extra, shadow)
+            for i in backfilled:
+                self._start(queue[i], now)
+            if backfilled:
+                started.extend(queue[i] for i in backfilled)
+                for i in reversed(backfilled):
+                    del queue[i]
+            return started
+        profile._add(shadow, head.estimate, -head.procs)
+        # 3. one backfilling scan over the rest of the queue, on the profile
         backfilled = []
         lows = None  # profile path: prefix minima of the profile from now, rebuilt after a start
         for i in range(1, len(queue)):
@@ -141,28 +150,19 @@ class EASYScheduler(LocalScheduler):
             procs = job.procs
             if procs > free_now:
                 continue
-            if simple:
-                if now + job.estimate > shadow:
-                    if procs > extra:
-                        continue
-                    extra -= procs
-            else:
-                if lows is None:
-                    first, lows = profile.running_min(now)
-                    times = profile.times
-                # == profile.min_free(now, job.estimate) < procs
-                if lows[bisect_left(times, now + job.estimate, first + 1) - first - 1] < procs:
-                    continue
-                lows = None  # the start below changes the profile
+            if lows is None:
+                first, lows = profile.running_min(now)
+                times = profile.times
+            # == profile.min_free(now, job.estimate) < procs
+            if lows[bisect_left(times, now + job.estimate, first + 1) - first - 1] < procs:
+                continue
+            lows = None  # the start below changes the profile
             self._start(job, now)
             backfilled.append(i)
             free_now -= procs
             if not free_now:
                 break
-        if simple:
-            self._extra = extra
-        else:
-            profile._add(shadow, head.estimate, head.procs)
+        profile._add(shadow, head.estimate, head.procs)
         if backfilled:
             started.extend(queue[i] for i in backfilled)
             for i in reversed(backfilled):

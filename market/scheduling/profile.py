@@ -21,7 +21,14 @@ from itertools import accumulate
 from market.errors import Infeasible, InvalidInput
 from market.kernel import compiled_module
 
-__all__ = ["Profile", "ReferenceProfile", "reference_split_due", "split_due"]
+__all__ = [
+    "Profile",
+    "ReferenceProfile",
+    "backfill_by_counting",
+    "reference_backfill_by_counting",
+    "reference_split_due",
+    "split_due",
+]
 
 
 class ReferenceProfile:
@@ -350,6 +357,40 @@ def reference_split_due(queue: list, planned: dict[int, int], now: int) -> tuple
     return started, kept, first
 
 
+def reference_backfill_by_counting(queue: list, now: int, free_now: int, extra: int,
+                                   shadow: int) -> tuple[list[int], int]:
+    """EASY's backfill scan by counting (no reservations ahead): which of ``queue[1:]`` start now.
+
+    Mu'alem & Feitelson 2001: behind the blocked head ``queue[0]``, whose
+    reservation is at ``shadow`` with ``extra`` processors to spare then, a
+    job starts now if it fits the ``free_now`` processors and either ends by
+    ``shadow`` or fits in ``extra`` (which it then uses up). Queue order,
+    one pass, stopping when nothing is free.
+
+    Returns
+    -------
+    (list of int, int)
+        Indices into ``queue`` of the jobs to start, in queue order, and the extra processors left.
+    """
+    picked = []
+    if free_now <= 0:
+        return picked, extra
+    for i in range(1, len(queue)):
+        job = queue[i]
+        procs = job.procs
+        if procs > free_now:
+            continue
+        if now + job.estimate > shadow:
+            if procs > extra:
+                continue
+            extra -= procs
+        picked.append(i)
+        free_now -= procs
+        if free_now == 0:
+            break
+    return picked, extra
+
+
 _compiled = compiled_module("market.scheduling._cprofile")
 
 #: The availability profile every scheduler, pricer and planner uses: the
@@ -358,3 +399,4 @@ _compiled = compiled_module("market.scheduling._cprofile")
 #: not built (:data:`market.kernel.KERNEL` says which runs).
 Profile = ReferenceProfile if _compiled is None else _compiled.Profile
 split_due = reference_split_due if _compiled is None else _compiled.split_due
+backfill_by_counting = reference_backfill_by_counting if _compiled is None else _compiled.backfill_by_counting
