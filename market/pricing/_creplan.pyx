@@ -10,7 +10,7 @@ step list lives in C arrays (times in seconds, free processors); results are
 the reference's to the last digit (``tests/market/pricing/test_replan_kernel.py``).
 """
 
-from libc.stdlib cimport free as c_free, malloc, qsort, realloc
+from libc.stdlib cimport free as c_free, malloc, realloc
 from libc.string cimport memcpy, memmove
 
 from market.errors import InvalidInput
@@ -108,14 +108,48 @@ cdef struct Event:
     i64 d
 
 
-cdef int _cmp_event(const void* a, const void* b) noexcept nogil:
-    cdef i64 x = (<Event*>a).t, y = (<Event*>b).t
-    return (x > y) - (x < y)
+cdef void _sort_events(Event* a, Py_ssize_t n) noexcept nogil:
+    """Sort ``a[:n]`` by time in place (quicksort, median of three, insertion sort below 17 items).
 
-
-cdef int _cmp_i64(const void* a, const void* b) noexcept nogil:
-    cdef i64 x = (<i64*>a)[0], y = (<i64*>b)[0]
-    return (x > y) - (x < y)
+    The order of equal times is left open: every caller sums the changes of one time.
+    """
+    cdef Py_ssize_t i, j, lo = 0, hi = n - 1, mid
+    cdef Event x, pivot
+    while hi - lo >= 16:
+        mid = lo + ((hi - lo) >> 1)
+        # median of three to a[mid], then partition around its time
+        if a[mid].t < a[lo].t:
+            x = a[mid]; a[mid] = a[lo]; a[lo] = x
+        if a[hi].t < a[lo].t:
+            x = a[hi]; a[hi] = a[lo]; a[lo] = x
+        if a[hi].t < a[mid].t:
+            x = a[hi]; a[hi] = a[mid]; a[mid] = x
+        pivot = a[mid]
+        i = lo
+        j = hi
+        while i <= j:
+            while a[i].t < pivot.t:
+                i += 1
+            while a[j].t > pivot.t:
+                j -= 1
+            if i <= j:
+                x = a[i]; a[i] = a[j]; a[j] = x
+                i += 1
+                j -= 1
+        # recurse into the smaller part, loop on the larger (stack depth O(log n))
+        if j - lo < hi - i:
+            _sort_events(&a[lo], j - lo + 1)
+            lo = i
+        else:
+            _sort_events(&a[i], hi - i + 1)
+            hi = j
+    for i in range(lo + 1, hi + 1):
+        x = a[i]
+        j = i - 1
+        while j >= lo and a[j].t > x.t:
+            a[j + 1] = a[j]
+            j -= 1
+        a[j + 1] = x
 
 
 cdef inline i64 _min_free(i64* t, i64* f, Py_ssize_t n, i64 start, i64 duration) noexcept nogil:
@@ -229,7 +263,7 @@ cdef class Engine:
             ev[m].t = now
             ev[m].d = 0
             m += 1
-            qsort(ev, m, sizeof(Event), _cmp_event)
+            _sort_events(ev, m)
             self.base.t = _alloc(m)
             self.base.f = _alloc(m)
             self.base.n = 0
@@ -294,8 +328,9 @@ cdef class Engine:
 
     def plan(self, list P, list E, list V):
         """Set the queue: processors ``P``, estimates ``E`` and current planned starts ``V`` (all >= now)."""
-        cdef Py_ssize_t nq = len(P), i, m, a, nb = self.base.n
+        cdef Py_ssize_t nq = len(P), i, m, a, b, nb = self.base.n
         cdef Event* ev
+        cdef Event* qe
         cdef i64 value, t, low
         if len(E) != nq or len(V) != nq:
             raise ValueError("plan: P, E and V must have the same length")
@@ -308,33 +343,40 @@ cdef class Engine:
             self.P[i] = P[i]
             self.E[i] = E[i]
             self.V[i] = V[i]
-        # the plan profile: the base's changes and every queued job's
-        ev = <Event*>malloc((nb + 2 * nq) * sizeof(Event))
+        # the plan profile: the base's changes (in time order) merged with every queued job's (sorted here)
+        ev = <Event*>malloc((nb + 2 * nq + 1) * sizeof(Event))
         if ev == NULL:
             raise MemoryError()
+        qe = &ev[nb]
         try:
             for i in range(nb):
                 ev[i].t = self.base.t[i]
                 ev[i].d = self.base.f[i] - (self.base.f[i - 1] if i else self.procs)
-            m = nb
             for i in range(nq):
-                ev[m].t = self.V[i]
-                ev[m].d = -self.P[i]
-                ev[m + 1].t = self.V[i] + self.E[i]
-                ev[m + 1].d = self.P[i]
-                m += 2
-            qsort(ev, m, sizeof(Event), _cmp_event)
+                qe[2 * i].t = self.V[i]
+                qe[2 * i].d = -self.P[i]
+                qe[2 * i + 1].t = self.V[i] + self.E[i]
+                qe[2 * i + 1].d = self.P[i]
+            _sort_events(qe, 2 * nq)
+            m = nb + 2 * nq
             self.full.t = _alloc(m + 1)
             self.full.f = _alloc(m + 1)
             self.full.n = 0
             value = self.procs
             low = value
-            a = 0
-            while a < m:
-                t = ev[a].t
-                while a < m and ev[a].t == t:
+            a = 0  # next base change
+            b = 0  # next queue change
+            while a < nb or b < 2 * nq:
+                if b == 2 * nq or (a < nb and ev[a].t <= qe[b].t):
+                    t = ev[a].t
+                else:
+                    t = qe[b].t
+                while a < nb and ev[a].t == t:
                     value += ev[a].d
                     a += 1
+                while b < 2 * nq and qe[b].t == t:
+                    value += qe[b].d
+                    b += 1
                 if self.full.n and self.full.f[self.full.n - 1] == value:
                     continue
                 self.full.t[self.full.n] = t
@@ -342,26 +384,26 @@ cdef class Engine:
                 self.full.n += 1
                 if value < low:
                     low = value
+            # candidates: the marks (in time order) merged with the queued jobs' starts and ends, unique, from now on
+            self.inst = _alloc(self.n_marks + 2 * nq)
+            m = 0
+            a = 0
+            b = 0
+            while a < self.n_marks or b < 2 * nq:
+                if b == 2 * nq or (a < self.n_marks and self.marks[a] <= qe[b].t):
+                    t = self.marks[a]
+                    a += 1
+                else:
+                    t = qe[b].t
+                    b += 1
+                if t >= self.now and (m == 0 or self.inst[m - 1] != t):
+                    self.inst[m] = t
+                    m += 1
         finally:
             c_free(ev)
         if low < 0:
             raise InvalidInput("planned starts overlap: the plan needs more processors than the machine has")
-        # candidates: the marks, and every queued job's start and end, sorted and unique, from now on
-        self.inst = _alloc(self.n_marks + 2 * nq)
-        m = 0
-        for i in range(self.n_marks):
-            self.inst[m] = self.marks[i]
-            m += 1
-        for i in range(nq):
-            self.inst[m] = self.V[i]
-            self.inst[m + 1] = self.V[i] + self.E[i]
-            m += 2
-        qsort(self.inst, m, sizeof(i64), _cmp_i64)
-        a = 0
-        for i in range(m):
-            if self.inst[i] >= self.now and (a == 0 or self.inst[a - 1] != self.inst[i]):
-                self.inst[a] = self.inst[i]
-                a += 1
+        a = m
         self.n_inst = a
         self.planned = True
 

@@ -73,6 +73,14 @@ def test_compiled_engine_equals_reference_on_drawn_states(data):
     _compare(data, state, shifted)
 
 
+@settings(max_examples=60, deadline=None)
+@given(st.data())
+def test_compiled_engine_equals_reference_on_long_queues(data):
+    """Queues and running sets long enough for the compiled sort's partitioning (17 changes and more)."""
+    state = data.draw(provider_states(max_procs=16, max_queue=40, max_running=14, max_reservations=5))
+    _compare(data, state, ExternalityPricer(state, "conservative").planned, n_slots=4)
+
+
 @settings(max_examples=150, deadline=None)
 @given(st.data(), st.sampled_from(["conservative", "slots"]))
 def test_compiled_engine_equals_reference_on_live_schedulers_with_reservations(data, policy):
