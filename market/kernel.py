@@ -1,7 +1,8 @@
 """Which implementation of the scheduling kernel runs: compiled (Cython) or the pure-Python reference.
 
 The hot loops of the availability profile (``market/scheduling/_cprofile.pyx``)
-and of the externality re-plan (``market/pricing/_creplan.pyx``) are built at
+and of the pricing engine (``market/pricing/_creplan.pyx``: profiles, form-18
+candidates and the externality re-plan) are built at
 install time where a C compiler exists; each has a pure-Python reference twin
 that gives the same results and is tested against it. ``GRIDMARKET_KERNEL``
 chooses: ``compiled`` (default; the reference, with one warning, where the
