@@ -28,6 +28,7 @@ from scenarios.reproductions.report import (
     SIZES,
     Report,
     SeedsReport,
+    read_seed_reports,
     write_report,
     write_seeds_report,
 )
@@ -65,6 +66,8 @@ def run_command(args: argparse.Namespace) -> int:
     if args.list:
         print(format_list())
         return 0
+    if args.join:
+        return _join(args)
     if not args.name:
         raise InvalidInput("name a reproduction or an agent scenario, or pass --list")
     if args.name in REPRODUCTIONS:
@@ -168,6 +171,26 @@ def _run_seeds(args: argparse.Namespace, reproduction, size: str, seeds: list[in
     return 0
 
 
+def _join(args: argparse.Namespace) -> int:
+    """``--join DIR ...``: one multi-seed report from seeds run apart (other machines, sessions, commands)."""
+    for option in ("name", "size", "seed", "seeds", "workers", "scheduler", "data"):
+        if getattr(args, option) is not None:
+            raise InvalidInput(f"--join reads finished reports: it takes no {option.replace('_', '-')}"
+                               f"{'' if option == 'name' else ' option'}")
+    out = prepare_out(args.out, force=args.force) if args.out else None
+    result = SeedsReport(tuple(read_seed_reports([Path(d) for d in args.join])))
+    if args.json:
+        doc = result.to_json()
+        doc["failed"] = []  # the schema of a --seeds run; a failed seed left no report to join
+        print(json.dumps(doc, indent=1))
+    else:
+        print(result.format_text())
+    if out is not None:
+        written = write_seeds_report(out, result, command=_command())
+        print(f"\nwrote {len(written)} files to {out}/", file=sys.stderr if args.json else sys.stdout)
+    return 0
+
+
 def _run_reproduction(args: argparse.Namespace) -> int:
     reproduction = REPRODUCTIONS[args.name]
     size = args.size or "small"
@@ -248,4 +271,6 @@ def add_subcommands(subparsers) -> None:
     p.add_argument("--out", help="write the report (or the comparison's results folder) here; must not exist")
     p.add_argument("--force", action="store_true", help="write into an existing folder")
     p.add_argument("--data", help=f"folder with traces/ and prices/ (default ${DATA_ENV}, else ../shared/data)")
+    p.add_argument("--join", nargs="+", metavar="DIR", help="instead of running: join the seeds' reports in "
+                   "these --out folders (seeds run apart, e.g. on other machines) into one multi-seed report")
     p.set_defaults(run=run_command)

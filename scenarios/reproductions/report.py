@@ -49,6 +49,8 @@ __all__ = [
     "axis_range",
     "get_reproduction",
     "paper_number",
+    "read_report",
+    "read_seed_reports",
     "read_trace",
     "register",
     "steps",
@@ -373,7 +375,7 @@ def write_report(out: Path, report: Report, *, command: list[str] | None = None)
     doc = manifest({"reproduction": report.name, "citation": report.citation, "size": report.size,
                     "settings": dict(report.settings)}, report.seed, command=command)
     doc["seconds"] = round(report.seconds, 3)
-    doc["directions"] = [{"statement": c.statement, "holds": c.holds, "detail": c.detail} for c in report.checks]
+    doc["directions"] = [{"statement": c.statement, "holds": bool(c.holds), "detail": c.detail} for c in report.checks]
     doc["notes"] = list(report.notes)
     written = []
     for name, text in (("report.csv", report.to_frame().to_csv(index=False)), ("report.md", report.to_markdown()),
@@ -381,6 +383,76 @@ def write_report(out: Path, report: Report, *, command: list[str] | None = None)
         write_atomic(Path(out) / name, text)
         written.append(Path(out) / name)
     return written
+
+
+def read_report(folder: Path) -> Report:
+    """The :class:`Report` that :func:`write_report` wrote into ``folder`` (``report.csv`` + ``manifest.json``).
+
+    Figures come back to the last bit (the CSV holds Python's shortest float repr). Raises
+    ``InvalidInput`` naming the file for a missing or malformed one.
+    """
+    import json
+
+    folder = Path(folder)
+    manifest_path, csv_path = folder / "manifest.json", folder / "report.csv"
+    for path in (manifest_path, csv_path):
+        if not path.is_file():
+            raise InvalidInput(f"{path}: missing (a reproduction's report folder has report.csv and manifest.json)")
+    try:
+        doc = json.loads(manifest_path.read_text())
+        scenario = doc["scenario"]
+        name, size, seed = scenario["reproduction"], scenario["size"], int(doc["seed"])
+        checks = tuple(Check(d["statement"], _holds(d["holds"]), d.get("detail", "")) for d in doc["directions"])
+    except (ValueError, KeyError, TypeError) as err:
+        raise InvalidInput(f"{manifest_path}: not a reproduction's manifest ({type(err).__name__}: {err})") from None
+    try:
+        frame = pd.read_csv(csv_path, keep_default_na=False, na_values={"ours": [""], "seed_value": [""]})
+        figures = frame[frame["kind"] == "figure"]
+        rows = tuple(
+            Row(str(r.metric), float(r.ours), None if pd.isna(r.seed_value) else float(r.seed_value), str(r.units),
+                str(r.seed_ref))
+            for r in figures.itertuples(index=False)
+        )
+    except (ValueError, KeyError, AttributeError, pd.errors.ParserError) as err:
+        raise InvalidInput(f"{csv_path}: not a reproduction's report ({type(err).__name__}: {err})") from None
+    return Report(name, scenario.get("citation", ""), size, seed, rows, checks,
+                  settings=scenario.get("settings", {}), notes=tuple(doc.get("notes", ())),
+                  seconds=float(doc.get("seconds", math.nan)))
+
+
+def _holds(value) -> bool:
+    # reports written before 2026-11-24 stored a numpy bool as the string "True"/"False"
+    if isinstance(value, bool):
+        return value
+    if value in ("True", "False"):
+        return value == "True"
+    raise ValueError(f"holds must be true or false, got {value!r}")
+
+
+def read_seed_reports(folders: Sequence[Path]) -> list[Report]:
+    """Every seed's report under ``folders``: each a seed's folder or a multi-seed ``--out`` with ``seed-N/``.
+
+    Raises ``InvalidInput`` for a folder with neither, or a seed found twice.
+    """
+    reports: dict[int, tuple[Report, Path]] = {}
+    for folder in map(Path, folders):
+        if (folder / "report.csv").is_file():
+            found = [folder]
+        else:
+            found = sorted((p for p in folder.glob("seed-*") if p.is_dir()), key=lambda p: p.name)
+            if not found:
+                raise InvalidInput(f"{folder}: no report.csv and no seed-N/ folders: not a reproduction's --out")
+        for path in found:
+            report = read_report(path)
+            if report.seed in reports:
+                raise InvalidInput(f"{path}: seed {report.seed} is also in {reports[report.seed][1]}")
+            for other, other_path in reports.values():
+                if (other.name, other.size) != (report.name, report.size):
+                    raise InvalidInput(f"{path}: {report.name} at size {report.size}, but {other_path} is "
+                                       f"{other.name} at size {other.size}: only one reproduction at one size joins")
+                break
+            reports[report.seed] = (report, path)
+    return [reports[s][0] for s in sorted(reports)]
 
 
 # ----------------------------------------------------------------------------- seeds

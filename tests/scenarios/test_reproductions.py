@@ -405,3 +405,36 @@ def test_manifest_names_the_code_at_the_start_of_a_run(monkeypatch):
     assert results.code_version() == first and not calls  # taken once per process
     assert results.manifest({}, 1)["git_commit"] == first
     results.code_version.cache_clear()
+
+
+def test_seeds_run_apart_join_into_the_report_of_one_run(tmp_path, capsys):
+    # seeds run on other machines or in other sessions: --join gives the same document as one --seeds run
+    whole, first, rest = tmp_path / "whole", tmp_path / "first", tmp_path / "rest"
+    assert main(["run", "rocchetti-psp", "--seeds", "1..3", "--workers", "1", "--json", "--out", str(whole)]) == 0
+    expected = json.loads(capsys.readouterr().out)
+    assert main(["run", "rocchetti-psp", "--seed", "1", "--out", str(first)]) == 0  # one seed's own folder
+    assert main(["run", "rocchetti-psp", "--seeds", "2..3", "--workers", "1", "--out", str(rest)]) == 0
+    capsys.readouterr()
+    joined_out = tmp_path / "joined"
+    assert main(["run", "--join", str(rest), str(first), "--json", "--out", str(joined_out)]) == 0
+    joined = json.loads(capsys.readouterr().out)
+    assert joined == expected  # every mean, interval and k of n, to the last bit
+    assert (joined_out / "seed-3" / "report.csv").read_text() == (whole / "seed-3" / "report.csv").read_text()
+    assert (joined_out / "summary.csv").read_text() == (whole / "summary.csv").read_text()
+
+
+def test_join_refuses_a_seed_twice_another_reproduction_and_a_non_report(tmp_path, capsys):
+    a, b = tmp_path / "a", tmp_path / "b"
+    assert main(["run", "rocchetti-psp", "--seed", "1", "--out", str(a)]) == 0
+    assert main(["run", "ha-selection", "--seed", "2", "--out", str(b)]) == 0
+    capsys.readouterr()
+    for argv, message in (([str(a), str(a)], "seed 1 is also in"),
+                          ([str(a), str(b)], "only one reproduction at one size joins"),
+                          ([str(tmp_path)], "not a reproduction's --out"),
+                          ([str(a), "--seeds", "1..2"], "takes no seeds option")):
+        assert main(["run", "--join", *argv]) == 2
+        err = capsys.readouterr().err
+        assert message in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
+    (a / "manifest.json").write_text("{not json")
+    assert main(["run", "--join", str(a)]) == 2
+    assert "manifest.json: not a reproduction's manifest" in capsys.readouterr().err
