@@ -348,8 +348,8 @@ def murali_nordugrid(size: str, seed: int, data: Path | None):
     INST, day-ahead prices known ahead (about 5 s). ``medium`` 50 systems,
     14 days (about 19,700 jobs), BS, MCMF and INST, prices known ahead.
     ``full`` 50 systems,
-    90 days, BS, MCMF, TWOPRICE and INST with SARIMA forecasts: several hours
-    (MCMF's wait predictions dominate; not run here). Needs
+    90 days, BS, MCMF, TWOPRICE and INST with SARIMA forecasts: 11-16 CPU
+    minutes a seed (``benchmarks/RESULTS_reproductions.md``). Needs
     ``prices/nordpool_system_2013-2018_epftoolbox.csv``.
     """
     from market.energy import align_to_utc, fixed_prices, read_prices
@@ -418,10 +418,11 @@ def murali_nordugrid(size: str, seed: int, data: Path | None):
                      round(100 * (12819.6 / 16608.3 - 1), 1), abs_tol=COST_CHANGE_TOLERANCE, where="Table IV",
                      units="%"),
     ]
-    largest = 100 * max(s.cores for s in systems) / sum(s.cores for s in systems)
+    rows.append(Row("the largest system's share of the cores", 100 * max(s.cores for s in systems) /
+                    sum(s.cores for s in systems), None, "%", "our drawn systems (the paper's table is not published)"))
     for label, r in results.items():
         rows.append(Row(f"{label}: share of the jobs on the busiest system", 100 * r["top_share"], None, "%",
-                        f"not printed; the largest system has {largest:.1f} % of the cores"))
+                        "not printed; compare the largest system's share of the cores"))
         rows.append(Row(f"{label}: mean response on the busiest system", r["top_response_min"], None, "min",
                         "not printed"))
         if label != "bs":
