@@ -479,18 +479,18 @@ def split_due(list queue, dict planned, i64 now):
     return started, kept, (first if any_kept else None)
 
 
-def backfill_by_counting(list queue, i64 now, i64 free_now, i64 extra, i64 shadow):
-    """EASY's counting-rule backfill scan over ``queue[1:]``: the indices it starts, in order, and the extra left.
+def backfill_by_counting(list jobs, Py_ssize_t first, i64 now, i64 free_now, i64 extra, i64 shadow):
+    """EASY's counting-rule backfill scan over ``jobs[first:]``: the indices it starts, in order, and the extra left.
 
     Twin of :func:`market.scheduling.profile.reference_backfill_by_counting` (same indices, same extra).
     """
-    cdef Py_ssize_t i, n = len(queue)
+    cdef Py_ssize_t i, n = len(jobs)
     cdef i64 procs
     cdef list picked = []
     if free_now <= 0:
         return picked, extra
-    for i in range(1, n):
-        job = queue[i]
+    for i in range(first, n):
+        job = jobs[i]
         procs = job.procs
         if procs > free_now:
             continue

@@ -133,7 +133,7 @@ class EASYScheduler(LocalScheduler):
         if not free_now:
             return started
         if simple:  # 3. one backfilling scan over the rest of the queue, by counting (compiled)
-            backfilled, self._extra = backfill_by_counting(queue, now, free_now, extra, shadow)
+            backfilled, self._extra = backfill_by_counting(queue, 1, now, free_now, extra, shadow)
             for i in backfilled:
                 self._start(queue[i], now)
             if backfilled:
@@ -186,20 +186,10 @@ class EASYScheduler(LocalScheduler):
 
     def _backfill_arrivals(self, now: int, arrived: list[Job]) -> list[Job]:
         """The counting rule applied to new arrivals only (see ``__init__``)."""
-        free_now, extra, shadow = self.n_free, self._extra, self.shadow
-        started = []
-        for job in arrived:
-            procs = job.procs
-            if procs > free_now:
-                continue
-            if now + job.estimate > shadow:
-                if procs > extra:
-                    continue
-                extra -= procs
+        picked, self._extra = backfill_by_counting(arrived, 0, now, self.n_free, self._extra, self.shadow)
+        started = [arrived[i] for i in picked]
+        for job in started:
             self._start(job, now)
-            started.append(job)
-            free_now -= procs
-        self._extra = extra
         if started:
             ids = {job.id for job in started}
             self.queue[:] = [job for job in self.queue if job.id not in ids]

@@ -357,26 +357,28 @@ def reference_split_due(queue: list, planned: dict[int, int], now: int) -> tuple
     return started, kept, first
 
 
-def reference_backfill_by_counting(queue: list, now: int, free_now: int, extra: int,
+def reference_backfill_by_counting(jobs: list, first: int, now: int, free_now: int, extra: int,
                                    shadow: int) -> tuple[list[int], int]:
-    """EASY's backfill scan by counting (no reservations ahead): which of ``queue[1:]`` start now.
+    """EASY's backfill scan by counting (no reservations ahead): which of ``jobs[first:]`` start now.
 
-    Mu'alem & Feitelson 2001: behind the blocked head ``queue[0]``, whose
-    reservation is at ``shadow`` with ``extra`` processors to spare then, a
-    job starts now if it fits the ``free_now`` processors and either ends by
-    ``shadow`` or fits in ``extra`` (which it then uses up). Queue order,
-    one pass, stopping when nothing is free.
+    Mu'alem & Feitelson 2001: behind the blocked head, whose reservation is
+    at ``shadow`` with ``extra`` processors to spare then, a job starts now
+    if it fits the ``free_now`` processors and either ends by ``shadow`` or
+    fits in ``extra`` (which it then uses up). In order, one pass, stopping
+    when nothing is free. EASY scans its queue behind the head (``first``
+    1) after a pass, or only the new arrivals (``first`` 0) while the head
+    is unchanged.
 
     Returns
     -------
     (list of int, int)
-        Indices into ``queue`` of the jobs to start, in queue order, and the extra processors left.
+        Indices into ``jobs`` of the jobs to start, in order, and the extra processors left.
     """
     picked = []
     if free_now <= 0:
         return picked, extra
-    for i in range(1, len(queue)):
-        job = queue[i]
+    for i in range(first, len(jobs)):
+        job = jobs[i]
         procs = job.procs
         if procs > free_now:
             continue

@@ -162,15 +162,15 @@ def _simulate(policy: str, kernel: str, tmp_path: Path) -> str:
 
 @given(
     st.lists(st.tuples(st.integers(1, PROCS), st.integers(1, 200)), max_size=30),
-    st.integers(0, 100), st.integers(-1, PROCS), st.integers(-1, PROCS), st.integers(0, 300),
+    st.integers(0, 2), st.integers(0, 100), st.integers(-1, PROCS), st.integers(-1, PROCS), st.integers(0, 300),
 )
 @settings(max_examples=300, deadline=None)
-def test_compiled_counting_backfill_matches_reference(jobs, now, free_now, extra, shadow):
+def test_compiled_counting_backfill_matches_reference(jobs, first, now, free_now, extra, shadow):
     queue = [Job(i, 0, procs, estimate, estimate) for i, (procs, estimate) in enumerate(jobs)]
-    want = reference_backfill_by_counting(queue, now, free_now, extra, shadow)
-    assert compiled.backfill_by_counting(queue, now, free_now, extra, shadow) == want
+    want = reference_backfill_by_counting(queue, first, now, free_now, extra, shadow)
+    assert compiled.backfill_by_counting(queue, first, now, free_now, extra, shadow) == want
     picked, left = want
-    assert all(i >= 1 for i in picked) and sum(queue[i].procs for i in picked) <= max(free_now, 0)
+    assert all(i >= first for i in picked) and sum(queue[i].procs for i in picked) <= max(free_now, 0)
 
 
 @pytest.mark.parametrize("policy", ["conservative", "easy", "fcfs", "slots", "measy"])
