@@ -10,11 +10,17 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 
 
+def _default_sigint() -> None:
+    # a suite started in the background of a non-interactive shell (`cmd &`) inherits SIGINT ignored, and
+    # Python then installs no Ctrl-C handler in the child: the test would measure how it was launched
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _sweep(out: Path, *extra: str) -> subprocess.Popen:
     return subprocess.Popen(
         [sys.executable, "-m", "scenarios.cli", "sweep", "quickstart", "--grid", "seed=1..4", "--workers", "2",
          "--out", str(out), *extra],
-        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=_default_sigint,
     )
 
 
