@@ -19,7 +19,7 @@ from market.errors import Infeasible
 from market.job import Job
 from market.reservation import Reservation
 from market.scheduling.base import LocalScheduler
-from market.scheduling.profile import split_due
+from market.scheduling.profile import QueuePlan
 
 __all__ = ["ConservativeScheduler"]
 
@@ -55,6 +55,7 @@ class ConservativeScheduler(LocalScheduler):
         super().__init__(procs)
         self.planned: dict[int, int] = {}
         self._first: int | None = None  # min(planned.values()): kept by every change of the plan
+        self._plan = QueuePlan()  # queue and planned as C arrays, for compression and the due-split
 
     def submit(self, job: Job, now: int) -> None:
         super().submit(job, now)
@@ -62,6 +63,7 @@ class ConservativeScheduler(LocalScheduler):
         profile.advance(now)
         start = profile.reserve(profile.earliest_start(job.procs, job.estimate, now), job.estimate, job.procs)
         self.planned[job.id] = start
+        self._plan.append(job, start)
         if self._first is None or start < self._first:
             self._first = start
 
@@ -76,7 +78,7 @@ class ConservativeScheduler(LocalScheduler):
         first = self._first
         if first is None or first > now:  # nothing is due: no scan of the queue
             return []
-        started, kept, self._first = split_due(self.queue, self.planned, now)
+        started, kept, self._first = self._plan.split_due(self.queue, self.planned, now)
         if started:
             self.queue = kept
             running = self.running
@@ -111,6 +113,7 @@ class ConservativeScheduler(LocalScheduler):
                 )
             base.reserve(reservation.start, reservation.duration, reservation.procs)
             self._first = base.replan(self.queue, self.planned, now)
+            self._plan.load(self.queue, self.planned)
             self.profile = base
         self._hold(reservation)
 
@@ -121,6 +124,7 @@ class ConservativeScheduler(LocalScheduler):
         profile = self.profile
         profile.advance(now)
         profile.release(start, job.estimate, job.procs)
+        self._plan.load(self.queue, self.planned)
         self.compress(now)
         return job
 
@@ -133,4 +137,4 @@ class ConservativeScheduler(LocalScheduler):
         """
         profile = self.profile
         profile.advance(now)
-        self._first = profile.compress(self.queue, self.planned, now)
+        self._first = self._plan.compress(profile, self.queue, self.planned, now)

@@ -23,7 +23,9 @@ from market.kernel import compiled_module
 
 __all__ = [
     "Profile",
+    "QueuePlan",
     "ReferenceProfile",
+    "ReferenceQueuePlan",
     "backfill_by_counting",
     "reference_backfill_by_counting",
     "reference_split_due",
@@ -357,6 +359,48 @@ def reference_split_due(queue: list, planned: dict[int, int], now: int) -> tuple
     return started, kept, first
 
 
+class ReferenceQueuePlan:
+    """How a conservative scheduler compresses its plan and finds the jobs due (pure Python).
+
+    The scheduler's ``queue`` (jobs in arrival order) and ``planned`` (job id
+    -> planned start, seconds) are the plan; the compiled twin
+    (:data:`QueuePlan`) mirrors them as C arrays, kept in step through
+    :meth:`append` and :meth:`load`, so that :meth:`compress` and
+    :meth:`split_due` read machine integers. This reference keeps nothing:
+    its two methods are :meth:`ReferenceProfile.compress` and
+    :func:`reference_split_due`, which the compiled twin is tested against.
+
+    >>> p, q, planned = Profile(2), QueuePlan(), {}
+    >>> _ = p.reserve(0, 10, 2)  # a running job to 10
+    >>> class J: id, procs, estimate = 7, 1, 5
+    >>> planned[7] = p.reserve(10, 5, 1); q.append(J, 10)
+    >>> p.release(0, 10, 2)  # it ended at 0
+    >>> q.compress(p, [J], planned, 0), planned
+    (0, {7: 0})
+    >>> started, kept, first = q.split_due([J], planned, 0); [j.id for j in started], kept, first
+    ([7], [], None)
+    """
+
+    __slots__ = ()
+
+    def __len__(self) -> int:  # the scheduler's queue is the plan; nothing is mirrored
+        return 0
+
+    def append(self, job, start: int) -> None:
+        """``job`` joined the end of the queue, planned at ``start`` (nothing to mirror here)."""
+
+    def load(self, jobs: list, planned: dict[int, int]) -> None:
+        """The plan changed elsewhere (nothing to mirror here)."""
+
+    def compress(self, profile, jobs: list, planned: dict[int, int], now: int) -> int | None:
+        """:meth:`ReferenceProfile.compress` of ``jobs`` in ``profile``."""
+        return profile.compress(jobs, planned, now)
+
+    def split_due(self, jobs: list, planned: dict[int, int], now: int) -> tuple[list, list, int | None]:
+        """:func:`reference_split_due` of ``jobs``."""
+        return reference_split_due(jobs, planned, now)
+
+
 def reference_backfill_by_counting(jobs: list, first: int, now: int, free_now: int, extra: int,
                                    shadow: int) -> tuple[list[int], int]:
     """EASY's backfill scan by counting (no reservations ahead): which of ``jobs[first:]`` start now.
@@ -401,4 +445,5 @@ _compiled = compiled_module("market.scheduling._cprofile")
 #: not built (:data:`market.kernel.KERNEL` says which runs).
 Profile = ReferenceProfile if _compiled is None else _compiled.Profile
 split_due = reference_split_due if _compiled is None else _compiled.split_due
+QueuePlan = ReferenceQueuePlan if _compiled is None else _compiled.QueuePlan
 backfill_by_counting = reference_backfill_by_counting if _compiled is None else _compiled.backfill_by_counting

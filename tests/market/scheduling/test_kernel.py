@@ -19,7 +19,12 @@ from hypothesis import strategies as st
 from market.errors import MarketError
 from market import kernel
 from market.job import Job
-from market.scheduling.profile import ReferenceProfile, reference_backfill_by_counting, reference_split_due
+from market.scheduling.profile import (
+    ReferenceProfile,
+    ReferenceQueuePlan,
+    reference_backfill_by_counting,
+    reference_split_due,
+)
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -104,6 +109,73 @@ def test_compiled_compression_and_due_split_match_reference(running, jobs, now):
     ref = _compress_and_split(ReferenceProfile, reference_split_due, running, queue, now)
     fast = _compress_and_split(compiled.Profile, compiled.split_due, running, queue, now)
     assert fast == ref
+
+
+def _conservative_day(profile_cls, plan, running, events):
+    """A conservative plan driven by ``events`` through ``plan`` (a QueuePlan or its reference).
+
+    ``running``: blocks held from 0 to their estimates. Each event is
+    ``(dt, kind, a, b)`` after ``dt`` seconds: ``"end"`` ends running block
+    ``a`` now if it is still running (an early end compresses the plan);
+    ``"arrive"`` queues a job of ``a`` processors and ``b`` seconds at its
+    earliest start. After each event the jobs due now start (a pass).
+    Returns every step of the plan, every start and every wake-up seen.
+    """
+    p, planned, queue, now, seen = profile_cls(PROCS), {}, [], 0, []
+    held = {}
+    for k, (n, d) in enumerate(running):
+        if p.min_free(0, d) >= n:
+            held[k] = (n, p.reserve(0, d, n) + d)
+    started = {}
+    for i, (dt, kind, a, b) in enumerate(events):
+        now += dt
+        p.advance(now)
+        for k, (n, end) in list(held.items()):
+            if end <= now:
+                del held[k]
+        if kind == "end" and a in held:
+            n, end = held.pop(a)
+            p.release(now, end - now, n)
+            seen.append(("first", plan.compress(p, queue, planned, now)))
+        elif kind == "arrive":
+            job = _Job(i, a, b)
+            queue.append(job)
+            planned[job.id] = p.reserve(p.earliest_start(a, b, now), b, a)
+            plan.append(job, planned[job.id])
+        due, queue, first = plan.split_due(queue, planned, now)
+        for job in due:
+            held[("job", job.id)] = (job.procs, now + job.estimate)
+            started[job.id] = now
+        seen.append((p.steps(), dict(planned), sorted(started.items()), first))
+    return seen
+
+
+event = st.one_of(
+    st.tuples(st.integers(0, 15), st.just("end"), st.integers(0, 11), st.just(0)),
+    st.tuples(st.integers(0, 15), st.just("arrive"), st.integers(1, PROCS), st.integers(1, 60)),
+)
+
+
+@given(blocks, st.lists(event, max_size=40))
+@settings(max_examples=300, deadline=None)
+def test_compiled_queue_plan_matches_reference_over_a_day_of_early_ends(running, events):
+    ref = _conservative_day(ReferenceProfile, ReferenceQueuePlan(), running, events)
+    assert _conservative_day(compiled.Profile, compiled.QueuePlan(), running, events) == ref
+
+
+def test_queue_plan_refuses_a_queue_it_does_not_mirror_and_survives_pickling():
+    import pickle
+
+    plan, p = compiled.QueuePlan(), compiled.Profile(PROCS)
+    jobs = [_Job(1, 2, 10), _Job(2, 3, 5)]
+    planned = {1: p.reserve(0, 10, 2), 2: p.reserve(0, 5, 3)}
+    plan.load(jobs, planned)
+    copy = pickle.loads(pickle.dumps(plan))
+    assert copy.entries() == plan.entries() == [(2, 10, 0), (3, 5, 0)]
+    with pytest.raises(RuntimeError, match="the queue has 1 jobs, the plan mirrors 2"):
+        plan.split_due(jobs[:1], planned, 0)
+    due, rest, first = copy.split_due(jobs, planned, 0)
+    assert [j.id for j in due] == [1, 2] and rest == [] and first is None and len(copy) == 0
 
 
 def _replan(cls, held, queue, now):
