@@ -201,8 +201,15 @@ class QueueWaitPredictor:
     alpha : float, default 1.0
         Ridge penalty (on scaled features).
     log_target : bool, default False
-        Fit the ridge on ``log1p(wait)`` instead of the wait. Either way a ridge
-        prediction is capped at the longest wait in the history.
+        Fit the ridge on ``log1p(wait)`` instead of the wait.
+    cap : bool, default True
+        Cap a ridge prediction at the longest wait in the history (ours; the
+        paper states no cap). Without it the linear model extrapolates: a
+        queue far longer than any in the history gets a wait far longer than
+        any seen, which is what a metascheduler needs to see a pile-up coming
+        (the history holds only *started* jobs, so the waits of a growing
+        queue reach it late). ``benchmarks/nordugrid_predictor_cap.py``
+        measures both on murali-nordugrid.
     refit_every : int, default 50
         Observations between ridge refits.
 
@@ -232,6 +239,7 @@ class QueueWaitPredictor:
     close: float = 3.0
     alpha: float = 1.0
     log_target: bool = False
+    cap: bool = True
     refit_every: int = 50
     _x: np.ndarray | None = field(default=None, init=False, repr=False)  # ring buffer of features
     _y: np.ndarray = field(init=False, repr=False)
@@ -248,6 +256,9 @@ class QueueWaitPredictor:
             value = getattr(self, name)
             if not isinstance(value, int) or value < 1:
                 raise InvalidInput(f"QueueWaitPredictor: {name} must be an int >= 1, got {value!r}")
+        for name in ("cap", "log_target"):
+            if not isinstance(getattr(self, name), bool):
+                raise InvalidInput(f"QueueWaitPredictor: {name} must be a bool, got {getattr(self, name)!r}")
         for name in ("eps", "close", "alpha"):
             if not getattr(self, name) > 0:
                 raise InvalidInput(f"QueueWaitPredictor: {name} must be > 0, got {getattr(self, name)!r}")
@@ -325,6 +336,8 @@ class QueueWaitPredictor:
         model, _ = self._model
         # Ridge.predict's own arithmetic (X @ coef_.T + intercept_) without its ~50 us of input checks
         value = float((q[None, :] @ model.coef_.T + model.intercept_)[0])
+        if not self.cap:
+            return float(np.expm1(min(value, 700.0))) if self.log_target else value  # (expm1 overflows past ~709)
         if self.log_target:
             value = float(np.expm1(min(value, np.log1p(y.max()))))
         # a linear model extrapolates without bound; no wait longer than any seen is predicted

@@ -98,6 +98,23 @@ def test_predictor_falls_back_to_ridge_far_from_any_cluster():
     assert p.n_ridge == 1
 
 
+def test_uncapped_ridge_extrapolates_a_queue_longer_than_any_seen_and_the_cap_stops_at_the_longest_wait():
+    # waits grow with the queued work (feature 3); a queue twice the longest seen predicts about twice the wait
+    rng = np.random.default_rng(4)
+    capped, free = QueueWaitPredictor(min_samples=3, close=0.1), QueueWaitPredictor(min_samples=3, close=0.1, cap=False)
+    for _ in range(300):
+        x = rng.uniform(0, 100, 8)
+        for p in (capped, free):
+            p.observe(x, 60 * x[3])
+    q = np.full(8, 50.0)
+    q[3] = 200.0
+    assert capped.predict(q) == pytest.approx(max(capped._y), rel=1e-9) and max(capped._y) < 6000
+    assert free.predict(q) == pytest.approx(12000, rel=0.05)
+    assert free.n_ridge == capped.n_ridge == 1
+    with pytest.raises(InvalidInput, match="cap must be a bool"):
+        QueueWaitPredictor(cap="no")
+
+
 def test_batched_predictions_equal_one_at_a_time_and_the_ridge_equals_sklearns_predict():
     # predict_many computes distances in blocks of rows and the ridge's dot product itself
     p = QueueWaitPredictor(min_samples=3, close=0.5, refit_every=10_000)
