@@ -71,14 +71,26 @@ def assign_processors(records: pd.DataFrame, procs: int) -> list[str]:
     return out
 
 
-def to_batsim_jobs(records: pd.DataFrame, procs: int, workload_name: str = "w0") -> pd.DataFrame:
+def to_batsim_jobs(records: pd.DataFrame, procs: int, workload_name: str = "w0",
+                   watts_per_proc: float | None = None) -> pd.DataFrame:
     """Batsim ``jobs.csv`` frame of our per-job records.
 
     ``success`` is 1 for jobs that completed and 0 for jobs killed at their
     estimate (``final_state`` ``COMPLETED_SUCCESSFULLY`` or
-    ``COMPLETED_WALLTIME_REACHED``). ``consumed_energy`` is -1 (not modelled
-    by a plain machine), as Batsim writes when energy is off.
+    ``COMPLETED_WALLTIME_REACHED``). ``consumed_energy`` is in joules, as
+    Batsim writes it: ``procs x watts_per_proc x execution_time`` (the busy
+    power of the job's processors over its run; idle power is not
+    attributed to jobs) where the machine's power is given, else -1, as
+    Batsim writes when energy is off.
+
+    >>> df = pd.DataFrame({"job_id": [1], "submit": [0], "start": [10], "end": [70], "procs": [4],
+    ...                    "estimate": [100], "outcome": ["completed"]})
+    >>> to_batsim_jobs(df, 8, watts_per_proc=20.0)[["waiting_time", "allocated_resources", "consumed_energy"]]
+       waiting_time allocated_resources  consumed_energy
+    0            10                 0-3           4800.0
     """
+    if watts_per_proc is not None and not watts_per_proc >= 0:
+        raise InvalidInput(f"watts_per_proc must be >= 0, got {watts_per_proc!r}")
     killed = records["outcome"].eq("killed") if "outcome" in records else pd.Series(False, index=records.index)
     execution = records["end"] - records["start"]
     turnaround = records["end"] - records["submit"]
@@ -98,7 +110,7 @@ def to_batsim_jobs(records: pd.DataFrame, procs: int, workload_name: str = "w0")
             "turnaround_time": turnaround,
             "stretch": turnaround / execution.clip(lower=1),
             "allocated_resources": assign_processors(records, procs),
-            "consumed_energy": -1,
+            "consumed_energy": -1 if watts_per_proc is None else records["procs"] * float(watts_per_proc) * execution,
             "metadata": "",
         }
     )

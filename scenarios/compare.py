@@ -19,7 +19,7 @@ from scenarios.config import INTERACTION_MODELS, with_overrides
 from scenarios.experiment import compare
 from scenarios.registry import get_scenario, scenario_names
 from scenarios.interrupts import with_hint
-from scenarios.results import format_table, manifest, prepare_out, remove_if_empty, write_results
+from scenarios.results import format_table, manifest, prepare_out, remove_if_empty, write_atomic, write_results
 from scenarios.sweep import EXECUTORS, parse_grid, run_sweep
 
 __all__ = ["add_subcommands", "main", "run_compare", "run_sweep_command"]
@@ -68,8 +68,31 @@ def run_compare(args: argparse.Namespace) -> int:
     print(format_table(summary))
     doc = manifest(config.to_dict(), config.seed, command=["gridmarket", *sys.argv[1:]])
     written = write_results(out, jobs, summary, doc, title, runs, {p.name: p.procs for p in config.providers})
+    if getattr(args, "batsim", False):
+        written += write_batsim(out / "batsim", jobs, config.providers)
     print(f"\nwrote {len(written)} files to {out}/ ({len(jobs)} job rows)")
     return 0
+
+
+def write_batsim(folder: Path, jobs: pd.DataFrame, providers) -> list[Path]:
+    """One Batsim ``jobs.csv`` per interaction model and provider: ``folder/MODEL/PROVIDER/jobs.csv``.
+
+    Every row a provider ran (machine jobs, workflow tasks and reserved jobs) with the processors it
+    held and its energy in joules from the provider's ``watts_per_proc`` (busy power;
+    :func:`market.batsim.to_batsim_jobs`); evalys reads each file as one machine's schedule.
+    """
+    from market.batsim import to_batsim_jobs
+
+    written = []
+    for model, rows in jobs.groupby("model", sort=False):
+        for p in providers:
+            ran = rows[rows["site"] == p.name].sort_values(["start", "job_id"], kind="stable")
+            frame = to_batsim_jobs(ran, p.procs, workload_name=str(model), watts_per_proc=p.watts_per_proc)
+            path = folder / str(model) / p.name / "jobs.csv"
+            path.parent.mkdir(parents=True, exist_ok=True)
+            write_atomic(path, frame.to_csv(index=False))
+            written.append(path)
+    return written
 
 
 def run_sweep_command(args: argparse.Namespace) -> int:
@@ -110,6 +133,9 @@ def add_subcommands(subparsers) -> None:
     cmp.add_argument("--models", help="comma-separated interaction models (default: the scenario's)")
     cmp.add_argument("--out", help="results folder (default results-SCENARIO-seedN); must not exist")
     cmp.add_argument("--force", action="store_true", help="write into an existing results folder")
+    cmp.add_argument("--batsim", action="store_true",
+                     help="also write batsim/MODEL/PROVIDER/jobs.csv (Batsim's format, energy in joules from each "
+                          "provider's watts_per_proc; evalys reads it)")
     cmp.set_defaults(run=run_compare)
 
     sw = subparsers.add_parser(

@@ -124,6 +124,26 @@ def test_compare_command_writes_the_results_folder_and_refuses_to_overwrite(tmp_
     assert compare_cli.main(args + ["--force"]) == 0
 
 
+def test_compare_writes_a_batsim_jobs_file_per_model_and_provider_with_energy_that_evalys_reads(tmp_path):
+    """Issue 16: Batsim jobs.csv per provider with consumed_energy from the provider's power (it was -1)."""
+    evalys_jobset = pytest.importorskip("evalys.jobset")
+    out = tmp_path / "res"
+    assert compare_cli.main(["compare", "--models", "best-effort,greedy", "--batsim", "--out", str(out)]) == 0
+    jobs = pd.read_csv(out / "jobs.csv")
+    providers = {p.name: p for p in get_scenario("quickstart").providers}
+    files = sorted(out.glob("batsim/*/*/jobs.csv"))
+    assert [f.relative_to(out / "batsim").parts[:2] for f in files] == sorted(
+        (m, p) for m in ("best-effort", "greedy") for p in providers)
+    for f in files:
+        model, site = f.relative_to(out / "batsim").parts[:2]
+        ran = jobs[(jobs["model"] == model) & (jobs["site"] == site)]
+        js = evalys_jobset.JobSet.from_csv(str(f))
+        assert len(js.df) == len(ran) > 0
+        busy = (ran["procs"] * (ran["end"] - ran["start"])).sum()
+        assert js.df["consumed_energy"].sum() == pytest.approx(busy * providers[site].watts_per_proc)
+        assert (js.df["consumed_energy"] > 0).all() and js.MaxProcs <= providers[site].procs
+
+
 def test_the_summary_gives_the_median_reservation_cost_beside_the_mean(tmp_path):
     out = tmp_path / "res"
     assert compare_cli.main(["compare", "--models", "greedy", "--out", str(out)]) == 0
