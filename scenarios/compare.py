@@ -20,7 +20,7 @@ from scenarios.experiment import compare
 from scenarios.registry import get_scenario, scenario_names
 from scenarios.interrupts import with_hint
 from scenarios.results import format_table, manifest, prepare_out, remove_if_empty, write_atomic, write_results
-from scenarios.sweep import EXECUTORS, parse_grid, run_sweep
+from scenarios.sweep import EXECUTORS, parse_grid, read_points, run_sweep
 
 __all__ = ["add_subcommands", "main", "run_compare", "run_sweep_command"]
 
@@ -98,20 +98,23 @@ def write_batsim(folder: Path, jobs: pd.DataFrame, providers) -> list[Path]:
 def run_sweep_command(args: argparse.Namespace) -> int:
     """Run a grid of parameter values over a scenario; resume what a previous run finished."""
     config = get_scenario(args.scenario)
-    grid = parse_grid(args.grid or [])
-    if not grid:
+    if args.points and args.grid:
+        raise InvalidInput("--points and --grid exclude each other: a design is either a list of points or a grid")
+    points = read_points(args.points) if args.points else None
+    grid = None if points else parse_grid(args.grid or [])
+    if grid == {}:
         grid = {"seed": [config.seed]}
     out = Path(args.out or f"sweep-{config.name}")
 
     def progress(rid: str, status: str, n_done: int, n_total: int) -> None:
         print(f"  [{n_done}/{n_total}] {rid}: {status}", file=sys.stderr, flush=True)
 
-    table = run_sweep(config, grid, out, executor=args.executor, workers=args.workers, scheduler=args.scheduler,
-                      resume=args.resume, force=args.force, progress=progress)
+    table = run_sweep(config, grid, out, points=points, executor=args.executor, workers=args.workers,
+                      scheduler=args.scheduler, resume=args.resume, force=args.force, progress=progress)
     cols = [c for c in table.columns if c.startswith("grid.")] + [
         "model", "mean_wait", "mean_response", "mean_bsld", "electricity_cost", "makespan"]
     print(table[cols].to_string(index=False, float_format=lambda v: f"{v:.3f}"))
-    print(f"\n{len(table)} rows in {out / 'sweep.csv'}")
+    print(f"\n{len(table)} rows in {out / 'sweep.csv'} and {out / 'sweep.parquet'}")
     return 0
 
 
@@ -142,11 +145,15 @@ def add_subcommands(subparsers) -> None:
         "sweep",
         help="run a scenario over a grid of parameter values (resumable; local processes or Dask)",
         description="One result file per run in OUT/runs/, written atomically when the run finishes; "
-        "--resume skips finished runs (after a crash or a kill); the combined table goes to OUT/sweep.csv.",
+        "--resume skips finished runs (after a crash or a kill); the combined table goes to OUT/sweep.csv and "
+        "OUT/sweep.parquet.",
     )
     sw.add_argument("scenario", help=f"a registered scenario ({names}) or a scenario .toml file")
     sw.add_argument("--grid", action="append", metavar="NAME=VALUES",
                     help="e.g. alpha=0,0.5,1 or seed=1..10 or model=mcmf,stable (repeatable)")
+    sw.add_argument("--points", metavar="DESIGN.csv",
+                    help="instead of --grid: run these design points (a CSV: a header of parameter names, one "
+                         "point per line, e.g. a Latin hypercube)")
     sw.add_argument("--executor", choices=EXECUTORS, default="local",
                     help="local: a process pool (default); dask: a Dask distributed cluster")
     sw.add_argument("--scheduler", metavar="tcp://HOST:PORT",

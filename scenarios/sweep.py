@@ -1,12 +1,15 @@
 """Parameter sweeps: a grid of scenario overrides, one result file per run, resumable, local or on Dask.
 
 ``run_sweep(config, grid, out)`` runs :func:`scenarios.experiment.compare` for
-every point of the Cartesian product of ``grid`` (parameter name -> values).
+every point of the Cartesian product of ``grid`` (parameter name -> values);
+``run_sweep(config, None, out, points=...)`` runs a list of design points
+instead (e.g. a Latin hypercube read by :func:`read_points` from a CSV file).
 Layout of ``OUT/``::
 
-    sweep.json          the sweep's manifest: scenario and grid (a resume must match it), versions
+    sweep.json          the sweep's manifest: scenario and grid or points (a resume must match it), versions
     runs/<run_id>.json  one file per finished run: its grid point and summary rows
     sweep.csv           the combined table (one row per run and interaction model), written at the end
+    sweep.parquet       the same table, typed (pandas, Polars, DuckDB and Dask read it without parsing)
 
 A run's file is written atomically (temporary file + rename) by the process
 that ran it, the moment it finishes, so a sweep killed at any instant leaves
@@ -46,8 +49,8 @@ from scenarios.experiment import compare
 from scenarios.interrupts import stop_workers, with_hint
 from scenarios.results import manifest, prepare_out, write_atomic
 
-__all__ = ["EXECUTORS", "MANIFEST", "check_executor", "executor_runs", "parse_grid", "point_id", "run_dask",
-           "run_local", "run_point", "run_sweep"]
+__all__ = ["EXECUTORS", "MANIFEST", "check_executor", "executor_runs", "parse_grid", "point_id", "read_points",
+           "run_dask", "run_local", "run_point", "run_sweep"]
 
 EXECUTORS = ("local", "dask")
 MANIFEST = "sweep.json"
@@ -103,6 +106,50 @@ def parse_grid(specs: Sequence[str]) -> dict[str, list]:
                 raise InvalidInput(f"bad grid {spec!r}: empty value in {values!r}")
             grid[name] = [_value(p) for p in parts]
     return grid
+
+
+def read_points(path: str | Path) -> list[dict]:
+    r"""Design points from a CSV file: a header of parameter names, then one point per line.
+
+    Values are read as grid values are (ints, floats, ``none``, text). A missing file, an empty
+    one, a blank name or value, a line with the wrong number of values or a point given twice is
+    refused in one line naming the file and line.
+
+    >>> import tempfile, pathlib
+    >>> f = pathlib.Path(tempfile.mkdtemp()) / "design.csv"
+    >>> _ = f.write_text("alpha,seed\n0,1\n0.5,2\n")
+    >>> read_points(f)
+    [{'alpha': 0, 'seed': 1}, {'alpha': 0.5, 'seed': 2}]
+    """
+    import csv
+
+    path = Path(path)
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as err:
+        raise InvalidInput(f"{path}: cannot read the design points ({err.__class__.__name__}: {err})") from None
+    rows = [(k, r) for k, r in enumerate(csv.reader(lines), 1) if r and any(c.strip() for c in r)]
+    if not rows:
+        raise InvalidInput(f"{path}: no header and no points (expected e.g. 'alpha,seed' then '0.5,1')")
+    (_, header), body = rows[0], rows[1:]
+    names = [n.strip() for n in header]
+    if not all(names) or len(set(names)) != len(names):
+        raise InvalidInput(f"{path}: line 1: every column needs a distinct name, got {','.join(header)!r}")
+    if not body:
+        raise InvalidInput(f"{path}: a header but no design point")
+    points, seen = [], {}
+    for k, row in body:
+        if len(row) != len(names):
+            raise InvalidInput(f"{path}: line {k}: {len(row)} values for {len(names)} columns ({', '.join(names)})")
+        if any(not c.strip() for c in row):
+            raise InvalidInput(f"{path}: line {k}: empty value in {','.join(row)!r}")
+        point = {n: _value(c) for n, c in zip(names, row)}
+        key = json.dumps(point, sort_keys=True, default=str)
+        if key in seen:
+            raise InvalidInput(f"{path}: line {k}: the same point as line {seen[key]}")
+        seen[key] = k
+        points.append(point)
+    return points
 
 
 def point_id(scenario: str, point: Mapping) -> str:
@@ -168,7 +215,8 @@ def _differences(where: str, old, new) -> list[str]:
 def _spec_differences(old: dict, new: dict) -> list[str]:
     """What differs between two sweep manifests' scenario and grid, e.g. ``scenario.seed 1 here, 2 asked``."""
     return (_differences("scenario", old.get("scenario"), new["scenario"])
-            + _differences("grid", old.get("grid"), new["grid"]))
+            + _differences("grid", old.get("grid"), new.get("grid"))
+            + _differences("points", old.get("points"), new.get("points")))
 
 
 def _check_out(out: Path, spec: dict, *, resume: bool, force: bool) -> None:
@@ -200,7 +248,7 @@ def _init_out(out: Path, spec: dict, *, force: bool) -> None:
     prepare_out(out, force=True)  # refusals were _check_out's; this creates the folder
     runs_dir = out / "runs"
     if force:
-        for path in [*runs_dir.glob("*.json"), out / "sweep.csv", out / MANIFEST]:
+        for path in [*runs_dir.glob("*.json"), out / "sweep.csv", out / "sweep.parquet", out / MANIFEST]:
             path.unlink(missing_ok=True)
     spec_path = out / MANIFEST
     if not spec_path.exists():
@@ -312,9 +360,10 @@ def executor_runs(fn: Callable, tasks: Sequence[tuple[object, tuple]], *, execut
 
 def run_sweep(
     config: ScenarioConfig,
-    grid: Mapping[str, Sequence],
+    grid: Mapping[str, Sequence] | None,
     out: str | Path,
     *,
+    points: Sequence[Mapping] | None = None,
     executor: str = "local",
     workers: int | None = None,
     scheduler: str | None = None,
@@ -323,13 +372,18 @@ def run_sweep(
     progress: Callable[[str, str, int, int], None] | None = None,
     timeout_seconds: float = 5.0,
 ) -> pd.DataFrame:
-    """Run every point of ``grid`` into ``out``; return the combined table (also ``out/sweep.csv``).
+    """Run every point of ``grid`` (or ``points``) into ``out``; return the combined table.
+
+    The table is also written as ``out/sweep.csv`` and ``out/sweep.parquet``.
 
     Parameters
     ----------
     config, grid
         The scenario and its grid (``parse_grid``); every point is checked
         (``with_overrides``) before any run starts.
+    points
+        Instead of ``grid`` (which must then be None): the design points to
+        run, each a mapping of parameter name -> value (:func:`read_points`).
     out
         The sweep folder. An existing non-empty one is refused unless
         ``resume`` (same scenario and grid: finished runs are skipped) or
@@ -356,17 +410,26 @@ def run_sweep(
     if resume and force:
         raise InvalidInput("resume and force exclude each other: resume keeps finished runs, force deletes them")
     out = Path(out)
-    names = list(grid)
-    points = [dict(zip(names, combo)) for combo in itertools.product(*(grid[n] for n in names))]
+    if (grid is None) == (points is None):
+        raise InvalidInput("give a grid or a list of design points, not both" if grid is not None
+                           else "give a grid or a list of design points")
+    if grid is not None:
+        names = list(grid)
+        points = [dict(zip(names, combo)) for combo in itertools.product(*(grid[n] for n in names))]
+        what = f"grid {dict(grid)!r}"
+        design = {"grid": {k: list(v) for k, v in grid.items()}}
+    else:
+        points = [dict(p) for p in points]
+        what = "the design points"
+        design = {"points": points}
     if not points:
-        raise InvalidInput(f"empty grid {dict(grid)!r}: no run to do")
+        raise InvalidInput(f"empty {what}: no run to do")
     for point in points:
         _configure(config, point)  # bad values fail here, before hours of work
     ids = [point_id(config.name, point) for point in points]
     if len(set(ids)) != len(ids):
-        raise InvalidInput(f"grid {dict(grid)!r} gives two runs the same id; give each value once")
-    spec = json.loads(json.dumps({"scenario": config.to_dict(), "grid": {k: list(v) for k, v in grid.items()}},
-                                 default=str))
+        raise InvalidInput(f"{what} gives two runs the same id; give each value once")
+    spec = json.loads(json.dumps({"scenario": config.to_dict(), **design}, default=str))
     _check_out(out, spec, resume=resume, force=force)
     runs_dir = (out / "runs").resolve()
     finished = set() if force else {rid for rid in ids if _finished(runs_dir / f"{rid}.json")}
@@ -410,4 +473,5 @@ def run_sweep(
         rows += json.loads((runs_dir / f"{rid}.json").read_text(encoding="utf-8"))["rows"]
     table = pd.DataFrame(rows)
     write_atomic(out / "sweep.csv", table.to_csv(index=False))
+    write_atomic(out / "sweep.parquet", table.to_parquet(index=False))
     return table

@@ -16,7 +16,7 @@ from market.errors import InvalidInput
 from scenarios import compare as compare_cli
 from scenarios.config import with_overrides
 from scenarios.registry import get_scenario
-from scenarios.sweep import MANIFEST, parse_grid, run_sweep
+from scenarios.sweep import MANIFEST, parse_grid, read_points, run_sweep
 
 distributed = pytest.importorskip("distributed")
 
@@ -115,6 +115,44 @@ def test_existing_folder_needs_resume_or_force_and_resume_needs_the_same_sweep(t
     assert [rid for rid, *_ in seen] == ["quickstart-seed3"] and list(fresh["seed"]) == [3]
     assert sorted(p.name for p in (out / "runs").iterdir()) == ["quickstart-seed3.json"]
     assert json.loads((out / MANIFEST).read_text())["grid"] == {"seed": [3]}
+
+
+def test_design_points_run_only_those_points_and_the_table_is_written_as_parquet_too(tmp_path, quick, capsys):
+    """Issue 16: --points design.csv besides full grids; sweep.parquet beside sweep.csv."""
+    design = tmp_path / "design.csv"
+    design.write_text("w_t,seed\n0,1\n100,2\n50,1\n")
+    points = read_points(design)
+    assert points == [{"w_t": 0, "seed": 1}, {"w_t": 100, "seed": 2}, {"w_t": 50, "seed": 1}]
+    out = tmp_path / "sw"
+    table = run_sweep(quick, None, out, points=points)
+    assert sorted(zip(table["grid.w_t"], table["grid.seed"])) == [(0, 1), (50, 1), (100, 2)]
+    pd.testing.assert_frame_equal(pd.read_parquet(out / "sweep.parquet"), pd.read_csv(out / "sweep.csv"),
+                                  check_dtype=False)
+    assert json.loads((out / MANIFEST).read_text())["points"] == points
+    with pytest.raises(InvalidInput, match=r"holds a different sweep \(grid None here"):
+        run_sweep(quick, parse_grid(["seed=1"]), out, resume=True)
+    with pytest.raises(InvalidInput, match="not both"):
+        run_sweep(quick, parse_grid(["seed=1"]), tmp_path / "x", points=points)
+    args = ["sweep", "quickstart", "--points", str(design), "--grid", "seed=1", "--out", str(tmp_path / "y")]
+    assert compare_cli.main(args) == 2
+    assert "--points and --grid exclude each other" in capsys.readouterr().err
+    assert not (tmp_path / "y").exists()
+
+
+@pytest.mark.parametrize(
+    ("text", "match"),
+    [("", "no header and no points"), ("w_t,seed\n", "a header but no design point"),
+     ("w_t,,seed\n1,2,3\n", "line 1: every column needs a distinct name"),
+     ("w_t,seed\n0,1\n0\n", r"line 3: 1 values for 2 columns \(w_t, seed\)"),
+     ("w_t,seed\n0, \n", "line 2: empty value"), ("w_t,seed\n0,1\n\n0,1\n", "line 4: the same point as line 2")],
+)
+def test_bad_design_files_are_refused_naming_the_line(tmp_path, text, match):
+    design = tmp_path / "design.csv"
+    design.write_text(text)
+    with pytest.raises(InvalidInput, match=match):
+        read_points(design)
+    with pytest.raises(InvalidInput, match="cannot read the design points"):
+        read_points(tmp_path / "missing.csv")
 
 
 def test_folder_that_is_no_sweep_is_refused_unless_force(tmp_path, quick):
@@ -231,7 +269,8 @@ def test_readme_sweep_commands_parse_and_the_jobqueue_snippet_compiles():
     assert len(lines) >= 4
     for line in lines:
         args = parser.parse_args(shlex.split(line)[1:])
-        parse_grid(args.grid)
+        parse_grid(args.grid or [])
+        assert args.grid or args.points
     (snippet,) = re.findall(r"```python\n(.*?)```", section, flags=re.DOTALL)
     compile(snippet, "README.md", "exec")
     assert "SLURMCluster" in snippet and "scheduler_address" in snippet
