@@ -8,6 +8,7 @@ and prints, per seed, MCMF's mean response and cost beside BS's, the busiest sys
 jobs, the predicted and actual wait of the jobs MCMF sent there, and which checks hold.
 
     python benchmarks/nordugrid_predictor_cap.py --size medium --seeds 1,2,3 --data ../shared/data [--out F.csv]
+    python benchmarks/nordugrid_predictor_cap.py --branches --size medium --seeds 1   # which branch predicted
 """
 
 from __future__ import annotations
@@ -49,13 +50,86 @@ def run(size: str, seed: int, data: Path, cap: bool) -> dict:
     return out
 
 
+def branches(size: str, seed: int, data: Path) -> list[dict]:
+    """MCMF alone (w_t = 92.5 %): per system, how its predictor answered (cluster or ridge) and what it predicted.
+
+    Returns one row per system, busiest first: jobs run there, the predictions its predictor made (for
+    every job of every clearing cycle, routed there or not) by each branch with their means (min), and
+    the mean actual wait of the jobs MCMF routed there (min).
+    """
+    import numpy as np
+
+    import market.metascheduling.grid as grid
+    import scenarios.reproductions.murali as murali
+    from market.prediction.queue_wait import QueueWaitPredictor
+
+    made: list = []
+
+    class Recording(QueueWaitPredictor):
+        def _predict_one(self, Xs, y, q, dist):
+            before = self.n_cluster
+            value = super()._predict_one(Xs, y, q, dist)
+            self.log.append((self.n_cluster > before, max(value, 0.0)))
+            return value
+
+    def factory(**kwargs):
+        p = Recording(**kwargs)
+        p.log = []
+        made.append(p)
+        return p
+
+    captured = {}
+    original_run, original_cls = murali._run, grid.QueueWaitPredictor
+
+    def only_mcmf(jobs, sites, configs, seed_stream):
+        from market.metascheduling import run_grid
+
+        config = next(c for c in configs if c.strategy == "mcmf")
+        config = __import__("dataclasses").replace(config, warmup=murali._HISTORY)
+        made.clear()  # the predictors of this run only
+        captured["result"] = run_grid(jobs, sites, config, rng=np.random.default_rng(seed_stream))
+        captured["names"] = [s.system.name for s in sites]
+        raise StopIteration
+
+    murali._run, grid.QueueWaitPredictor = only_mcmf, factory
+    try:
+        murali.murali_nordugrid(size, seed, data)
+    except StopIteration:
+        pass
+    finally:
+        murali._run, grid.QueueWaitPredictor = original_run, original_cls
+    result, names = captured["result"], captured["names"]
+    rec, per = result.records, result.per_system
+    rows = []
+    for name, p in zip(names, made, strict=True):
+        cl = [v for c, v in p.log if c]
+        rg = [v for c, v in p.log if not c]
+        sent = rec[(rec["system"] == name) & rec["routed"]]
+        rows.append({"system": name, "jobs": int(per.loc[name, "jobs"]) if name in per.index else 0,
+                     "cluster predictions": len(cl), "ridge predictions": len(rg),
+                     "mean cluster prediction (min)": float(np.mean(cl)) / 60 if cl else float("nan"),
+                     "mean ridge prediction (min)": float(np.mean(rg)) / 60 if rg else float("nan"),
+                     "routed jobs": len(sent),
+                     "mean actual wait of routed jobs (min)": float((sent["start"] - sent["dispatch"]).mean()) / 60
+                     if len(sent) else float("nan")})
+    return sorted(rows, key=lambda r: -r["jobs"])
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--size", default="medium", choices=["small", "medium", "full"])
     ap.add_argument("--seeds", default="1,2,3")
     ap.add_argument("--data", type=Path, default=ROOT.parent / "shared" / "data")
     ap.add_argument("--out", type=Path, help="append one CSV row per run here")
+    ap.add_argument("--branches", action="store_true",
+                    help="instead: MCMF alone, per system, how many predictions each predictor branch made")
     args = ap.parse_args(argv)
+    if args.branches:
+        for seed in [int(s) for s in args.seeds.split(",")]:
+            for row in branches(args.size, seed, args.data)[:5]:
+                print(f"seed {seed} | " + " | ".join(f"{k}: {v:.1f}" if isinstance(v, float) else f"{k}: {v}"
+                                                      for k, v in row.items()), flush=True)
+        return 0
     for seed in [int(s) for s in args.seeds.split(",")]:
         for cap in (True, False):
             row = run(args.size, seed, args.data, cap)
