@@ -211,14 +211,14 @@ def _check_request(start: object, procs: object, duration: object) -> None:
 def subslot_cost(slot: Slot, start: int, procs: int, duration: int) -> float:
     """Cost in SU of taking ``procs`` x ``duration`` from ``start`` out of ``slot`` (Table 1).
 
-    ===== ===== ================================================ ===================
-    ``b`` ``e`` restrictions                                     cost
-    ===== ===== ================================================ ===================
-    false false ``n_k = n_i, s_k = s_i, d_k = d_i``              ``n_i d_i c_i + f_i``
-    false true  ``n_k = n_i, s_k = s_i, d_k >= d_i``             ``n_i d_k c_i + f_i``
+    ===== ===== ================================================== =====================
+    ``b`` ``e`` restrictions                                       cost
+    ===== ===== ================================================== =====================
+    false false ``n_k = n_i, s_k = s_i, d_k = d_i``                ``n_i d_i c_i + f_i``
+    false true  ``n_k = n_i, s_k = s_i, d_k >= d_i``               ``n_i d_k c_i + f_i``
     true  false ``n_k <= n_i, s_i <= s_k, s_k + d_k <= s_i + d_i`` ``n_k d_k c_i + f_i``
-    true  true  ``n_k <= n_i, s_i <= s_k``                       ``n_k d_k c_i + f_i``
-    ===== ===== ================================================ ===================
+    true  true  ``n_k <= n_i, s_i <= s_k``                         ``n_k d_k c_i + f_i``
+    ===== ===== ================================================== =====================
 
     Raises ``Infeasible`` with the broken restriction (see :meth:`Slot.subslot`).
 
