@@ -174,6 +174,13 @@ class WorkloadConfig:
         Mean data on each workflow edge, GB (1e9 bytes; Singh ch. 4.9 uses
         1000 Gb = 125 GB); it moves between providers at
         ``parameters.transfer_latency`` / ``transfer_gbps``. 0 = compute only.
+    workflow_files : tuple of str
+        Real workflows submitted besides the generated ones, one request per
+        file: WfCommons/WfFormat JSON (e.g. WfInstances), the gridmarket
+        workflow JSON (``docs/formats.md``) or a Pegasus DAX (``.xml``,
+        ``.dax``; one processor per task). Paths are relative to the
+        working directory, as ``trace`` is. All workflows arrive at evenly
+        spread instants over the jobs' submit span, generated ones first.
     """
 
     source: str = "lublin"
@@ -188,8 +195,17 @@ class WorkloadConfig:
     workflow_runtime: float = 1000.0
     workflow_procs: float = 4.0
     workflow_data_gb: float = 0.0
+    workflow_files: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
+        if isinstance(self.workflow_files, list):  # TOML arrays and JSON manifests give lists
+            object.__setattr__(self, "workflow_files", tuple(self.workflow_files))
+        _check_type("workload.workflow_files", self.workflow_files, tuple, "a list of workflow file paths")
+        for i, path in enumerate(self.workflow_files):
+            _check_type(f"workload.workflow_files[{i}]", path, str, "a file path")
+            if not path.lower().endswith((".json", ".xml", ".dax")):
+                raise InvalidInput(f"workload.workflow_files[{i}]: {path!r} is not a workflow file "
+                                   "(.json: WfFormat or gridmarket JSON; .xml/.dax: Pegasus DAX)")
         if self.source not in WORKLOAD_SOURCES:
             raise InvalidInput(f"workload.source: unknown source {self.source!r}{suggest(self.source, WORKLOAD_SOURCES)}")
         if self.source == "trace" and not self.trace:

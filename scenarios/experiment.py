@@ -20,6 +20,7 @@ import warnings
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+import networkx as nx
 import numpy as np
 import pandas as pd
 
@@ -42,7 +43,7 @@ from market.workloads.workload import Workload
 from scenarios.config import INTERACTION_MODELS, ScenarioConfig, suggest
 
 __all__ = [
-    "SUMMARY_COLUMNS", "ModelRun", "Requests", "build_inputs", "build_market", "build_prices", "build_requests", "build_workload", "compare",
+    "SUMMARY_COLUMNS", "ModelRun", "Requests", "build_inputs", "build_market", "build_prices", "build_requests", "build_workload", "compare", "read_workflow_file",
     "run_id", "run_model",
 ]  # fmt: skip
 
@@ -128,9 +129,10 @@ class Requests:
 def build_requests(config: ScenarioConfig, workload: Workload, *, rng: np.random.Generator) -> Requests:
     """The scenario's workflows and reservation requests, the same for every interaction model.
 
-    ``n_workflows`` layered workflows (Singh ch. 4.7 generator) arrive at
-    evenly spaced instants over the jobs' submit span, from users taken in
-    turn, each at its user's home provider. A seeded ``reservation_fraction``
+    ``n_workflows`` layered workflows (Singh ch. 4.7 generator), then one
+    workflow per file of ``workflow_files`` (:func:`read_workflow_file`),
+    arrive at evenly spaced instants over the jobs' submit span, from users
+    taken in turn, each at its user's home provider. A seeded ``reservation_fraction``
     of the jobs ask, at their submit time, for their processors over
     ``estimate`` seconds from ``submit + reservation_lead`` (Singh ch. 6).
     """
@@ -138,27 +140,56 @@ def build_requests(config: ScenarioConfig, workload: Workload, *, rng: np.random
     jobs = workload.jobs
     first, last = min(j.submit for j in jobs), max(j.submit for j in jobs)
     biggest = max(p.procs for p in config.providers)
-    workflows = []
-    for k in range(w.n_workflows):
+    graphs = []
+    for _ in range(w.n_workflows):
         graph = layered_workflow(w.workflow_tasks, mean_runtime=w.workflow_runtime, mean_procs=w.workflow_procs,
                                  mean_data_bytes=w.workflow_data_gb * 1e9, rng=rng)
         for t in graph:
             graph.nodes[t]["procs"] = min(graph.nodes[t]["procs"], biggest)
+        graphs.append(graph)
+    graphs += [read_workflow_file(path, biggest, where=f"workload.workflow_files[{i}]")
+               for i, path in enumerate(w.workflow_files)]
+    workflows = []
+    for k, graph in enumerate(graphs):
         user = k % w.n_users
         site = config.providers[user % len(config.providers)].name
-        submit = first + (last - first) * (k + 1) // (w.n_workflows + 1)
+        submit = first + (last - first) * (k + 1) // (len(graphs) + 1)
         workflows.append(WorkflowRequest(k + 1, submit, user, site, graph))
     picked = rng.random(len(jobs)) < par.reservation_fraction
     reservations = {j.id: j.submit + par.reservation_lead for j, p in zip(jobs, picked) if p}
     return Requests(tuple(workflows), reservations)
 
 
-def _horizon(workload: Workload, config: ScenarioConfig) -> int:
+def read_workflow_file(path: str, biggest: int, *, where: str = "workflow") -> nx.DiGraph:
+    """A real workflow from ``path``: WfFormat or gridmarket JSON (``.json``) or Pegasus DAX (``.xml``/``.dax``).
+
+    Raises ``InvalidInput`` naming ``where`` and the file when it cannot be read, or when a task needs
+    more processors than the largest provider (``biggest``) has: such a workflow could never finish.
+    """
+    from market.workflows import read_dax, read_workflow_json
+
+    if not Path(path).is_file():
+        raise InvalidInput(f"{where}: {path}: no such file")
+    try:
+        graph = read_dax(path) if path.lower().endswith((".xml", ".dax")) else read_workflow_json(path)
+    except InvalidInput as exc:
+        raise InvalidInput(f"{where}: {exc}") from None
+    wide = [t for t in graph if graph.nodes[t]["procs"] > biggest]
+    if wide:
+        raise InvalidInput(f"{where}: {path}: task {wide[0]!r} needs {graph.nodes[wide[0]]['procs']} processors; the "
+                           f"largest provider has {biggest} ({len(wide)} such task(s))")
+    return graph
+
+
+def _horizon(workload: Workload, config: ScenarioConfig, requests: Requests | None = None) -> int:
     """Seconds a price series must cover: every job could end by the last submit plus all runs in a row."""
     w = config.workload
     last = max(j.submit for j in workload.jobs) + config.parameters.reservation_lead
     serial = sum(min(j.runtime, j.estimate) for j in workload.jobs)
     serial += w.n_workflows * w.workflow_tasks * 10 * w.workflow_runtime  # generous: task runtimes are drawn
+    for request in (requests.workflows[w.n_workflows:] if requests is not None else ()):  # the real workflows
+        serial += 2 * sum(max(request.graph.nodes[t]["runtime"].values()) if isinstance(
+            request.graph.nodes[t]["runtime"], dict) else request.graph.nodes[t]["runtime"] for t in request.graph)
     return last + int(serial) + config.parameters.cycle_seconds * (len(workload.jobs) + 1)
 
 
@@ -266,7 +297,7 @@ def build_inputs(config: ScenarioConfig) -> tuple[Workload, dict[str, HourlyPric
     requests = build_requests(config, workload, rng=r_rng)
     with warnings.catch_warnings():
         warnings.simplefilter("default")
-        prices = build_prices(config, _horizon(workload, config), rng=p_rng)
+        prices = build_prices(config, _horizon(workload, config, requests), rng=p_rng)
     return workload, prices, requests, m_rng
 
 

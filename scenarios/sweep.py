@@ -166,10 +166,12 @@ def _configure(config: ScenarioConfig, point: Mapping) -> ScenarioConfig:
 
 
 def _absolute_paths(config: ScenarioConfig) -> ScenarioConfig:
-    """``config`` with its trace and price-CSV paths made absolute (workers may run in another folder)."""
+    """``config`` with its trace, workflow and price-CSV paths made absolute (workers may run in another folder)."""
     work = config.workload
     if work.trace is not None:
         work = dataclasses.replace(work, trace=str(Path(work.trace).resolve()))
+    if work.workflow_files:
+        work = dataclasses.replace(work, workflow_files=tuple(str(Path(f).resolve()) for f in work.workflow_files))
     providers = tuple(
         p if p.prices in ("synthetic", "fixed") else dataclasses.replace(p, prices=str(Path(p.prices).resolve()))
         for p in config.providers)

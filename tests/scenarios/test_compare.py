@@ -154,6 +154,58 @@ def test_the_summary_gives_the_median_reservation_cost_beside_the_mean(tmp_path)
     assert met.median() < met.mean()  # quickstart, greedy: a few requests pay many times their n·D
 
 
+def test_real_workflow_files_from_the_scenario_are_submitted_and_run(tiny, tmp_path):
+    """Issue 16: a scenario TOML takes real workflows (gridmarket JSON, WfInstances JSON, Pegasus DAX)."""
+    from pathlib import Path
+
+    from scenarios.experiment import build_inputs
+
+    root = Path(__file__).parents[2]
+    files = [str(root / "docs" / "examples" / "workflow.json")]
+    shared_data = root.parent / "shared" / "data"  # real WfInstances and DAX files where present
+    wfinstance = shared_data / "workflows" / "wfinstances" / "blast-chameleon-small-001.json"
+    dax = shared_data / "workflows" / "pegasus-dax" / "CyberShake_30.xml"
+    files += [str(p) for p in (wfinstance, dax) if p.exists()]
+    text = TOML.replace('[workload]', '[workload]\nn_workflows = 1\nworkflow_tasks = 5\nworkflow_files = [' +
+                        ", ".join(f'"{f}"' for f in files) + ']')
+    config = with_overrides(load_toml_text(text), {"models": ("best-effort", "greedy")})
+    assert config.workload.workflow_files == tuple(files)
+    _, _, requests, _ = build_inputs(config)
+    assert [len(r.graph) for r in requests.workflows][0] == 5 and len(requests.workflows) == 1 + len(files)
+    assert len(requests.workflows[1].graph) == 3  # docs/examples/workflow.json: prepare -> simulate -> analyse
+    submits = [r.submit for r in requests.workflows]
+    assert submits == sorted(submits) and len(set(submits)) == len(submits)
+    for run in compare(config):
+        assert len(run.workflows) == len(requests.workflows), run.model
+        assert run.workflows["makespan"].notna().all(), run.model
+    assert load_toml_text(text).to_dict()["workload"]["workflow_files"] == tuple(files)
+
+
+@pytest.mark.parametrize(
+    ("files", "match"),
+    [('["wf.txt"]', r"workflow_files\[0\]: 'wf.txt' is not a workflow file"),
+     ('"wf.json"', "workload.workflow_files must be a list"),
+     ('["missing.json"]', r"workflow_files\[0\]: missing.json: no such file")],
+)
+def test_bad_workflow_files_are_refused_in_one_line(files, match, tmp_path, monkeypatch):
+    from scenarios.experiment import build_inputs
+
+    monkeypatch.chdir(tmp_path)
+    text = TOML.replace('[workload]', f'[workload]\nworkflow_files = {files}')
+    with pytest.raises(InvalidInput, match=match):
+        build_inputs(load_toml_text(text))
+
+
+def test_a_workflow_task_wider_than_every_provider_is_refused_naming_the_file(tmp_path):
+    from scenarios.experiment import build_inputs
+
+    wide = tmp_path / "wide.json"
+    wide.write_text('{"tasks": [{"id": "a", "procs": 64, "runtime": 60}], "edges": []}')
+    text = TOML.replace('[workload]', f'[workload]\nworkflow_files = ["{wide}"]')
+    with pytest.raises(InvalidInput, match=r"wide.json: task 'a' needs 64 processors; the largest provider has 32"):
+        build_inputs(load_toml_text(text))
+
+
 def test_trace_jobs_wider_than_every_provider_are_dropped_and_counted(tiny, tmp_path):
     """Issue 16: `compare --trace` aborted on the first job wider than every provider; it drops and counts them."""
     import numpy as np
