@@ -221,6 +221,7 @@ class ModelRun:
     front: list = field(default_factory=list)  # last MOGA Pareto set: (allocation cost SU, makespan s)
     choice: int | None = None  # index of the plan eq. (15) chose in ``front``
     price_log: dict = field(default_factory=dict)  # provider -> [(time s, SU, kind)]
+    currency: str = ""  # of the electricity prices ("" for the scenario's own unit: synthetic or fixed series)
 
 
 def _summary(model: str, result: RunResult, procs: int, n_jobs: int) -> dict:
@@ -328,7 +329,8 @@ def run_model(config: ScenarioConfig, model: str, *, inputs=None, progress=None)
     return ModelRun(model, records, summary, dict(result.messages), seconds, result.workflows,
                     result.reservations, market.broker.last_front if market.broker else [],
                     market.broker.last_choice if market.broker else None,
-                    {n: list(p.price_log) for n, p in market.providers.items()})
+                    {n: list(p.price_log) for n, p in market.providers.items()},
+                    "/".join(sorted({p.currency for p in prices.values() if p.currency})))
 
 
 def compare(config: ScenarioConfig, *, progress: bool = False) -> list[ModelRun]:

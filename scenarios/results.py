@@ -169,21 +169,43 @@ def _markdown(frame: pd.DataFrame) -> str:
     return "\n".join(lines)
 
 
-def _bars(summary: pd.DataFrame, path: Path, title: str) -> None:
+def _bars(summary: pd.DataFrame, path: Path, title: str, *, currency: str = ""):
+    """Six panels of per-model metrics, one horizontal bar per model (names never collide).
+
+    The run's makespan is usually set by the last long job and equal for every model, so it is
+    said in the title and the panel shows the workflows' mean makespan instead (where workflows ran).
+    """
     import matplotlib
 
     matplotlib.use("Agg")
     from matplotlib.figure import Figure
 
-    fig = Figure(figsize=(12, 6.5), layout="constrained")
-    axes = fig.subplots(2, 3).ravel()
-    colours = [f"C{i}" for i in range(len(summary))]
-    for ax, (col, label) in zip(axes, _PLOTTED):
-        ax.bar(summary["model"], summary[col], color=colours)
+    panels = list(_PLOTTED)
+    makespan = summary["makespan"] if "makespan" in summary else None
+    note = ""
+    if "workflow_makespan" in summary and summary["workflow_makespan"].notna().any():
+        panels[3] = ("workflow_makespan", "workflow makespan (s)")
+        if makespan is not None and makespan.notna().all():
+            spread = makespan.max() - makespan.min()
+            note = (f"; run makespan {makespan.min() / 3600:.1f} h for every model" if spread == 0 else
+                    f"; run makespan {makespan.min() / 3600:.1f}-{makespan.max() / 3600:.1f} h")
+    unit = currency or "price units"
+    panels[5] = ("electricity_cost", f"electricity cost ({unit})")
+    models = list(summary["model"])
+    fig = Figure(figsize=(12, 1.6 + 0.55 * len(models) * 2), layout="constrained")
+    axes = fig.subplots(2, 3, sharey=True).ravel()
+    colours = [f"C{i % 10}" for i in range(len(models))]
+    y = range(len(models))
+    for ax, (col, label) in zip(axes, panels):
+        values = summary[col] if col in summary else pd.Series([float("nan")] * len(models))
+        ax.barh(list(y), values, color=colours)
         ax.set_title(label)
-        ax.tick_params(axis="x", labelrotation=30)
-    fig.suptitle(title)
+        ax.set_yticks(list(y), models)
+        ax.invert_yaxis()
+        ax.grid(axis="x", alpha=0.3)
+    fig.suptitle(title + note)
     fig.savefig(path, dpi=110)
+    return fig
 
 
 def _message_bars(summary: pd.DataFrame, path: Path, title: str) -> None:
@@ -226,14 +248,17 @@ def write_results(out: Path, jobs: pd.DataFrame, summary: pd.DataFrame, manifest
     for name, text in files:
         write_atomic(out / name, text)
         written.append(out / name)
-    _bars(summary, out / "metrics.png", title)
+    currency = next((r.currency for r in runs or () if getattr(r, "currency", "")), "")
+    _bars(summary, out / "metrics.png", title, currency=currency)
     _message_bars(summary, out / "messages.png", title)
     written += [out / "metrics.png", out / "messages.png"]
     if runs:
         moga = next((r for r in runs if r.front), None)
         plots.pareto_front(moga.front if moga else [], moga.choice if moga else None, out / "pareto.png",
                            f"{title}: last MOGA Pareto set" + (f" ({moga.model})" if moga else ""))
-        plots.price_history({r.model: r.price_log for r in runs}, out / "prices.png", f"{title}: slot prices")
+        until = max(float(r.records["end"].max()) for r in runs if len(r.records))
+        plots.price_history({r.model: r.price_log for r in runs}, out / "prices.png", f"{title}: slot prices",
+                            until=until)
         written += [out / "pareto.png", out / "prices.png"]
         if procs:
             run = next((r for r in runs if r.model in ("moga", "greedy")), runs[0])

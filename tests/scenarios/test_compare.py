@@ -144,6 +144,38 @@ def test_compare_writes_a_batsim_jobs_file_per_model_and_provider_with_energy_th
         assert (js.df["consumed_energy"] > 0).all() and js.MaxProcs <= providers[site].procs
 
 
+def test_price_plot_has_a_panel_per_model_a_legend_outside_and_no_zero_on_a_log_axis(tmp_path):
+    """Issue 16: one panel per model, colours per provider, legend outside the data, the whole run, no 0 on a log axis."""
+    from scenarios.plots import price_history
+
+    logs = {"greedy": {"a": [(0, 0.0, "quote"), (3600, 50.0, "paid")], "b": [(7200, 0.2, "quote")]},
+            "moga": {"a": [(1800, 3.0, "paid")], "b": []}, "best-effort": {"a": [], "b": []}}
+    fig = price_history(logs, tmp_path / "p.png", "t", until=36 * 3600)
+    axes = [ax for ax in fig.axes if ax.get_title(loc="left")]
+    assert [ax.get_title(loc="left") for ax in axes] == ["greedy", "moga"]  # a model that priced nothing: no panel
+    assert all(ax.get_legend() is None for ax in axes) and len(fig.legends) == 1
+    labels = [t.get_text() for t in fig.legends[0].get_texts()]
+    assert labels[:2] == ["a", "b"] and "free (0 SU), at the bottom" in labels
+    assert all(ax.get_yscale() == "log" and ax.get_ylim()[0] > 0 for ax in axes)  # 50 / 0.2 > 50: log, 0 drawn apart
+    assert axes[-1].get_xlim() == (0.0, 36.0)
+    flat = price_history({"greedy": {"a": [(0, 2.0, "quote"), (60, 5.0, "paid")]}}, tmp_path / "q.png", "t")
+    assert flat.axes[0].get_yscale() == "linear" and flat.axes[0].get_ylim()[0] == 0
+
+
+def test_metric_bars_name_each_model_say_the_run_makespan_and_the_currency(tmp_path):
+    from scenarios.results import _bars
+
+    summary = pd.DataFrame({"model": ["best-effort", "greedy"], "mean_wait": [1.0, 2.0], "mean_response": [3.0, 4.0],
+                            "mean_bsld": [1.0, 1.5], "makespan": [7200.0, 7200.0],
+                            "workflow_makespan": [900.0, 600.0], "allocation_cost": [10.0, 12.0],
+                            "electricity_cost": [0.5, 0.4]})
+    fig = _bars(summary, tmp_path / "m.png", "t", currency="EUR")
+    assert fig.get_suptitle() == "t; run makespan 2.0 h for every model"
+    titles = [ax.get_title() for ax in fig.axes]
+    assert "workflow makespan (s)" in titles and "electricity cost (EUR)" in titles and "makespan (s)" not in titles
+    assert [t.get_text() for t in fig.axes[0].get_yticklabels()] == ["best-effort", "greedy"]
+
+
 def test_the_summary_gives_the_median_reservation_cost_beside_the_mean(tmp_path):
     out = tmp_path / "res"
     assert compare_cli.main(["compare", "--models", "greedy", "--out", str(out)]) == 0
