@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pandas as pd
 
-__all__ = ["gantt", "pareto_front", "price_history"]
+__all__ = ["gantt", "pareto_front", "price_history", "sweep_means"]
 
 _KIND_COLOURS = {"job": "C0", "task": "C2", "reservation": "C3"}
 
@@ -150,3 +150,40 @@ def _runs(rows: list[int]) -> list[tuple[int, int]]:
         else:
             out.append((r, r))
     return out
+
+
+_SWEEP_METRICS = (("mean_wait", "mean wait (s)"), ("mean_response", "mean response (s)"),
+                  ("mean_bsld", "mean bounded slowdown"), ("electricity_cost", "electricity cost"))
+
+
+def sweep_means(table: pd.DataFrame, path: Path, title: str):
+    """A sweep's metrics per design point and model: the mean over seeds with its 95 % Student-t interval.
+
+    ``table`` is a sweep's combined table (``sweep.csv``: ``grid.*`` columns, ``model``, ``seed``
+    and the summary metrics). Rows that differ only in their seed form one bar; its error bar is
+    :func:`scenarios.results.ci95` over those seeds (none with one seed). Returns the figure.
+    """
+    from scenarios.results import ci95
+
+    keys = ["model"] + [c for c in table.columns if c.startswith("grid.") and c not in ("grid.seed", "grid.model")]
+    groups = list(table.groupby(keys, sort=False, dropna=False)) if len(table) else []
+    labels = [" | ".join(f"{k.removeprefix('grid.')}={v}" if k != "model" else str(v)
+                         for k, v in zip(keys, key if isinstance(key, tuple) else (key,))) for key, _ in groups]
+    metrics = [(c, name) for c, name in _SWEEP_METRICS if c in table]
+    fig = _figure((4 * max(len(metrics), 1), 1.4 + 0.35 * max(len(groups), 1)))
+    axes = fig.subplots(1, max(len(metrics), 1), sharey=True, squeeze=False)[0]
+    seeds = [len(g) for _, g in groups]
+    for ax, (col, name) in zip(axes, metrics):
+        stats = [ci95(g[col].tolist()) for _, g in groups]
+        means = [m for m, _, _ in stats]
+        err = [[m - lo if lo == lo else 0 for m, lo, _ in stats], [hi - m if hi == hi else 0 for m, _, hi in stats]]
+        ax.barh(range(len(groups)), means, xerr=err, color=[f"C{k % 10}" for k in range(len(groups))],
+                capsize=3)
+        ax.set_yticks(range(len(groups)), labels)
+        ax.invert_yaxis()
+        ax.set_title(name)
+        ax.grid(axis="x", alpha=0.3)
+    n = f"{min(seeds)}-{max(seeds)}" if seeds and min(seeds) != max(seeds) else str(seeds[0] if seeds else 0)
+    fig.suptitle(f"{title}: mean over {n} seed(s)" + (", 95 % t interval" if seeds and max(seeds) > 1 else ""))
+    fig.savefig(path, dpi=110)
+    return fig

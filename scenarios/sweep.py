@@ -10,6 +10,7 @@ Layout of ``OUT/``::
     runs/<run_id>.json  one file per finished run: its grid point and summary rows
     sweep.csv           the combined table (one row per run and interaction model), written at the end
     sweep.parquet       the same table, typed (pandas, Polars, DuckDB and Dask read it without parsing)
+    sweep.png           each metric per design point and model: mean over seeds, 95 % t interval
 
 A run's file is written atomically (temporary file + rename) by the process
 that ran it, the moment it finishes, so a sweep killed at any instant leaves
@@ -250,7 +251,8 @@ def _init_out(out: Path, spec: dict, *, force: bool) -> None:
     prepare_out(out, force=True)  # refusals were _check_out's; this creates the folder
     runs_dir = out / "runs"
     if force:
-        for path in [*runs_dir.glob("*.json"), out / "sweep.csv", out / "sweep.parquet", out / MANIFEST]:
+        for path in [*runs_dir.glob("*.json"), out / "sweep.csv", out / "sweep.parquet", out / "sweep.png",
+                     out / MANIFEST]:
             path.unlink(missing_ok=True)
     spec_path = out / MANIFEST
     if not spec_path.exists():
@@ -476,4 +478,7 @@ def run_sweep(
     table = pd.DataFrame(rows)
     write_atomic(out / "sweep.csv", table.to_csv(index=False))
     write_atomic(out / "sweep.parquet", table.to_parquet(index=False))
+    from scenarios.plots import sweep_means
+
+    sweep_means(table, out / "sweep.png", config.name)
     return table

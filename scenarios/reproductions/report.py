@@ -29,6 +29,7 @@ import pandas as pd
 
 from market.errors import InvalidInput
 from scenarios.config import suggest
+from scenarios.results import ci95
 
 __all__ = [
     "DATA_ENV",
@@ -460,30 +461,6 @@ REPRODUCED_SHARE = 0.8
 """A direction counts as reproduced when it holds in at least this share of the seeds (issue 14)."""
 
 CI_METHOD = "Student t, 95 %, over seeds (mean ± t(0.975, n-1) · s / sqrt(n))"
-
-
-def ci95(values: Sequence[float]) -> tuple[float, float, float]:
-    """``(mean, low, high)`` of ``values``: the Student-t 95 % interval of the mean over seeds.
-
-    NaN values are left out; with one value the interval is ``(nan, nan)``;
-    with all values equal it is that value.
-
-    >>> ci95([1.0, 2.0, 3.0])  # t(0.975, 2) = 4.3027, s = 1
-    (2.0, -0.48413771175033027, 4.48413771175033)
-    >>> ci95([5.0])
-    (5.0, nan, nan)
-    """
-    xs = [float(v) for v in values if v is not None and not math.isnan(v)]
-    if not xs:
-        return math.nan, math.nan, math.nan
-    m = sum(xs) / len(xs)
-    if len(xs) == 1:
-        return m, math.nan, math.nan
-    from scipy.special import stdtrit
-
-    s = math.sqrt(sum((x - m) ** 2 for x in xs) / (len(xs) - 1))
-    half = float(stdtrit(len(xs) - 1, 0.975)) * s / math.sqrt(len(xs))
-    return m, m - half, m + half
 
 
 @dataclass(frozen=True, slots=True)

@@ -128,6 +128,7 @@ def test_design_points_run_only_those_points_and_the_table_is_written_as_parquet
     assert sorted(zip(table["grid.w_t"], table["grid.seed"])) == [(0, 1), (50, 1), (100, 2)]
     pd.testing.assert_frame_equal(pd.read_parquet(out / "sweep.parquet"), pd.read_csv(out / "sweep.csv"),
                                   check_dtype=False)
+    assert (out / "sweep.png").read_bytes()[:4] == b"\x89PNG"
     assert json.loads((out / MANIFEST).read_text())["points"] == points
     with pytest.raises(InvalidInput, match=r"holds a different sweep \(grid None here"):
         run_sweep(quick, parse_grid(["seed=1"]), out, resume=True)
@@ -137,6 +138,24 @@ def test_design_points_run_only_those_points_and_the_table_is_written_as_parquet
     assert compare_cli.main(args) == 2
     assert "--points and --grid exclude each other" in capsys.readouterr().err
     assert not (tmp_path / "y").exists()
+
+
+def test_sweep_plot_shows_the_mean_over_seeds_with_its_t_interval(tmp_path):
+    from scenarios.plots import sweep_means
+    from scenarios.results import ci95
+
+    table = pd.DataFrame({"grid.alpha": [0, 0, 0, 1, 1, 1], "grid.seed": [1, 2, 3] * 2, "seed": [1, 2, 3] * 2,
+                          "model": ["greedy"] * 6, "mean_wait": [1.0, 2.0, 3.0, 5.0, 5.0, 8.0],
+                          "mean_response": [2.0] * 6})
+    fig = sweep_means(table, tmp_path / "s.png", "qs")
+    assert fig.get_suptitle() == "qs: mean over 3 seed(s), 95 % t interval"
+    wait = fig.axes[0]
+    assert [t.get_text() for t in wait.get_yticklabels()] == ["greedy | alpha=0", "greedy | alpha=1"]
+    assert [round(p.get_width(), 6) for p in wait.patches] == [2.0, 6.0]
+    (bars,) = [c for c in wait.containers if hasattr(c, "lines")]  # the error bars
+    segments = bars.lines[2][0].get_segments()
+    m, lo, hi = ci95([1.0, 2.0, 3.0])
+    assert segments[0][0][0] == pytest.approx(lo) and segments[0][1][0] == pytest.approx(hi)
 
 
 @pytest.mark.parametrize(
