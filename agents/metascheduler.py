@@ -24,7 +24,7 @@ import numpy as np
 from mesa.time import Priority
 
 from agents.messages import Dispatch, Message, Submit
-from market.clearing import ClearingProblem, clear_mcmf, combined_cost, stable_match
+from market.clearing import CycleCosts, check_result, resolve_clearing
 from market.energy.electricity_cost import WH_PER_MWH
 from market.errors import InvalidInput
 from market.job import Job
@@ -33,11 +33,15 @@ from market.prediction.queue_wait import queue_features
 __all__ = ["CLEARINGS", "Metascheduler", "MetaschedulerSpec"]
 
 CLEARINGS = ("mcmf", "stable")
+"""The built-in clearings; any name :func:`market.clearing.resolve_clearing` knows is accepted (plug-ins too)."""
 
 
 @dataclass(frozen=True, slots=True)
 class MetaschedulerSpec:
-    """How the metascheduler clears: ``clearing`` (mcmf|stable), ``w_t`` (%), ``maxq``, ``cycle`` (s).
+    """How the metascheduler clears: ``clearing``, ``w_t`` (%), ``maxq``, ``cycle`` (s).
+
+    ``clearing``: ``mcmf``, ``stable``, another registered clearing method or a plug-in
+    ``"package.module:function"`` (:mod:`market.clearing.methods`).
 
     ``history``: past jobs replayed on each provider to train its wait
     predictor before the market opens (``ResourceProvider.warm_waits``); 0 =
@@ -51,8 +55,7 @@ class MetaschedulerSpec:
     history: int = 0
 
     def __post_init__(self) -> None:
-        if self.clearing not in CLEARINGS:
-            raise InvalidInput(f"metascheduler clearing must be one of {CLEARINGS}, got {self.clearing!r}")
+        resolve_clearing(self.clearing)  # an unknown name or a plug-in that cannot be imported fails here
         if not 0 <= self.w_t <= 100:
             raise InvalidInput(f"metascheduler w_t must be in [0, 100], got {self.w_t!r}")
         if self.maxq is not None and (not isinstance(self.maxq, int) or self.maxq < 1):
@@ -145,11 +148,8 @@ class Metascheduler(mesa.Agent):
         ids = [j.id for j in ready]
         names = [p.name for p in providers]
         caps = [self.spec.maxq] * n
-        if self.spec.clearing == "stable":
-            result = stable_match(ClearingProblem(ids, names, response, caps), proposing="jobs", system_cost=energy)
-        else:
-            cost = combined_cost(response, energy, self.spec.w_t)
-            result = clear_mcmf(ClearingProblem(ids, names, cost, caps))
+        costs = CycleCosts(ids, names, response, energy, caps, self.spec.w_t)
+        result = check_result(resolve_clearing(self.spec.clearing)(costs), costs, self.spec.clearing)
         col = {name: c for c, name in enumerate(names)}
         row = {j: r for r, j in enumerate(ids)}
         predicted = {j: float(waits[row[j], col[s]]) for j, s in result.assignment.items()}

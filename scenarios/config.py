@@ -47,6 +47,7 @@ from market.workloads.behaviour import SCENARIOS as BEHAVIOURS
 
 __all__ = [
     "INTERACTION_MODELS",
+    "check_model",
     "PRICE_SOURCES",
     "WORKLOAD_SOURCES",
     "Parameters",
@@ -73,7 +74,38 @@ INTERACTION_MODELS = {
     "grand": "a greedy broker buys priced slots for workflows and reservations while an MCMF metascheduler "
              "clears the other jobs across sites by electricity price (no seed studied the two together)",
 }
-"""Interaction models the agents implement today, by name (see ``scenarios.compare``)."""
+"""Interaction models the agents implement today, by name (see ``scenarios.compare``).
+
+Besides these, a model may be named by a plug-in clearing method ``"package.module:function"``
+(:mod:`market.clearing.methods`): the ``mcmf`` set-up, a metascheduler clearing each cycle, with
+that method instead of min-cost max-flow (:func:`check_model`)."""
+
+
+def check_model(name: object, where: str = "models") -> str:
+    """``name`` if it is an interaction model: a built-in one or a plug-in clearing ``"package.module:function"``.
+
+    A plug-in is imported here (a missing module or function is refused now, in one line).
+
+    >>> check_model("mcmf"), check_model("market.clearing.methods:_stable")
+    ('mcmf', 'market.clearing.methods:_stable')
+    >>> check_model("mcfm")
+    Traceback (most recent call last):
+    ...
+    market.errors.InvalidInput: models: unknown interaction model 'mcfm' (did you mean 'mcmf'?)
+    """
+    from market.plugins import is_plugin_name
+
+    if is_plugin_name(name):
+        from market.clearing import resolve_clearing
+
+        try:
+            resolve_clearing(name)
+        except InvalidInput as exc:
+            raise InvalidInput(f"{where}: {exc}") from None
+        return name
+    if name not in INTERACTION_MODELS:
+        raise InvalidInput(f"{where}: unknown interaction model {name!r}{suggest(str(name), INTERACTION_MODELS)}")
+    return name
 
 PRICE_SOURCES = ("synthetic", "fixed")
 """Electricity price sources; any other value is read as a price CSV path (``market.energy.read_prices``)."""
@@ -342,8 +374,7 @@ class ScenarioConfig:
         if not self.models:
             raise InvalidInput("models: name at least one interaction model")
         for m in self.models:
-            if m not in INTERACTION_MODELS:
-                raise InvalidInput(f"models: unknown interaction model {m!r}{suggest(m, INTERACTION_MODELS)}")
+            check_model(m)
         if self.duration_seconds is not None:
             _int_at_least("duration_seconds", self.duration_seconds, 1)
         _int_at_least("seed", self.seed, 0)

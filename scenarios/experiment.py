@@ -40,7 +40,8 @@ from market.workloads.behaviour import SCENARIOS as BEHAVIOURS
 from market.workloads.behaviour import apply_behaviour
 from market.workflows.generators import layered_workflow
 from market.workloads.workload import Workload
-from scenarios.config import INTERACTION_MODELS, ScenarioConfig, suggest
+from market.plugins import is_plugin_name
+from scenarios.config import ScenarioConfig, check_model
 
 __all__ = [
     "SUMMARY_COLUMNS", "ModelRun", "Requests", "build_inputs", "build_market", "build_prices", "build_requests", "build_workload", "compare", "read_workflow_file",
@@ -274,14 +275,13 @@ def build_market(config: ScenarioConfig, model: str, workload: Workload, prices:
     broker beside an MCMF metascheduler; the others to a best-effort broker
     (tasks just in time, reservations submitted at their start).
     """
-    if model not in INTERACTION_MODELS:
-        raise InvalidInput(f"unknown interaction model {model!r}{suggest(model, INTERACTION_MODELS)}")
+    check_model(model, "interaction model")
     specs = [ProviderSpec(p.name, p.procs, p.policy, prices[p.name], p.watts_per_proc) for p in config.providers]
     par = config.parameters
     meta = None
-    if model in ("mcmf", "stable", "grand"):
-        meta = MetaschedulerSpec("stable" if model == "stable" else "mcmf", par.w_t, par.maxq, par.cycle_seconds,
-                                 history=par.wait_history)
+    if model in ("mcmf", "stable", "grand") or is_plugin_name(model):  # a plug-in names a clearing method
+        clearing = model if is_plugin_name(model) else "stable" if model == "stable" else "mcmf"
+        meta = MetaschedulerSpec(clearing, par.w_t, par.maxq, par.cycle_seconds, history=par.wait_history)
     requests = requests or Requests()
     method = model if model in BROKER_METHODS else "greedy" if model == "grand" else "best-effort"
     broker = BrokerSpec(method, par.alpha, par.penalty, par.population, par.generations, history=par.wait_history)
@@ -310,8 +310,7 @@ def run_model(config: ScenarioConfig, model: str, *, inputs=None, progress=None)
     once and shares them. The model's rng is always the seed's own stream.
     ``progress(t)`` is called with the simulated time (s) as the run goes.
     """
-    if model not in INTERACTION_MODELS:
-        raise InvalidInput(f"unknown interaction model {model!r}{suggest(model, INTERACTION_MODELS)}")
+    check_model(model, "interaction model")
     m_rng = _streams(config.seed)[2]
     if inputs is None:
         workload, prices, requests, m_rng = build_inputs(config)

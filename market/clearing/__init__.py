@@ -16,9 +16,23 @@ from market.clearing.problem import (
     integer_costs,
 )
 from market.clearing.stable import blocking_pairs, stable_match
+from market.clearing.methods import (
+    CLEARING_METHODS,
+    ClearingMethod,
+    CycleCosts,
+    check_result,
+    register_clearing,
+    resolve_clearing,
+)
 
 __all__ = [
     "BACKENDS",
+    "CLEARING_METHODS",
+    "ClearingMethod",
+    "CycleCosts",
+    "check_result",
+    "register_clearing",
+    "resolve_clearing",
     "COST_SCALE",
     "ClearingProblem",
     "ClearingResult",

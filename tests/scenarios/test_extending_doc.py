@@ -37,11 +37,12 @@ def _env(**extra) -> dict:
     return env
 
 
-def test_the_doc_shows_the_shipped_plugin_file():
+def test_the_doc_shows_the_shipped_plugin_files():
     assert _fences("python")[0] == PLUGIN.read_text(encoding="utf-8")
+    assert _fences("python")[2] == (PLUGIN.parent / "cheapest_clearing.py").read_text(encoding="utf-8")
 
 
-@pytest.mark.parametrize("command", [c for c in _fences("bash")[0].splitlines() if c.strip()])
+@pytest.mark.parametrize("command", [c for block in _fences("bash")[:2] for c in block.splitlines() if c.strip()])
 def test_documented_command_runs_as_written(command, tmp_path):
     command = re.sub(r"--out \S+", f"--out {shlex.quote(str(tmp_path / 'out'))}", command)
     done = subprocess.run(command, shell=True, cwd=ROOT, env=_env(), capture_output=True, text=True, timeout=300)
@@ -87,3 +88,26 @@ def test_without_pythonpath_the_policy_is_a_one_line_error(capsys):
                          ("mod:", "unknown policy 'mod:'")]:
         with pytest.raises(InvalidInput, match=re.escape(message)):
             resolve_policy(bad)
+
+
+def test_a_clearing_plugin_that_breaks_the_rules_is_refused_naming_it(monkeypatch):
+    """Issue 16: a plug-in clearing's answer is checked before any job is dispatched."""
+    import numpy as np
+
+    from market.clearing import ClearingResult, CycleCosts, check_result, resolve_clearing
+    from scenarios.config import check_model
+
+    monkeypatch.syspath_prepend(str(PLUGIN.parent))
+    costs = CycleCosts([1, 2, 3], ["a", "b"], np.array([[10.0, np.nan], [10.0, 20.0], [30.0, 5.0]]),
+                       np.array([[1.0, np.nan], [2.0, 0.5], [0.1, 0.2]]), [1, None], 50.0)
+    result = resolve_clearing("cheapest_clearing:cheapest_energy")(costs)
+    assert result.assignment == {1: "a", 2: "b", 3: "b"}  # job 3's cheapest, a, is full after job 1
+    assert check_result(result, costs, "x") is result
+    with pytest.raises(InvalidInput, match=r"clearing 'x' assigned job 1 to 'b', which cannot run it"):
+        check_result(ClearingResult({1: "b"}, 0.0, {}, "x"), costs, "x")
+    with pytest.raises(InvalidInput, match=r"clearing 'x' sent 2 jobs to 'a', over its capacity of 1"):
+        check_result(ClearingResult({1: "a", 2: "a"}, 0.0, {}, "x"), costs, "x")
+    with pytest.raises(InvalidInput, match=r"returned dict, not a ClearingResult"):
+        check_result({1: "a"}, costs, "x")
+    with pytest.raises(InvalidInput, match=r"models: clearing 'cheapest_clearing:nothing': module "):
+        check_model("cheapest_clearing:nothing")
