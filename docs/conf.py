@@ -90,6 +90,8 @@ def _write_api_pages() -> None:
 
 _write_api_pages()
 
+# The docstrings write `name` for a Python object (numpydoc's convention): link it where it resolves.
+default_role = "py:obj"
 autosummary_generate = False  # the tables only: the pages are written above
 autodoc_default_options = {"members": True, "show-inheritance": True}
 autodoc_member_order = "bysource"
