@@ -30,9 +30,10 @@ from market.errors import InvalidInput
 from market.job import Job
 from market.prediction.queue_wait import queue_features
 
-__all__ = ["CLEARINGS", "Metascheduler", "MetaschedulerSpec"]
+__all__ = ["CLEARINGS", "PRICE_FORECASTS", "Metascheduler", "MetaschedulerSpec"]
 
 CLEARINGS = ("mcmf", "stable")
+PRICE_FORECASTS = ("actual", "sarima")
 """The built-in clearings; any name :func:`market.clearing.resolve_clearing` knows is accepted (plug-ins too)."""
 
 
@@ -46,6 +47,14 @@ class MetaschedulerSpec:
     ``history``: past jobs replayed on each provider to train its wait
     predictor before the market opens (``ResourceProvider.warm_waits``); 0 =
     the predictors start empty.
+
+    ``price_forecasts``: ``"actual"`` (the electricity cost of a placement is
+    computed from the real prices, perfect foresight) or ``"sarima"`` (Murali
+    & Vadhiyar sec. 3.2: the day-ahead prices published up to the next local
+    midnight, then SARIMA forecasts fitted on the previous three days,
+    :class:`market.prediction.PriceOutlook`; before three days of prices
+    exist, the last published day repeated). The jobs still pay the real
+    prices.
     """
 
     clearing: str = "mcmf"
@@ -53,6 +62,7 @@ class MetaschedulerSpec:
     maxq: int | None = 2
     cycle: int = 600
     history: int = 0
+    price_forecasts: str = "actual"
 
     def __post_init__(self) -> None:
         resolve_clearing(self.clearing)  # an unknown name or a plug-in that cannot be imported fails here
@@ -64,6 +74,9 @@ class MetaschedulerSpec:
             raise InvalidInput(f"metascheduler cycle must be an int >= 1 s, got {self.cycle!r}")
         if isinstance(self.history, bool) or not isinstance(self.history, int) or self.history < 0:
             raise InvalidInput(f"metascheduler history must be an int >= 0 jobs, got {self.history!r}")
+        if self.price_forecasts not in PRICE_FORECASTS:
+            raise InvalidInput(f"metascheduler price_forecasts must be one of {PRICE_FORECASTS}, "
+                               f"got {self.price_forecasts!r}")
 
 
 class Metascheduler(mesa.Agent):
@@ -86,6 +99,27 @@ class Metascheduler(mesa.Agent):
             for provider, rng in zip(providers, model.rng.spawn(len(providers)), strict=True):
                 provider.warm_waits(spec.history, rng)
         self._next_cycle: int | None = None
+        self._outlooks = {}
+        if spec.price_forecasts == "sarima":
+            from market.prediction.price_forecast import PriceOutlook
+
+            self._outlooks = {p.name: PriceOutlook(p.prices) for p in providers if p.prices is not None}
+
+    def price_view(self, provider, now: int):
+        """The prices the metascheduler plans with for ``provider`` at ``now`` (``spec.price_forecasts``)."""
+        outlook = self._outlooks.get(provider.name)
+        if outlook is None:
+            return provider.prices
+        known = outlook.known_until(now)
+        if known >= outlook.train_days * 24:
+            return outlook.view(now)
+        from market.energy.prices import HourlyPrices
+
+        actual = provider.prices
+        last_day = actual.prices[max(0, known - 24):known]
+        later = np.resize(last_day, outlook.horizon_days * 24) if len(last_day) else np.zeros(0)
+        return HourlyPrices(np.concatenate([actual.prices[:known], later]), actual.zone, actual.currency,
+                            actual.start)
 
     def receive(self, message: Message) -> None:
         """Queue a grid job until the next cycle."""
@@ -143,7 +177,10 @@ class Metascheduler(mesa.Agent):
             start = np.minimum(start, end)
             watts = np.array([ready[r].procs * p.watts_per_proc for r in rows])
             response[rows, col] = end - submits[rows]
-            energy[rows, col] = watts * p.prices.integral(start.astype(np.int64), end.astype(np.int64)) / WH_PER_MWH
+            prices = self.price_view(p, now)  # with forecasts: hours past the forecast's horizon are not priced
+            e_end = np.minimum(end, prices.end_time)
+            e_start = np.minimum(start, e_end)
+            energy[rows, col] = watts * prices.integral(e_start.astype(np.int64), e_end.astype(np.int64)) / WH_PER_MWH
             waits[rows, col] = wait
         ids = [j.id for j in ready]
         names = [p.name for p in providers]

@@ -296,6 +296,11 @@ class Parameters:
     transfer_latency : int
         Seconds added to every transfer of workflow data between two
         providers (Singh ch. 4.9: 150 s).
+    price_forecasts : str
+        What the metascheduler plans electricity costs with: ``"actual"``
+        prices (perfect foresight) or ``"sarima"`` (Murali & Vadhiyar sec.
+        3.2: published day-ahead prices, then SARIMA forecasts;
+        :class:`agents.metascheduler.MetaschedulerSpec`).
     transfer_gbps : float or None
         Bandwidth between providers, gigabits per second (ch. 4.9: 10);
         None = data moves instantly (only the latency counts). Transfers are
@@ -316,8 +321,12 @@ class Parameters:
     wait_history: int = 2000
     transfer_latency: int = 0
     transfer_gbps: float | None = None
+    price_forecasts: str = "actual"
 
     def __post_init__(self) -> None:
+        if self.price_forecasts not in ("actual", "sarima"):
+            raise InvalidInput(f"parameters.price_forecasts: expected 'actual' or 'sarima', got "
+                               f"{self.price_forecasts!r}{suggest(str(self.price_forecasts), ('actual', 'sarima'))}")
         _number_in("parameters.alpha", self.alpha, 0, 1)
         _number_in("parameters.w_t", self.w_t, 0, 100)
         if self.maxq is not None:

@@ -281,7 +281,8 @@ def build_market(config: ScenarioConfig, model: str, workload: Workload, prices:
     meta = None
     if model in ("mcmf", "stable", "grand") or is_plugin_name(model):  # a plug-in names a clearing method
         clearing = model if is_plugin_name(model) else "stable" if model == "stable" else "mcmf"
-        meta = MetaschedulerSpec(clearing, par.w_t, par.maxq, par.cycle_seconds, history=par.wait_history)
+        meta = MetaschedulerSpec(clearing, par.w_t, par.maxq, par.cycle_seconds, history=par.wait_history,
+                                 price_forecasts=par.price_forecasts)
     requests = requests or Requests()
     method = model if model in BROKER_METHODS else "greedy" if model == "grand" else "best-effort"
     broker = BrokerSpec(method, par.alpha, par.penalty, par.population, par.generations, history=par.wait_history)

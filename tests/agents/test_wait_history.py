@@ -93,3 +93,30 @@ def test_bad_history_is_refused(history):
         MetaschedulerSpec(history=history)
     with pytest.raises(InvalidInput, match="history"):
         BrokerSpec("var", history=history)
+
+
+def test_the_metascheduler_plans_with_published_prices_then_sarima_forecasts_when_asked():
+    """Issue 16: the metascheduler agent can use Murali & Vadhiyar's SARIMA forecasts instead of actual prices."""
+    from market.energy import synthetic_prices
+
+    prices = synthetic_prices(8, rng=np.random.default_rng(5))
+    spec = [ProviderSpec("a", 16, "easy", prices), ProviderSpec("b", 32, "easy", prices)]
+    workload = Workload(lublin_workload(20, procs=16, rng=np.random.default_rng(3)).jobs)
+    model = MarketModel(spec, workload, route="random", rng=7,
+                        metascheduler=MetaschedulerSpec(price_forecasts="sarima"))
+    meta, a = model.metascheduler, model.providers["a"]
+    day = 86400
+    early = meta.price_view(a, day + 3600)  # one day published: that day repeated after the known horizon
+    assert np.array_equal(early.prices[:48], prices.prices[:48])
+    assert np.array_equal(early.prices[48:72], prices.prices[24:48])
+    late = meta.price_view(a, 4 * day + 3600)  # three days of history: published to midnight, then SARIMA
+    known = 5 * 24
+    assert np.array_equal(late.prices[:known], prices.prices[:known])
+    assert len(late.prices) == known + 4 * 24 and not np.array_equal(late.prices[known:known + 24],
+                                                                      prices.prices[known:known + 24])
+    assert abs(late.prices[known:known + 24].mean() - prices.prices[known:known + 24].mean()) < \
+        0.5 * prices.prices.mean()  # a forecast, not noise
+    actual = MarketModel(spec, workload, route="random", rng=7, metascheduler=MetaschedulerSpec())
+    assert actual.metascheduler.price_view(actual.providers["a"], day) is prices
+    with pytest.raises(InvalidInput, match="price_forecasts must be one of"):
+        MetaschedulerSpec(price_forecasts="arima")

@@ -46,6 +46,8 @@ def tiny():
         (TOML.replace("maxq = 8", "maxqq = 8"), r"parameters: unknown key 'maxqq' \(did you mean 'maxq'\?\)"),
         (TOML.replace("maxq = 8", "alpha = 1.5"), r"parameters.alpha must be in \[0, 1\], got 1.5"),
         (TOML.replace('"mcmf"', '"mcfm"'), r"unknown interaction model 'mcfm' \(did you mean 'mcmf'\?\)"),
+        (TOML.replace("maxq = 8", 'maxq = 8\nprice_forecasts = "sarim"'),
+         r"parameters.price_forecasts: expected 'actual' or 'sarima', got 'sarim' \(did you mean 'sarima'\?\)"),
         (TOML.replace("seed = 2", "sed = 2"), r"unknown key 'sed' \(did you mean 'seed'\?\)"),
         (TOML.replace('source = "lublin"', 'source = "trace"'), r"workload.trace: a trace source needs a file"),
         (TOML + "\n[oops", r"not TOML"),
