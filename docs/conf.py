@@ -35,9 +35,9 @@ exclude_patterns = ["_build", "examples", "jupyter_execute", "Thumbs.db", ".DS_S
 # (git-ignored) by _write_api_pages below: an automodule directive and, for a package, a table of
 # its modules. Private modules (a name part starting with "_", which includes the compiled
 # kernels _c*.pyx) are left out. The pages are written here rather than by autosummary_generate,
-# which introspects every member of every module to fill template variables these pages do not
-# use (a sixth of the build's time), and a page is rewritten only when its text changes, so two
-# builds of one checkout do not race on the files.
+# which introspects every member of every module to fill template variables these pages do not use
+# (an eighth of the build's time in a profile); a page is rewritten only when its text changes, so
+# two builds of one checkout do not race on the files.
 API_PACKAGES = ("market", "agents", "scenarios")
 API_DIR = ROOT / "docs" / "generated"
 
@@ -81,7 +81,7 @@ def _write_api_pages() -> None:
     if not pages_txt.exists() or pages_txt.read_text(encoding="utf-8") != "\n".join(index):
         pages_txt.write_text("\n".join(index), encoding="utf-8")
     for stale in set(p.name for p in API_DIR.glob("*.rst")) - set(pages):
-        (API_DIR / stale).unlink(missing_ok=True)  # a module that no longer exists (an orphan page warns)
+        (API_DIR / stale).unlink(missing_ok=True)  # a module that no longer exists: its page would fail to import
     for file, text in pages.items():
         path = API_DIR / file
         if not path.exists() or path.read_text(encoding="utf-8") != text:
