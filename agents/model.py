@@ -33,13 +33,18 @@ __all__ = ["BrokerSpec", "MarketModel", "ProviderSpec", "RunResult"]
 
 @dataclass(frozen=True, slots=True)
 class ProviderSpec:
-    """A provider to build: its name, processors, local policy, hourly electricity prices and power."""
+    """A provider to build: its name, processors, local policy, hourly electricity prices, power and pricing rule.
+
+    ``pricing``: the rule that sets the fixed cost ``f`` of its quotes and sales
+    (:mod:`market.pricing.rules`; default ``"externality"``, Singh ch. 5).
+    """
 
     name: str
     procs: int
     policy: str = "easy"
     prices: HourlyPrices | None = None
     watts_per_proc: float = 0.0
+    pricing: str = "externality"
 
 
 @dataclass(frozen=True, slots=True)
@@ -143,7 +148,8 @@ class MarketModel(mesa.Model):
         if collect_every < 1:
             raise InvalidInput(f"collect_every must be >= 1 s, got {collect_every}")
         self.providers: dict[str, ResourceProvider] = {
-            p.name: ResourceProvider(self, p.name, p.procs, p.policy, prices=p.prices, watts_per_proc=p.watts_per_proc)
+            p.name: ResourceProvider(self, p.name, p.procs, p.policy, prices=p.prices, watts_per_proc=p.watts_per_proc,
+                                     pricing=p.pricing)
             for p in providers
         }
         if Metascheduler.name in self.providers:

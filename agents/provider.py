@@ -23,7 +23,7 @@ from market.errors import InvalidInput
 from market.job import Job
 from market.prediction.queue_wait import QueueWaitPredictor, queue_features
 from market.prediction.wait_replay import warm_predictor
-from market.pricing import ProviderPlan, withdraw_reservation
+from market.pricing import ProviderPlan, resolve_pricing, withdraw_reservation
 from market.reservation import Reservation
 from market.scheduling import make_scheduler
 from market.simulation import MachineSimulation, job_records
@@ -32,7 +32,7 @@ __all__ = ["ResourceProvider"]
 
 
 class ResourceProvider(mesa.Agent):
-    """One site: ``procs`` processors under ``policy``.
+    """One site: ``procs`` processors under ``policy``, pricing its slots by ``pricing`` (:mod:`market.pricing.rules`).
 
     Attributes
     ----------
@@ -51,13 +51,16 @@ class ResourceProvider(mesa.Agent):
         *,
         prices: HourlyPrices | None = None,
         watts_per_proc: float = 0.0,
+        pricing: str = "externality",
     ) -> None:
         super().__init__(model)
+        resolve_pricing(pricing)  # an unknown rule or a plug-in that cannot be imported fails here
         self.name = name
         self.procs = procs
         self.policy = policy
         self.prices = prices
         self.watts_per_proc = watts_per_proc
+        self.pricing = pricing
         self.machine = MachineSimulation(make_scheduler(policy, procs))
         self.wait_predictor: QueueWaitPredictor | None = None
         self._features: dict[int, tuple] = {}  # job id -> (queue features, submit)
@@ -115,7 +118,7 @@ class ResourceProvider(mesa.Agent):
         if isinstance(message, Query):
             now = message.time
             self._advance(now)
-            plan = ProviderPlan.from_scheduler(self.machine.scheduler, now)
+            plan = ProviderPlan.from_scheduler(self.machine.scheduler, now, pricing=self.pricing)
             if message.payload == "advertise":
                 return Advertise(self.name, message.sender, now, plan.advertise())
             if message.payload == "plan":

@@ -152,6 +152,10 @@ class ProviderConfig:
         Mean (synthetic) or flat (fixed) price per MWh.
     watts_per_proc : float
         Power drawn per busy processor (HPL power / cores), watts.
+    pricing : str
+        How it prices slots for brokers (:mod:`market.pricing.rules`): ``"externality"``
+        (Singh ch. 5, default), ``"flat"`` (the base rate only) or a plug-in
+        ``"package.module:function"`` (``docs/extending.md``).
     """
 
     name: str
@@ -160,6 +164,7 @@ class ProviderConfig:
     prices: str = "synthetic"
     price_per_mwh: float = 40.0
     watts_per_proc: float = 20.0
+    pricing: str = "externality"
 
     def __post_init__(self) -> None:
         where = f"provider {self.name!r}"
@@ -173,6 +178,13 @@ class ProviderConfig:
         _check_type(f"{where}: prices", self.prices, str, "'synthetic', 'fixed' or a CSV path")
         _number_in(f"{where}: price_per_mwh", self.price_per_mwh, 0, math.inf)
         _number_in(f"{where}: watts_per_proc", self.watts_per_proc, 0, math.inf)
+        _check_type(f"{where}: pricing", self.pricing, str, "a pricing rule name")
+        from market.pricing.rules import resolve_pricing
+
+        try:
+            resolve_pricing(self.pricing)
+        except InvalidInput as err:
+            raise InvalidInput(f"{where}: {err}") from None
 
 
 @dataclass(frozen=True, slots=True)

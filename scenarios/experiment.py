@@ -276,7 +276,8 @@ def build_market(config: ScenarioConfig, model: str, workload: Workload, prices:
     (tasks just in time, reservations submitted at their start).
     """
     check_model(model, "interaction model")
-    specs = [ProviderSpec(p.name, p.procs, p.policy, prices[p.name], p.watts_per_proc) for p in config.providers]
+    specs = [ProviderSpec(p.name, p.procs, p.policy, prices[p.name], p.watts_per_proc, p.pricing)
+             for p in config.providers]
     par = config.parameters
     meta = None
     if model in ("mcmf", "stable", "grand") or is_plugin_name(model):  # a plug-in names a clearing method

@@ -12,7 +12,7 @@ import json
 import sys
 
 from market.errors import InvalidInput
-from market.pricing import PRICING_POLICIES, ProviderPlan, check_policy, read_state
+from market.pricing import PRICING_POLICIES, ProviderPlan, check_policy, read_state, resolve_pricing
 from scenarios.options import checked
 
 __all__ = ["STATE_HELP", "add_subcommands", "main"]
@@ -51,7 +51,7 @@ def _instant(text: str) -> int:
 
 def _plan(args: argparse.Namespace) -> ProviderPlan:
     state = read_state(args.state)
-    return ProviderPlan(state, args.policy, unit_cost=args.unit_cost)
+    return ProviderPlan(state, args.policy, unit_cost=args.unit_cost, pricing=getattr(args, "pricing", "externality"))
 
 
 def _quote(args: argparse.Namespace) -> int:
@@ -106,6 +106,9 @@ def add_subcommands(subparsers: argparse._SubParsersAction) -> None:
         epilog=STATE_HELP,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
+    quote.add_argument("--pricing", default="externality", type=checked(resolve_pricing),
+                       help="pricing rule that sets f: externality (Fig. 22, default), flat (base rate only) or "
+                            "a plug-in 'package.module:function' (docs/extending.md)")
     quote.add_argument("--procs", type=_positive, required=True, help="processors of the slot")
     quote.add_argument("--duration", type=_positive, required=True, help="duration of the slot (seconds)")
     when = quote.add_mutually_exclusive_group()

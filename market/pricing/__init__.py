@@ -10,6 +10,7 @@ from market.pricing.cancellation import withdraw_reservation
 from market.pricing.externality import ExternalityPricer, slot_price
 from market.pricing.forecast import PRICING_POLICIES, check_policy, forecast, greedy_plan
 from market.pricing.plan import Booking, ProviderPlan
+from market.pricing.rules import PRICING_RULES, PricingRule, register_pricing, resolve_pricing
 from market.pricing.quotes import Quote, choose, choose_flexible, quote_at, quote_earliest, quote_flexible
 from market.pricing.slot import BASE_RATE, PENALTY_FACTOR, SECONDS_PER_HOUR, Slot, subslot_cost
 from market.pricing.state import (
@@ -28,10 +29,12 @@ __all__ = [
     "BASE_RATE",
     "PENALTY_FACTOR",
     "PRICING_POLICIES",
+    "PRICING_RULES",
     "SECONDS_PER_HOUR",
     "Booking",
     "ExternalityPricer",
     "ProviderPlan",
+    "PricingRule",
     "ProviderState",
     "Quote",
     "RunningJob",
@@ -48,6 +51,8 @@ __all__ = [
     "quote_earliest",
     "quote_flexible",
     "read_state",
+    "register_pricing",
+    "resolve_pricing",
     "slot_price",
     "state_from_dict",
     "state_from_scheduler",

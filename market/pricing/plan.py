@@ -28,6 +28,7 @@ from market.pricing.advertisement import advertise
 from market.pricing.externality import ExternalityPricer
 from market.pricing.forecast import BACKFILL_POLICIES, check_policy, forecast
 from market.pricing.quotes import Quote, quote_at, quote_earliest, quote_flexible
+from market.pricing.rules import apply_rule, resolve_pricing
 from market.pricing.slot import BASE_RATE, PENALTY_FACTOR, SECONDS_PER_HOUR, Slot
 from market.pricing.state import ProviderState, state_from_dict, state_from_scheduler
 from market.reservation import Reservation
@@ -81,6 +82,10 @@ class ProviderPlan:
         Base rate ``c`` (SU per processor-hour) of every slot sold.
     penalty_factor : float
         ``p`` of every slot sold: cancelling costs ``p x f`` (default 0.1, ch. 6.4).
+    pricing : str
+        The pricing rule that sets ``f`` of every quote and sale (:mod:`market.pricing.rules`):
+        ``"externality"`` (default, ch. 5), ``"flat"`` (base rate only), another registered rule or
+        a plug-in ``"package.module:function"``.
 
     Examples
     --------
@@ -110,6 +115,7 @@ class ProviderPlan:
         planned: Mapping[int, int] | None = None,
         unit_cost: float = BASE_RATE,
         penalty_factor: float = PENALTY_FACTOR,
+        pricing: str = "externality",
     ) -> None:
         if not isinstance(state, ProviderState):
             raise InvalidInput(f"plan: state must be a ProviderState, got {type(state).__name__}")
@@ -121,6 +127,8 @@ class ProviderPlan:
         self.policy = policy
         self.unit_cost = unit_cost
         self.penalty_factor = penalty_factor
+        self.pricing = pricing
+        self._rule = resolve_pricing(pricing)
         self.bookings: dict[str | int, Booking] = {}
         self._sold: set[tuple] = set()
         self._set(state, None if planned is None or policy not in BACKFILL_POLICIES else planned)
@@ -190,7 +198,13 @@ class ProviderPlan:
 
     def price(self, start: int, procs: int, duration: int) -> Quote:
         """Form (17): the quote for a fixed start (infinite, with the reason, if refused)."""
-        return quote_at(self.pricer, start, procs, duration, unit_cost=self.unit_cost)
+        return self._priced(quote_at(self.pricer, start, procs, duration, unit_cost=self.unit_cost))
+
+    def _priced(self, quote: Quote) -> Quote:
+        """``quote`` (an externality quote) with ``f`` set by the plan's pricing rule; refusals stay refused."""
+        if self.pricing == "externality" or not quote.feasible:
+            return quote
+        return dataclasses.replace(quote, fixed_cost=apply_rule(self._rule, self.pricing, quote, self))
 
     def quotes(
         self, procs: int, duration: int, *, start: int | None = None, earliest: int | None = None
@@ -205,8 +219,10 @@ class ProviderPlan:
         if start is not None:
             return [self.price(start, procs, duration)]
         if earliest is not None:
-            return quote_earliest(self.pricer, earliest, procs, duration, unit_cost=self.unit_cost)
-        return quote_flexible(self.pricer, procs, duration, unit_cost=self.unit_cost)
+            found = quote_earliest(self.pricer, earliest, procs, duration, unit_cost=self.unit_cost)
+        else:
+            found = quote_flexible(self.pricer, procs, duration, unit_cost=self.unit_cost)
+        return [self._priced(q) for q in found]
 
     # ------------------------------------------------------------ sales (they change the plan)
     def _new_id(self, reservation_id: str | int | None) -> str | int:
@@ -239,7 +255,7 @@ class ProviderPlan:
         self, start: int, procs: int, duration: int, *, reservation_id: str | int | None = None,
         max_price: float | None = None,
     ) -> Booking:
-        """Sell the slot ``(start, procs, duration)`` at its adaptive price and hold it in the plan.
+        """Sell the slot ``(start, procs, duration)`` at its price (the plan's pricing rule) and hold it in the plan.
 
         The queue is re-planned around it as the policy does (conservative:
         only if it does not fit beside the plan, like
@@ -264,6 +280,8 @@ class ProviderPlan:
         """
         f_ps = self.pricer.price_ps(start, procs, duration)
         fixed = f_ps / SECONDS_PER_HOUR
+        if self.pricing != "externality":
+            fixed = self._priced(Quote(start, procs, duration, fixed, self.unit_cost, None, self.now)).fixed_cost
         if max_price is not None and fixed > max_price:
             raise Infeasible(f"slot at {start} now costs f = {fixed:g} SU, above the {max_price:g} SU offered")
         reservation = Reservation(self._new_id(reservation_id), start, procs, duration)

@@ -40,9 +40,10 @@ def _env(**extra) -> dict:
 def test_the_doc_shows_the_shipped_plugin_files():
     assert _fences("python")[0] == PLUGIN.read_text(encoding="utf-8")
     assert _fences("python")[2] == (PLUGIN.parent / "cheapest_clearing.py").read_text(encoding="utf-8")
+    assert _fences("python")[3] == (PLUGIN.parent / "peak_pricing.py").read_text(encoding="utf-8")
 
 
-@pytest.mark.parametrize("command", [c for block in _fences("bash")[:2] for c in block.splitlines() if c.strip()])
+@pytest.mark.parametrize("command", [c for block in _fences("bash")[:3] for c in block.splitlines() if c.strip()])
 def test_documented_command_runs_as_written(command, tmp_path):
     command = re.sub(r"--out \S+", f"--out {shlex.quote(str(tmp_path / 'out'))}", command)
     done = subprocess.run(command, shell=True, cwd=ROOT, env=_env(), capture_output=True, text=True, timeout=300)
