@@ -15,7 +15,7 @@ import re
 
 from market.errors import InvalidInput
 
-__all__ = ["is_plugin_name", "load_plugin"]
+__all__ = ["FunctionRegistry", "is_plugin_name", "load_plugin"]
 
 _SPEC = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_][\w.]*$")
 
@@ -62,3 +62,49 @@ def load_plugin(name: str, *, kind: str, base: type | None = None) -> object:
     if base is not None and not (isinstance(obj, type) and issubclass(obj, base)):
         raise InvalidInput(f"{kind} {name!r}: {obj!r} is not a subclass of {base.__module__}.{base.__name__}")
     return obj
+
+
+class FunctionRegistry:
+    """Functions of one ``kind`` by name, and plug-ins ``"package.module:function"`` of that kind.
+
+    Used by the clearing methods (:mod:`market.clearing.methods`) and the pricing rules
+    (:mod:`market.pricing.rules`); ``functions`` is the live name -> function table.
+
+    >>> r = FunctionRegistry("rule", {"one": lambda: 1}, "a function of nothing")
+    >>> r.resolve("one")(), r.resolve("market.plugins:is_plugin_name")("a:b")
+    (1, True)
+    >>> r.resolve("two")
+    Traceback (most recent call last):
+    ...
+    market.errors.InvalidInput: unknown rule 'two' (known: one, or a plug-in 'package.module:function')
+    """
+
+    def __init__(self, kind: str, functions: dict, what: str) -> None:
+        self.kind, self.functions, self.what = kind, functions, what
+
+    def register(self, name: str, fn=None):
+        """Add ``fn`` under ``name`` (also a decorator); ``InvalidInput`` for a taken or colon name, or no callable."""
+
+        def add(f):
+            if not isinstance(name, str) or not name or ":" in name:
+                raise InvalidInput(f"{self.kind} name must be a non-empty str without ':', got {name!r}")
+            if name in self.functions:
+                raise InvalidInput(f"{self.kind} {name!r} is already registered")
+            if not callable(f):
+                raise InvalidInput(f"{self.kind} {name!r}: {f!r} is not callable")
+            self.functions[name] = f
+            return f
+
+        return add if fn is None else add(fn)
+
+    def resolve(self, name: str):
+        """The function called ``name``: registered, or a plug-in imported where this runs."""
+        if is_plugin_name(name):
+            fn = load_plugin(name, kind=self.kind)
+            if not callable(fn):
+                raise InvalidInput(f"{self.kind} {name!r}: {fn!r} is not {self.what}")
+            return fn
+        if name not in self.functions:
+            raise InvalidInput(f"unknown {self.kind} {name!r} (known: {', '.join(self.functions)}, "
+                               "or a plug-in 'package.module:function')")
+        return self.functions[name]

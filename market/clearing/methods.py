@@ -22,7 +22,7 @@ from market.clearing.mcmf import clear_mcmf
 from market.clearing.problem import ClearingProblem, ClearingResult
 from market.clearing.stable import stable_match
 from market.errors import InvalidInput
-from market.plugins import is_plugin_name, load_plugin
+from market.plugins import FunctionRegistry
 
 __all__ = ["CLEARING_METHODS", "ClearingMethod", "CycleCosts", "check_result", "register_clearing",
            "resolve_clearing"]
@@ -77,24 +77,16 @@ CLEARING_METHODS: dict[str, ClearingMethod] = {"mcmf": _mcmf, "stable": _stable}
 """Registered clearing methods by name."""
 
 
+_REGISTRY = FunctionRegistry("clearing", CLEARING_METHODS, "a function of CycleCosts")
+
+
 def register_clearing(name: str, method: ClearingMethod | None = None):
     """Register ``method`` under ``name`` (also usable as a decorator: ``@register_clearing("cheapest")``).
 
     Raises ``InvalidInput`` for a name taken already, a name with a colon (those are plug-in
     names) or a method that is not callable.
     """
-
-    def add(fn: ClearingMethod) -> ClearingMethod:
-        if not isinstance(name, str) or not name or ":" in name:
-            raise InvalidInput(f"clearing name must be a non-empty str without ':', got {name!r}")
-        if name in CLEARING_METHODS:
-            raise InvalidInput(f"clearing {name!r} is already registered")
-        if not callable(fn):
-            raise InvalidInput(f"clearing {name!r}: {fn!r} is not callable")
-        CLEARING_METHODS[name] = fn
-        return fn
-
-    return add if method is None else add(method)
+    return _REGISTRY.register(name, method)
 
 
 def resolve_clearing(name: str) -> ClearingMethod:
@@ -107,15 +99,7 @@ def resolve_clearing(name: str) -> ClearingMethod:
     ...
     market.errors.InvalidInput: unknown clearing 'mcfm' (known: mcmf, stable, or a plug-in 'package.module:function')
     """
-    if is_plugin_name(name):
-        method = load_plugin(name, kind="clearing")
-        if not callable(method):
-            raise InvalidInput(f"clearing {name!r}: {method!r} is not a function of CycleCosts")
-        return method
-    if name not in CLEARING_METHODS:
-        raise InvalidInput(f"unknown clearing {name!r} (known: {', '.join(CLEARING_METHODS)}, "
-                           "or a plug-in 'package.module:function')")
-    return CLEARING_METHODS[name]
+    return _REGISTRY.resolve(name)
 
 
 def check_result(result: object, costs: CycleCosts, name: str) -> ClearingResult:

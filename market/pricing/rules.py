@@ -23,7 +23,7 @@ import math
 from collections.abc import Callable
 
 from market.errors import InvalidInput
-from market.plugins import is_plugin_name, load_plugin
+from market.plugins import FunctionRegistry
 
 __all__ = ["PRICING_RULES", "PricingRule", "apply_rule", "register_pricing", "resolve_pricing"]
 
@@ -44,24 +44,16 @@ PRICING_RULES: dict[str, PricingRule] = {"externality": _externality, "flat": _f
 """Registered pricing rules by name."""
 
 
+_REGISTRY = FunctionRegistry("pricing rule", PRICING_RULES, "a function of (quote, plan)")
+
+
 def register_pricing(name: str, rule: PricingRule | None = None):
     """Register ``rule`` under ``name`` (also a decorator: ``@register_pricing("markup")``).
 
     Raises ``InvalidInput`` for a name taken already, a name with a colon (those are plug-in
     names) or a rule that is not callable.
     """
-
-    def add(fn: PricingRule) -> PricingRule:
-        if not isinstance(name, str) or not name or ":" in name:
-            raise InvalidInput(f"pricing rule name must be a non-empty str without ':', got {name!r}")
-        if name in PRICING_RULES:
-            raise InvalidInput(f"pricing rule {name!r} is already registered")
-        if not callable(fn):
-            raise InvalidInput(f"pricing rule {name!r}: {fn!r} is not callable")
-        PRICING_RULES[name] = fn
-        return fn
-
-    return add if rule is None else add(rule)
+    return _REGISTRY.register(name, rule)
 
 
 def resolve_pricing(name: str) -> PricingRule:
@@ -74,15 +66,7 @@ def resolve_pricing(name: str) -> PricingRule:
     ...
     market.errors.InvalidInput: unknown pricing rule 'flta' (known: externality, flat, or a plug-in 'package.module:function')
     """
-    if is_plugin_name(name):
-        rule = load_plugin(name, kind="pricing rule")
-        if not callable(rule):
-            raise InvalidInput(f"pricing rule {name!r}: {rule!r} is not a function of (quote, plan)")
-        return rule
-    if name not in PRICING_RULES:
-        raise InvalidInput(f"unknown pricing rule {name!r} (known: {', '.join(PRICING_RULES)}, "
-                           "or a plug-in 'package.module:function')")
-    return PRICING_RULES[name]
+    return _REGISTRY.resolve(name)
 
 
 def apply_rule(rule: PricingRule, name: str, quote, plan) -> float:

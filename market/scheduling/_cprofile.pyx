@@ -200,55 +200,13 @@ cdef class Profile:
         Conservative backfilling's compression after an early end (the loop of
         ``ReferenceProfile.compress``): each job is taken out and put back at
         its earliest start in ``[now, old]``; ``planned`` is updated in place.
-        The steps are copied into C arrays for the pass (one copy in, one out),
-        so the scans and updates of every job run on machine integers. Returns
-        the earliest planned start of ``jobs`` afterwards (None for no jobs).
+        Runs as :meth:`QueuePlan.compress` on a mirror of ``jobs`` made here
+        (a scheduler that compresses often keeps its own mirror). Returns the
+        earliest planned start of ``jobs`` afterwards (None for no jobs).
         """
-        cdef Py_ssize_t n = len(self.times), cap = n + 4 * len(jobs) + 4, k
-        cdef i64 *T
-        cdef i64 *F
-        cdef i64 old, new, procs, estimate, first = 0
-        cdef bint moved = False, wide = False, any_job = False
-        T = <i64 *>PyMem_Malloc(cap * sizeof(i64))
-        F = <i64 *>PyMem_Malloc(cap * sizeof(i64))
-        if T == NULL or F == NULL:
-            PyMem_Free(T)
-            PyMem_Free(F)
-            raise MemoryError()
-        try:
-            for k in range(n):
-                T[k] = self.times[k]
-                F[k] = self.free[k]
-            for job in jobs:
-                old = <i64>planned[job.id]
-                if not any_job or old < first:
-                    first = old
-                    any_job = True
-                if old == now:
-                    continue
-                procs = job.procs
-                estimate = job.estimate
-                new = _c_earliest_move(T, F, n, procs, estimate, now, old)
-                if new < 0:  # wider than the machine: fail as the reference does, after the moves so far
-                    wide = True
-                    break
-                if new == old:
-                    continue
-                if new < first:
-                    first = new
-                n = _c_add(T, F, n, old, estimate, procs)
-                n = _c_add(T, F, n, new, estimate, -procs)
-                planned[job.id] = new
-                moved = True
-            if moved:
-                self.times = [T[k] for k in range(n)]
-                self.free = [F[k] for k in range(n)]
-            if wide:
-                raise IndexError("list index out of range")
-        finally:
-            PyMem_Free(T)
-            PyMem_Free(F)
-        return first if any_job else None
+        cdef QueuePlan mirror = QueuePlan()
+        mirror.load(jobs, planned)
+        return mirror.compress(self, jobs, planned, now)
 
 
     def release_jobs(self, list jobs, dict planned):
@@ -263,16 +221,8 @@ cdef class Profile:
         cdef i64 *F
         cdef i64 start, duration, procs, high, machine = self.procs
         error = None
-        T = <i64 *>PyMem_Malloc(cap * sizeof(i64))
-        F = <i64 *>PyMem_Malloc(cap * sizeof(i64))
-        if T == NULL or F == NULL:
-            PyMem_Free(T)
-            PyMem_Free(F)
-            raise MemoryError()
+        _steps_in(self, cap, &T, &F)
         try:
-            for k in range(n):
-                T[k] = self.times[k]
-                F[k] = self.free[k]
             for job in jobs:
                 start = planned[job.id]
                 duration = job.estimate
@@ -325,16 +275,8 @@ cdef class Profile:
         for job in jobs:
             if job.procs > self.procs:
                 raise Infeasible(f"{job.procs} processors requested; machine has {self.procs}")
-        T = <i64 *>PyMem_Malloc(cap * sizeof(i64))
-        F = <i64 *>PyMem_Malloc(cap * sizeof(i64))
-        if T == NULL or F == NULL:
-            PyMem_Free(T)
-            PyMem_Free(F)
-            raise MemoryError()
+        _steps_in(self, cap, &T, &F)
         try:
-            for k in range(n):
-                T[k] = self.times[k]
-                F[k] = self.free[k]
             for job in jobs:
                 procs = job.procs
                 estimate = job.estimate
@@ -454,16 +396,8 @@ cdef class QueuePlan:
         if m == 0:
             return None
         cap = n + 4 * m + 4
-        T = <i64 *>PyMem_Malloc(cap * sizeof(i64))
-        F = <i64 *>PyMem_Malloc(cap * sizeof(i64))
-        if T == NULL or F == NULL:
-            PyMem_Free(T)
-            PyMem_Free(F)
-            raise MemoryError()
+        _steps_in(profile, cap, &T, &F)
         try:
-            for k in range(n):
-                T[k] = profile.times[k]
-                F[k] = profile.free[k]
             first = self.start[0]
             for k in range(m):
                 old = self.start[k]
@@ -543,6 +477,26 @@ cdef void _store(Profile profile, i64 *T, i64 *F, Py_ssize_t n) except *:
             nf.append(F[k])
     profile.times = nt
     profile.free = nf
+
+
+cdef int _steps_in(Profile profile, Py_ssize_t cap, i64 **T, i64 **F) except -1:
+    """Copy ``profile``'s steps into two fresh arrays of ``cap`` (>= its length) at ``*T``, ``*F``; free them after."""
+    cdef Py_ssize_t k, n = len(profile.times)
+    T[0] = <i64 *>PyMem_Malloc(cap * sizeof(i64))
+    F[0] = <i64 *>PyMem_Malloc(cap * sizeof(i64))
+    if T[0] == NULL or F[0] == NULL:
+        PyMem_Free(T[0])
+        PyMem_Free(F[0])
+        raise MemoryError()
+    try:
+        for k in range(n):
+            T[0][k] = profile.times[k]
+            F[0][k] = profile.free[k]
+    except BaseException:
+        PyMem_Free(T[0])
+        PyMem_Free(F[0])
+        raise
+    return 0
 
 
 cdef i64 *_grown(i64 *old, Py_ssize_t n, Py_ssize_t cap) except NULL:
