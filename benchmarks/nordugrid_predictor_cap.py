@@ -66,9 +66,9 @@ def branches(size: str, seed: int, data: Path) -> list[dict]:
     made: list = []
 
     class Recording(QueueWaitPredictor):
-        def _predict_one(self, Xs, y, q, dist, near):
+        def _predict_one(self, Xs, y, q, dist):
             before = self.n_cluster
-            value = super()._predict_one(Xs, y, q, dist, near)
+            value = super()._predict_one(Xs, y, q, dist)
             self.log.append((self.n_cluster > before, max(value, 0.0)))
             return value
 

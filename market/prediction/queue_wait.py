@@ -306,21 +306,15 @@ class QueueWaitPredictor:
         out = np.empty(len(features))
         # distances of every row to the history in blocks of _BLOCK rows (the same per-row sums as
         # np.abs(Xs - q).sum(axis=1): a reduction over the same contiguous last axis)
-        k = min(self.n_similar, n)
-        every = np.arange(n)
         for lo in range(0, len(Fs), _BLOCK):
             block = manhattan_to_rows(Xs, Fs[lo:lo + _BLOCK])
-            # the k nearest history jobs of every row in one call: numpy partitions each row of a 2-D
-            # array with the same introselect as a 1-D call, so the indices (and their order) are the
-            # per-row call's (tests/market/prediction/test_prediction.py checks it on heavy ties)
-            nearest = np.argpartition(block, k - 1, axis=1)[:, :k] if k < n else None
-            for r, dist in enumerate(block):
-                near = every if nearest is None else nearest[r]
-                out[lo + r] = self._predict_one(Xs, y, Fs[lo + r], dist, near)
+            for r, dist in enumerate(block, lo):
+                out[r] = self._predict_one(Xs, y, Fs[r], dist)
         return np.maximum(out, 0.0)
 
-    def _predict_one(self, Xs: np.ndarray, y: np.ndarray, q: np.ndarray, dist: np.ndarray,
-                     near: np.ndarray) -> float:
+    def _predict_one(self, Xs: np.ndarray, y: np.ndarray, q: np.ndarray, dist: np.ndarray) -> float:
+        k = min(self.n_similar, dist.size)
+        near = np.argpartition(dist, k - 1)[:k] if k < dist.size else np.arange(dist.size)
         if near.size >= self.min_samples:
             # scikit-learn's DBSCAN labels, without its ~1 ms set-up per call (market.prediction.dbscan)
             labels = dbscan_labels(Xs[near], self.eps, self.min_samples)

@@ -115,18 +115,6 @@ def test_uncapped_ridge_extrapolates_a_queue_longer_than_any_seen_and_the_cap_st
         QueueWaitPredictor(cap="no")
 
 
-@given(st.integers(0, 2**32 - 1), st.integers(1, 70), st.integers(2, 300), st.sampled_from([2, 5, 1000]))
-@settings(max_examples=60, deadline=None)
-def test_numpy_partitions_each_row_of_a_block_as_it_partitions_the_row_alone(seed, rows, n, levels):
-    # predict_many takes the k nearest history jobs of a block of rows in one argpartition call; the
-    # predictions stay bit-identical only if each row's indices, in their order, equal the 1-D call's
-    rng = np.random.default_rng(seed)
-    block = rng.integers(0, levels, (rows, n)).astype(float)  # few levels: many ties at the boundary
-    k = min(64, n - 1)
-    batch = np.argpartition(block, k - 1, axis=1)[:, :k]
-    assert all(np.array_equal(batch[r], np.argpartition(block[r], k - 1)[:k]) for r in range(rows))
-
-
 def test_batched_predictions_equal_one_at_a_time_and_the_ridge_equals_sklearns_predict():
     # predict_many computes distances in blocks of rows and the ridge's dot product itself
     p = QueueWaitPredictor(min_samples=3, close=0.5, refit_every=10_000)
