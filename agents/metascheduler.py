@@ -33,8 +33,10 @@ from market.prediction.queue_wait import queue_features
 __all__ = ["CLEARINGS", "PRICE_FORECASTS", "Metascheduler", "MetaschedulerSpec"]
 
 CLEARINGS = ("mcmf", "stable")
-PRICE_FORECASTS = ("actual", "sarima")
 """The built-in clearings; any name :func:`market.clearing.resolve_clearing` knows is accepted (plug-ins too)."""
+
+PRICE_FORECASTS = ("actual", "sarima")
+"""What the metascheduler plans electricity costs with (``MetaschedulerSpec.price_forecasts``)."""
 
 
 @dataclass(frozen=True, slots=True)
