@@ -17,6 +17,7 @@ import math
 import sys
 import time
 import warnings
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -189,8 +190,8 @@ def _horizon(workload: Workload, config: ScenarioConfig, requests: Requests | No
     serial = sum(min(j.runtime, j.estimate) for j in workload.jobs)
     serial += w.n_workflows * w.workflow_tasks * 10 * w.workflow_runtime  # generous: task runtimes are drawn
     for request in (requests.workflows[w.n_workflows:] if requests is not None else ()):  # the real workflows
-        serial += 2 * sum(max(request.graph.nodes[t]["runtime"].values()) if isinstance(
-            request.graph.nodes[t]["runtime"], dict) else request.graph.nodes[t]["runtime"] for t in request.graph)
+        for _, runtime in request.graph.nodes(data="runtime"):  # seconds, or seconds by resource
+            serial += 2 * (max(runtime.values()) if isinstance(runtime, Mapping) else runtime)
     return last + int(serial) + config.parameters.cycle_seconds * (len(workload.jobs) + 1)
 
 

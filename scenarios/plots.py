@@ -180,9 +180,9 @@ def sweep_means(table: pd.DataFrame, path: Path, title: str):
         ax.barh(range(len(groups)), means, xerr=err, color=[f"C{k % 10}" for k in range(len(groups))],
                 capsize=3)
         ax.set_yticks(range(len(groups)), labels)
-        ax.invert_yaxis()
         ax.set_title(name)
         ax.grid(axis="x", alpha=0.3)
+    axes[0].invert_yaxis()  # once: the panels share the y axis, and each call would flip it back
     n = f"{min(seeds)}-{max(seeds)}" if seeds and min(seeds) != max(seeds) else str(seeds[0] if seeds else 0)
     fig.suptitle(f"{title}: mean over {n} seed(s)" + (", 95 % t interval" if seeds and max(seeds) > 1 else ""))
     fig.savefig(path, dpi=110)

@@ -225,8 +225,8 @@ def _bars(summary: pd.DataFrame, path: Path, title: str, *, currency: str = ""):
         ax.barh(list(y), values, color=colours)
         ax.set_title(label)
         ax.set_yticks(list(y), models)
-        ax.invert_yaxis()
         ax.grid(axis="x", alpha=0.3)
+    axes[0].invert_yaxis()  # once: the panels share the y axis, and each call would flip it back
     fig.suptitle(title + note)
     fig.savefig(path, dpi=110)
     return fig

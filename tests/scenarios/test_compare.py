@@ -262,3 +262,16 @@ def test_trace_jobs_wider_than_every_provider_are_dropped_and_counted(tiny, tmp_
     config = with_overrides(tiny, {"workload.source": "trace", "workload.trace": str(only_wide)})
     with pytest.warns(DroppedJobsWarning), pytest.raises(InvalidInput, match="all 2 job\\(s\\) are wider"):
         build_workload(config, rng=np.random.default_rng(1))
+
+
+def test_bar_panels_list_the_models_top_down(tmp_path):
+    """The bar panels share their y axis: the first model is drawn at the top in every panel."""
+    from scenarios.plots import sweep_means
+    from scenarios.results import _bars
+
+    summary = pd.DataFrame({"model": ["best-effort", "greedy"], "mean_wait": [1.0, 2.0], "mean_response": [3.0, 4.0],
+                            "mean_bsld": [1.0, 1.5], "makespan": [7200.0, 7200.0], "allocation_cost": [10.0, 12.0],
+                            "electricity_cost": [0.5, 0.4]})
+    assert all(ax.yaxis_inverted() for ax in _bars(summary, tmp_path / "m.png", "t").axes)
+    table = summary.assign(seed=1)
+    assert all(ax.yaxis_inverted() for ax in sweep_means(table, tmp_path / "s.png", "t").axes)
