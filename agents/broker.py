@@ -28,6 +28,12 @@ Singh 2008 gives the methods; the broker only moves messages and calls them:
   separately). Workflows run best effort. A plain ``var`` job that misses its
   start stays queued and runs late: it is the user's job.
 
+* ``first-price``, ``vickrey``, ``english``, ``dutch`` -- a job market (issue 17): users hand the
+  broker every job; providers auction slots of their plans every cycle with the externality quote
+  as reserve and the broker bids by the format's textbook rule (:mod:`agents.trading`). Jobs that
+  win nothing go to their home queue (best effort); workflows run just in time and reservation
+  requests are submitted at their wanted start, as under ``best-effort``.
+
 A task placed in a reservation runs exactly as planned (the reservation
 holds its processors over ``[start, end)``; every local policy honours it), so
 the broker records its start and end itself. A reservation request's job
@@ -52,6 +58,7 @@ import networkx as nx
 from mesa.time import Priority
 
 from agents.messages import Cancel, Query, Reserve, Submit
+from agents.trading import AUCTION_METHODS, JOB_MARKETS, SlotAuctionDesk
 from market.errors import Infeasible, InvalidInput
 from market.job import Job
 from market.prediction.wait_replay import past_jobs, simulated_waits
@@ -71,7 +78,7 @@ from market.workflows.dag import Network, runtime_on
 
 __all__ = ["BROKER_METHODS", "Broker", "ReservationRequest", "WorkflowRequest"]
 
-BROKER_METHODS = ("best-effort", "moga", "greedy", "var", "combined")
+BROKER_METHODS = ("best-effort", "moga", "greedy", "var", "combined", *JOB_MARKETS)
 
 
 @dataclass(frozen=True)
@@ -124,7 +131,7 @@ class Broker(mesa.Agent):
 
     def __init__(self, model: mesa.Model, method: str, *, alpha: float = 0.5, penalty: float = 0.1,
                  population: int = 50, generations: int = 10, history: int = 0, network: Network | None = None,
-                 first_id: int = 1) -> None:
+                 first_id: int = 1, valuations=None, cycle: int = 600) -> None:
         super().__init__(model)
         if method not in BROKER_METHODS:
             raise InvalidInput(f"broker method must be one of {BROKER_METHODS}, got {method!r}")
@@ -146,6 +153,9 @@ class Broker(mesa.Agent):
         self._agenda: list = []  # (time s, seq, action) run by _due
         self._seq = 0
         self._predictors: dict[str, WaitPredictor] = {}
+        self.desk = None  # a job market's trading desk (agents.trading)
+        if method in AUCTION_METHODS:
+            self.desk = SlotAuctionDesk(self, method, dict(valuations or {}), cycle)
         if method in ("var", "combined"):
             providers = list(model.providers.values())
             # child streams of the model's seed: the model's own stream is not advanced
@@ -162,9 +172,17 @@ class Broker(mesa.Agent):
                                                                                t - job.submit))
 
     # ------------------------------------------------------------------ intake
+    @property
+    def buys_jobs(self) -> bool:
+        """Whether users hand this broker their jobs too (a job market, :mod:`agents.trading`)."""
+        return self.desk is not None
+
     def receive(self, message) -> None:
-        """Take a workflow or reservation request from a user."""
+        """Take a workflow or reservation request from a user (or any job, in a job market)."""
         request = message.payload
+        if self.desk is not None and isinstance(message, Submit) and isinstance(request, Job):
+            self.desk.take(request)
+            return
         if not isinstance(message, Submit) or not isinstance(request, (WorkflowRequest, ReservationRequest)):
             raise InvalidInput(f"broker: cannot handle {message.kind!r} carrying {request!r}")
         if isinstance(request, WorkflowRequest):

@@ -17,6 +17,7 @@ import pandas as pd
 from mesa.time import Schedule
 
 from agents.broker import BROKER_METHODS, Broker, WorkflowRequest
+from agents.trading import JOB_MARKETS
 from agents.messages import Message
 from agents.metascheduler import Metascheduler, MetaschedulerSpec
 from agents.provider import ResourceProvider
@@ -26,6 +27,7 @@ from market.errors import InvalidInput
 from market.energy.electricity_cost import electricity_costs
 from market.metrics import summarize
 from market.pricing import BASE_RATE, SECONDS_PER_HOUR, check_policy
+from market.valuation import draw_valuations
 from market.workloads.workload import Workload
 
 __all__ = ["BrokerSpec", "MarketModel", "ProviderSpec", "RunResult"]
@@ -53,6 +55,7 @@ class BrokerSpec:
 
     ``history``: past jobs per provider that train a ``var``/``combined``
     broker's queue-wait bounds before the market opens (0 = start empty).
+    ``cycle``: seconds between a job market's trading rounds (``agents.trading``).
     """
 
     method: str = "best-effort"
@@ -61,6 +64,7 @@ class BrokerSpec:
     population: int = 50
     generations: int = 10
     history: int = 0
+    cycle: int = 600
 
     def __post_init__(self) -> None:
         if self.method not in BROKER_METHODS:
@@ -69,7 +73,7 @@ class BrokerSpec:
             raise InvalidInput(f"broker alpha must be in [0, 1], got {self.alpha!r}")
         if not 0 <= self.penalty <= 1:
             raise InvalidInput(f"broker penalty must be in [0, 1], got {self.penalty!r}")
-        for name, low in (("population", 2), ("generations", 0), ("history", 0)):
+        for name, low in (("population", 2), ("generations", 0), ("history", 0), ("cycle", 1)):
             value = getattr(self, name)
             if not isinstance(value, int) or isinstance(value, bool) or value < low:
                 raise InvalidInput(f"broker {name} must be an int >= {low}, got {value!r}")
@@ -81,7 +85,8 @@ class RunResult:
 
     ``records`` keep each job's original ``submit``; jobs placed by the
     metascheduler also carry ``dispatch`` (the cycle that sent them; equal to
-    ``submit`` for direct submissions) and ``routed`` = True.
+    ``submit`` for direct submissions) and ``routed`` = True. ``rounds`` counts
+    the negotiation's rounds (query-answer exchanges, auction rounds, shouts).
     """
 
     records: pd.DataFrame
@@ -89,6 +94,7 @@ class RunResult:
     messages: dict[str, int]
     workflows: pd.DataFrame | None = None
     reservations: pd.DataFrame | None = None
+    rounds: int = 0
 
 
 class MarketModel(mesa.Model):
@@ -107,6 +113,9 @@ class MarketModel(mesa.Model):
         f_g, used only with a metascheduler.
     collect_every : int
         Seconds between DataCollector samples (queue length, busy processors).
+    valuations : mapping of int to market.valuation.Valuation, optional
+        What each job is worth by when (SU; the users' surplus and a job market's bids).
+        A job market without them draws them from the model's rng (``market.valuation``).
     network : market.workflows.Network, optional
         Transfer times of workflow data between providers (Singh ch. 4.9);
         none: transfers are free.
@@ -136,6 +145,7 @@ class MarketModel(mesa.Model):
         reservations: dict[int, int] | None = None,
         broker: BrokerSpec | None = None,
         network: Network | None = None,
+        valuations=None,
         rng=None,
     ) -> None:
         super().__init__(rng=rng)
@@ -157,6 +167,7 @@ class MarketModel(mesa.Model):
         self.metascheduler = Metascheduler(self, metascheduler) if metascheduler is not None else None
         self.workload = workload
         self.message_counts: Counter[str] = Counter()
+        self.negotiation_rounds = 0  # query-answer exchanges, auction rounds, double-auction shouts
         self.round_robin_turn = 0
         self.reservation_starts: dict[int, int] = dict(reservations or {})
         unknown = set(self.reservation_starts) - {j.id for j in workload.jobs}
@@ -173,9 +184,12 @@ class MarketModel(mesa.Model):
                         raise InvalidInput(f"provider {p.name!r}: a {spec.method} broker needs advertised or quoted "
                                            f"slots, which policy {p.policy!r} cannot give ({err})") from None
             first = 1 + max((j.id for j in workload.jobs), default=0)
+            if valuations is None and spec.method in JOB_MARKETS:
+                valuations = draw_valuations(((j.id, j.submit, j.procs * j.estimate * BASE_RATE / SECONDS_PER_HOUR,
+                                               j.estimate) for j in workload.jobs), rng=self.rng.spawn(1)[0])
             self.broker = Broker(self, spec.method, alpha=spec.alpha, penalty=spec.penalty,
                                  population=spec.population, generations=spec.generations, history=spec.history,
-                                 network=network, first_id=first)
+                                 network=network, first_id=first, valuations=valuations, cycle=spec.cycle)
         self.brokers = {} if self.broker is None else {self.broker.name: self.broker}
         by_user: dict[int, list] = {}
         for job in workload.jobs:
@@ -201,6 +215,8 @@ class MarketModel(mesa.Model):
     def send(self, message: Message) -> Message | None:
         """Count ``message``, deliver it to its receiver and return the receiver's reply, if any (counted too)."""
         self.message_counts[message.kind] += 1
+        if message.kind == "query":  # an ask and its answer: one round of negotiation
+            self.negotiation_rounds += 1
         if self.metascheduler is not None and message.receiver == self.metascheduler.name:
             self.metascheduler.receive(message)
             return None
@@ -225,6 +241,8 @@ class MarketModel(mesa.Model):
             return True
         if self.broker is not None and any(w["finish"] is None for w in self.broker.workflows.values()):
             return True
+        if self.broker is not None and self.broker.desk is not None and self.broker.desk.pending:
+            return True
         return any(u._next < len(u.jobs) for u in self.users)
 
     def run(self, until: int | None = None, *, progress=None) -> RunResult:
@@ -248,6 +266,11 @@ class MarketModel(mesa.Model):
         workflows = reservations = None
         if self.broker is not None:
             records, workflows, reservations = self._broker_records(records)
+        if self.broker is not None and self.broker.desk is not None:  # a fallback job keeps the user's submit
+            mine = records["kind"] == "job"
+            records.loc[mine, "submit"] = records.loc[mine, "job_id"].map(self.submitted).fillna(
+                records.loc[mine, "submit"]).astype("int64")
+            records["wait"] = records["start"] - records["submit"]
         if self.metascheduler is not None:
             records["dispatch"] = records["submit"]
             records["submit"] = records["job_id"].map(self.submitted).fillna(records["submit"]).astype("int64")
@@ -261,7 +284,8 @@ class MarketModel(mesa.Model):
         }
         if len(records):
             summaries["all"] = summarize(records, sum(p.procs for p in self.providers.values()))
-        return RunResult(records, summaries, dict(self.message_counts), workflows, reservations)
+        return RunResult(records, summaries, dict(self.message_counts), workflows, reservations,
+                         self.negotiation_rounds)
 
     def _broker_records(self, records: pd.DataFrame):
         """Merge the broker's reserved runs into the machine records; tables of workflows and reservations."""

@@ -30,7 +30,8 @@ class User(mesa.Agent):
     """Submits ``jobs`` (sorted by submit time) to the model's providers.
 
     ``jobs`` may hold :class:`agents.broker.WorkflowRequest` items too; they
-    and the jobs listed in ``model.reservation_starts`` go to the model's broker.
+    and the jobs listed in ``model.reservation_starts`` go to the model's broker,
+    and so does every job when the broker runs a job market (``Broker.buys_jobs``).
     """
 
     def __init__(
@@ -86,6 +87,9 @@ class User(mesa.Agent):
             start = self.model.reservation_starts.get(job.id)
             if start is not None:  # an advance reservation request: through the broker
                 self.model.send(Submit(self.name, broker.name, now, ReservationRequest(job, start)))
+                continue
+            if broker is not None and broker.buys_jobs:  # a job market: the broker trades for a slot
+                self.model.send(Submit(self.name, broker.name, now, job))
                 continue
             meta = self.model.metascheduler
             if meta is not None and self.grid_fraction > 0 and self.model.rng.random() < self.grid_fraction:

@@ -71,6 +71,11 @@ INTERACTION_MODELS = {
               "(Singh ch. 5, 7)",
     "var": "virtual advance reservations: reservation requests become jobs submitted early (Singh ch. 6, Fig. 33)",
     "combined": "priced reservation raced by a VAR job, the cheaper kept (Singh ch. 6.4, Fig. 45)",
+    "first-price": "providers auction slots every cycle, reserve = externality quote; the broker bids the "
+                   "symmetric equilibrium shaded bid; losers go best effort (issue 17)",
+    "vickrey": "second-price sealed-bid slot auctions, reserve = externality quote; truthful bids (issue 17)",
+    "english": "ascending-clock slot auctions, reserve = externality quote; bidders stay in up to their value",
+    "dutch": "descending-clock slot auctions, reserve = externality quote; equilibrium stop prices",
     "grand": "a greedy broker buys priced slots for workflows and reservations while an MCMF metascheduler "
              "clears the other jobs across sites by electricity price (no seed studied the two together)",
 }

@@ -36,6 +36,8 @@ from market.energy.prices import (
 )
 from market.errors import InvalidInput
 from market.metrics import summarize
+from market.pricing import BASE_RATE, SECONDS_PER_HOUR
+from market.valuation import Valuation, draw_valuations, realised_values
 from market.workloads import DroppedJobsWarning, lublin_workload, read_gwf, read_swf, scale_load, truncate
 from market.workloads.behaviour import SCENARIOS as BEHAVIOURS
 from market.workloads.behaviour import apply_behaviour
@@ -45,14 +47,15 @@ from market.plugins import is_plugin_name
 from scenarios.config import ScenarioConfig, check_model
 
 __all__ = [
-    "SUMMARY_COLUMNS", "ModelRun", "Requests", "build_inputs", "build_market", "build_prices", "build_requests", "build_workload", "compare", "read_workflow_file",
+    "SUMMARY_COLUMNS", "ModelRun", "Requests", "build_inputs", "build_market", "build_prices", "build_requests", "build_valuations", "build_workload", "compare", "read_workflow_file",
     "run_id", "run_model",
 ]  # fmt: skip
 
 SUMMARY_COLUMNS = (
     "model", "jobs", "makespan", "mean_wait", "mean_response", "mean_bsld", "workflow_makespan",
     "reservation_success", "reservation_cost", "reservation_cost_median", "allocation_cost", "electricity_cost",
-    "success_rate", "messages",
+    "success_rate", "messages", "users_surplus", "provider_revenue", "social_welfare", "negotiation_messages",
+    "negotiation_rounds",
 )  # fmt: skip
 """Columns of the comparison table, in print order (``msg_<kind>`` columns follow)."""
 
@@ -122,10 +125,48 @@ def build_workload(config: ScenarioConfig, *, rng: np.random.Generator) -> Workl
 
 @dataclass(frozen=True)
 class Requests:
-    """What users hand to brokers: workflows, and advance-reservation requests (job id -> wanted start, s)."""
+    """What users hand to brokers: workflows, and advance-reservation requests (job id -> wanted start, s).
+
+    ``valuations`` (job id) and ``workflow_valuations`` (workflow id): what completing each is worth
+    by when (:class:`market.valuation.Valuation`, SU), the same for every interaction model.
+    """
 
     workflows: tuple[WorkflowRequest, ...] = ()
     reservations: dict[int, int] = field(default_factory=dict)
+    valuations: dict[int, Valuation] = field(default_factory=dict)
+    workflow_valuations: dict[int, Valuation] = field(default_factory=dict)
+
+
+def _critical_path(graph: nx.DiGraph) -> int:
+    """Seconds of the workflow's longest chain of task runtimes (a runtime by resource counts its largest)."""
+    finish: dict = {}
+    for t in nx.topological_sort(graph):
+        runtime = graph.nodes[t].get("runtime", 0)
+        runtime = max(runtime.values()) if isinstance(runtime, Mapping) else runtime
+        finish[t] = max((finish[p] for p in graph.predecessors(t)), default=0) + runtime
+    return int(max(finish.values(), default=0))
+
+
+def _work_su(graph: nx.DiGraph) -> float:
+    total = 0.0
+    for _, data in graph.nodes(data=True):
+        runtime = data.get("runtime", 0)
+        runtime = max(runtime.values()) if isinstance(runtime, Mapping) else runtime
+        total += data.get("procs", 1) * runtime * BASE_RATE / SECONDS_PER_HOUR
+    return total
+
+
+def build_valuations(workload: Workload, workflows, *, rng: np.random.Generator):
+    """Every job's and workflow's valuation (:func:`market.valuation.draw_valuations`), jobs first.
+
+    A job's base-rate work is ``procs x estimate`` (SU) over its estimate; a workflow's is the sum
+    of its tasks' over its critical path (s).
+    """
+    jobs = draw_valuations(((j.id, j.submit, j.procs * j.estimate * BASE_RATE / SECONDS_PER_HOUR, j.estimate)
+                            for j in workload.jobs), rng=rng)
+    flows = draw_valuations(((w.id, w.submit, _work_su(w.graph), max(1, _critical_path(w.graph)))
+                             for w in workflows), rng=rng)
+    return jobs, flows
 
 
 def build_requests(config: ScenarioConfig, workload: Workload, *, rng: np.random.Generator) -> Requests:
@@ -136,7 +177,8 @@ def build_requests(config: ScenarioConfig, workload: Workload, *, rng: np.random
     arrive at evenly spaced instants over the jobs' submit span, from users
     taken in turn, each at its user's home provider. A seeded ``reservation_fraction``
     of the jobs ask, at their submit time, for their processors over
-    ``estimate`` seconds from ``submit + reservation_lead`` (Singh ch. 6).
+    ``estimate`` seconds from ``submit + reservation_lead`` (Singh ch. 6). Then every job
+    and workflow gets its valuation (:func:`build_valuations`).
     """
     w, par = config.workload, config.parameters
     jobs = workload.jobs
@@ -159,7 +201,8 @@ def build_requests(config: ScenarioConfig, workload: Workload, *, rng: np.random
         workflows.append(WorkflowRequest(k + 1, submit, user, site, graph))
     picked = rng.random(len(jobs)) < par.reservation_fraction
     reservations = {j.id: j.submit + par.reservation_lead for j, p in zip(jobs, picked) if p}
-    return Requests(tuple(workflows), reservations)
+    valuations, flows = build_valuations(workload, workflows, rng=rng)  # drawn last: earlier draws unchanged
+    return Requests(tuple(workflows), reservations, valuations, flows)
 
 
 def read_workflow_file(path: str, biggest: int, *, where: str = "workflow") -> nx.DiGraph:
@@ -226,11 +269,20 @@ class ModelRun:
     currency: str = ""  # of the electricity prices ("" for the scenario's own unit: synthetic or fixed series)
 
 
-def _summary(model: str, result: RunResult, procs: int, n_jobs: int) -> dict:
+def _summary(model: str, result: RunResult, procs: int, n_jobs: int, requests: Requests | None = None) -> dict:
     """One comparison row: job metrics over the users' own jobs, workflow makespan, reservation success.
 
     ``success_rate`` counts completed jobs, finished workflows and
     reservations started by their wanted start, over all three.
+
+    Market outcomes (SU), from the requests' valuations (the same for every model):
+    ``social_welfare`` is the users' realised value, each job's and workflow's utility at its end
+    (:mod:`market.valuation`; 0 if it never ended); ``provider_revenue`` is every SU users paid to
+    providers (equal to ``allocation_cost``: base-rate charges, prices, penalties); the users'
+    surplus is their difference. Providers' own costs are not in SU (electricity is its own column),
+    so welfare = surplus + revenue. NaN without valuations. ``negotiation_messages`` leaves out the
+    jobs handed over (``submit``, ``dispatch``); ``negotiation_rounds`` counts query-answer exchanges,
+    auction rounds (1 sealed, one per clock step) and double-auction shouts.
     """
     records, messages = result.records, result.messages
     jobs = records[records["kind"] == "job"]
@@ -260,6 +312,21 @@ def _summary(model: str, result: RunResult, procs: int, n_jobs: int) -> dict:
         "utilization": s["utilization"],
         "messages": int(sum(messages.values())),
     }
+    revenue = float(records["cost"].sum())
+    value = math.nan
+    if requests is not None and (requests.valuations or requests.workflow_valuations):
+        mine = records[records["kind"].isin(("job", "reservation"))]
+        value = sum(realised_values(dict(zip(mine["job_id"], mine["end"])), requests.valuations).values())
+        if wf is not None and requests.workflow_valuations:
+            ends = {int(k): f for k, f in zip(wf["workflow"], wf["finish"]) if pd.notna(f)}
+            value += sum(realised_values(ends, requests.workflow_valuations).values())
+    row.update({
+        "users_surplus": value - revenue,
+        "provider_revenue": revenue,
+        "social_welfare": value,
+        "negotiation_messages": int(sum(n for k, n in messages.items() if k not in ("submit", "dispatch"))),
+        "negotiation_rounds": int(result.rounds),
+    })
     for kind, n in sorted(messages.items()):
         row[f"msg_{kind}"] = int(n)
     return row
@@ -287,10 +354,11 @@ def build_market(config: ScenarioConfig, model: str, workload: Workload, prices:
                                  price_forecasts=par.price_forecasts)
     requests = requests or Requests()
     method = model if model in BROKER_METHODS else "greedy" if model == "grand" else "best-effort"
-    broker = BrokerSpec(method, par.alpha, par.penalty, par.population, par.generations, history=par.wait_history)
+    broker = BrokerSpec(method, par.alpha, par.penalty, par.population, par.generations, history=par.wait_history,
+                        cycle=par.cycle_seconds)
     return MarketModel(specs, workload, route="site", metascheduler=meta, grid_fraction=par.f_g,
                        workflows=requests.workflows, reservations=requests.reservations, broker=broker,
-                       network=par.network(), rng=rng)
+                       network=par.network(), valuations=requests.valuations or None, rng=rng)
 
 
 def build_inputs(config: ScenarioConfig) -> tuple[Workload, dict[str, HourlyPrices], Requests,
@@ -326,7 +394,7 @@ def run_model(config: ScenarioConfig, model: str, *, inputs=None, progress=None)
     records = result.records.copy()
     records.insert(0, "model", model)
     records.insert(1, "seed", config.seed)
-    summary = _summary(model, result, sum(p.procs for p in config.providers), len(workload.jobs))
+    summary = _summary(model, result, sum(p.procs for p in config.providers), len(workload.jobs), requests)
     summary = {"run_id": run_id(config, model), "seed": config.seed, **summary, "seconds": seconds}
     return ModelRun(model, records, summary, dict(result.messages), seconds, result.workflows,
                     result.reservations, market.broker.last_front if market.broker else [],

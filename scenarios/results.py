@@ -134,7 +134,8 @@ _HEADERS = {
     "model": "model", "makespan": "makespan_s", "mean_wait": "wait_s", "mean_response": "response_s",
     "mean_bsld": "bsld", "workflow_makespan": "wf_makespan_s", "reservation_success": "ar_success",
     "reservation_cost": "ar_extra_cost", "allocation_cost": "alloc_SU", "electricity_cost": "energy_cost",
-    "success_rate": "success", "messages": "messages",
+    "success_rate": "success", "messages": "messages", "users_surplus": "surplus_SU",
+    "provider_revenue": "revenue_SU", "social_welfare": "welfare_SU", "negotiation_rounds": "rounds",
 }  # fmt: skip
 
 
@@ -144,7 +145,9 @@ def format_table(summary: pd.DataFrame) -> str:
     Jobs' wait, response and bounded slowdown are over the users' own jobs;
     ``wf_makespan_s`` is the mean workflow makespan, ``ar_success`` the share of
     reservation requests started by their wanted start and ``ar_extra_cost``
-    their mean extra cost over n·D (Singh ch. 6.3).
+    their mean extra cost over n·D (Singh ch. 6.3). ``surplus_SU``, ``revenue_SU`` and
+    ``welfare_SU`` are the users' surplus (value - price), providers' revenue and their sum;
+    ``rounds`` the negotiation's rounds (``scenarios.experiment._summary``).
     """
     cols = [c for c in _HEADERS if c in summary.columns]
     frame = summary[cols].copy()
@@ -152,7 +155,7 @@ def format_table(summary: pd.DataFrame) -> str:
         if c in frame:
             frame[c] = frame[c].map(lambda v: "-" if pd.isna(v) else f"{v:.0f}")
     for c in ("mean_bsld", "allocation_cost", "electricity_cost", "success_rate", "reservation_success",
-              "reservation_cost"):
+              "reservation_cost", "users_surplus", "provider_revenue", "social_welfare"):
         if c in frame:
             frame[c] = frame[c].map(lambda v: "-" if pd.isna(v) else f"{v:.3f}")
     return frame.rename(columns=_HEADERS).to_string(index=False)

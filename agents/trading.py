@@ -1,0 +1,137 @@
+"""The broker's trading desks: users' jobs bought by auction instead of queued (issue 17).
+
+A desk belongs to the broker of a job-market interaction model. Users hand it their jobs (not
+only workflows and reservation requests); it gathers them and, every ``cycle`` seconds (on the
+multiples of ``cycle``, as the metascheduler's cycles), trades for slots on the providers' plans:
+
+* :class:`SlotAuctionDesk` (``first-price``, ``vickrey``, ``english``, ``dutch``): providers auction
+  slots of their plans that start within the coming cycle, in turns, each with the slot's
+  externality-priced quote as its reserve (:func:`market.auctions.slot.auction_round`); the broker
+  bids for every job by the format's textbook rule (:mod:`market.auctions.bidding`).
+* :class:`DoubleAuctionDesk` (``double-auction``): one continuous double auction a cycle among ZIP
+  traders (:func:`market.auctions.window.trade_window`).
+
+A won slot becomes a reservation on the provider (``Reserve``); the job runs in it and the rest
+of the window returns when the job ends early, as for a reserved job of ``agents.broker``. A job
+that wins nothing in its cycle falls back to best effort: it is submitted at once to its home
+queue and pays the base rate. Every job keeps its own submit time in the records, so the wait of
+a job includes the time it waited for its cycle. Workflows run just in time and reservation
+requests are submitted at their wanted start (best effort) under these models.
+
+Messages: one ``Query`` / ``Quote`` per provider and cycle (the provider's plan, i.e. its reserves),
+the bids and clock replies as ``bid`` messages (ZIP shouts as ``bid``/``ask``), a ``Reserve`` per
+sale and a ``Submit`` per fallback. Negotiation rounds: each auction's rounds (1 sealed, one per
+clock step), each shout of a double auction.
+
+Times are integer seconds from simulation start; prices SU.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from agents.messages import Query, Reserve, Submit
+from market.auctions.slot import SlotRequest, auction_round
+from market.errors import InvalidInput
+from market.job import Job
+from market.pricing import BASE_RATE
+from market.reservation import Reservation
+from market.valuation import VALUE_FACTOR, Valuation
+
+__all__ = ["AUCTION_METHODS", "CLOCK_STEP", "DUTCH_OPENING", "JOB_MARKETS", "SlotAuctionDesk"]
+
+AUCTION_METHODS = ("first-price", "vickrey", "english", "dutch")
+JOB_MARKETS = AUCTION_METHODS
+
+CLOCK_STEP = 0.05
+"""Step of the English and Dutch clocks, SU per processor-hour (5 % of the base rate)."""
+
+DUTCH_OPENING = VALUE_FACTOR[1] * BASE_RATE
+"""The Dutch clock opens at the highest unit value the valuations give (SU per processor-hour)."""
+
+
+class _Desk:
+    """Gathers jobs and runs :meth:`_trade` every ``cycle`` s; records what it bought."""
+
+    def __init__(self, broker, valuations: dict[int, Valuation], cycle: int) -> None:
+        if isinstance(cycle, bool) or not isinstance(cycle, int) or cycle < 1:
+            raise InvalidInput(f"broker cycle must be an int >= 1 s, got {cycle!r}")
+        self.broker = broker
+        self.model = broker.model
+        self.valuations = valuations
+        self.cycle = cycle
+        self.pending: list[Job] = []
+        self._due: int | None = None
+        self.n_won = 0
+        self.n_fallback = 0
+
+    def take(self, job: Job) -> None:
+        """A user's job: it waits for the next cycle's market."""
+        if job.id not in self.valuations:
+            raise InvalidInput(f"broker: job {job.id} has no valuation")
+        self.pending.append(job)
+        now = int(self.model.time)
+        due = -(-now // self.cycle) * self.cycle
+        if self._due is None or self._due < now:
+            self._due = due
+            self.broker._later(due, self._run)
+
+    def _run(self) -> None:
+        self._due = None
+        jobs, self.pending = self.pending, []
+        if jobs:
+            self._trade(jobs, int(self.model.time))
+
+    def _plans(self, now: int) -> dict:
+        b = self.broker
+        return {p.name: self.model.send(Query(b.name, p.name, now, "plan")).payload for p in b._providers()}
+
+    def _hold(self, job: Job, site: str, start: int, price: float, now: int) -> None:
+        """Reserve ``[start, start + estimate)`` on ``site`` for ``job`` at ``price`` SU; the job runs in it."""
+        b = self.broker
+        provider = self.model.providers[site]
+        rid = f"auction-{job.id}"
+        self.model.send(Reserve(b.name, site, now, Reservation(rid, start, job.procs, job.estimate)))
+        provider.price_log.append((now, price, "paid"))
+        run = min(job.runtime, job.estimate)
+        b.rows.append({"job_id": job.id, "site": site, "submit": job.submit, "start": start, "end": start + run,
+                       "procs": job.procs, "runtime": job.runtime, "estimate": job.estimate,
+                       "wait": start - job.submit, "user": job.user, "outcome": "completed", "cost": price,
+                       "kind": "job", "workflow": None})
+        if run < job.estimate:  # the rest of the window returns when the job ends
+            b._later(max(start + run, now), lambda: provider.end_reservation(rid))
+        self.n_won += 1
+
+    def _fallback(self, job: Job, now: int) -> None:
+        """No slot won: the job goes to its home queue now (best effort)."""
+        b = self.broker
+        home = b._home(job.site, job.procs)
+        self.model.send(Submit(b.name, home.name, now, replace(job, submit=now, site=home.name)))
+        self.n_fallback += 1
+
+    def _trade(self, jobs: list[Job], now: int) -> None:  # pragma: no cover - overridden
+        raise NotImplementedError
+
+
+class SlotAuctionDesk(_Desk):
+    """Providers auction slots to the cycle's jobs by ``mechanism`` (module notes)."""
+
+    def __init__(self, broker, mechanism: str, valuations: dict[int, Valuation], cycle: int,
+                 step: float = CLOCK_STEP) -> None:
+        if mechanism not in AUCTION_METHODS:
+            raise InvalidInput(f"auction must be one of {AUCTION_METHODS}, got {mechanism!r}")
+        super().__init__(broker, valuations, cycle)
+        self.mechanism = mechanism
+        self.step = step
+
+    def _trade(self, jobs: list[Job], now: int) -> None:
+        by_id = {j.id: j for j in jobs}
+        requests = [SlotRequest(j.id, j.procs, j.estimate, self.valuations[j.id]) for j in jobs]
+        result = auction_round(self._plans(now), requests, mechanism=self.mechanism, step=self.step,
+                               opening=DUTCH_OPENING, window=self.cycle)
+        self.model.message_counts["bid"] += result.messages
+        self.model.negotiation_rounds += result.rounds
+        for sale in result.sales:
+            self._hold(by_id[sale.request], sale.provider, sale.start, sale.price, now)
+        for job_id in result.unsold:
+            self._fallback(by_id[job_id], now)

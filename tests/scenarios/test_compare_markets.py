@@ -1,0 +1,64 @@
+"""Job markets in `compare` (issue 17): the auction models by name, and the market columns for every model."""
+
+import math
+
+import pytest
+
+from scenarios import compare as compare_cli
+from scenarios.config import load_toml_text
+from scenarios.experiment import SUMMARY_COLUMNS, compare
+
+TOML = """
+name = "tiny-market"
+seed = 2
+models = ["best-effort", "greedy", "first-price", "vickrey", "english", "dutch"]
+[[providers]]
+name = "a"
+procs = 16
+[[providers]]
+name = "b"
+procs = 32
+policy = "conservative"
+prices = "fixed"
+[workload]
+source = "lublin"
+n_jobs = 30
+procs = 16
+load_factor = 4.0
+n_workflows = 1
+workflow_tasks = 4
+[parameters]
+maxq = 8
+"""
+
+
+@pytest.fixture(scope="module")
+def runs():
+    return compare(load_toml_text(TOML))
+
+
+def test_every_model_reports_surplus_revenue_welfare_and_negotiation_cost(runs):
+    for col in ("users_surplus", "provider_revenue", "social_welfare", "negotiation_messages", "negotiation_rounds"):
+        assert col in SUMMARY_COLUMNS
+    for r in runs:
+        s = r.summary
+        assert s["provider_revenue"] == pytest.approx(s["allocation_cost"])
+        assert s["social_welfare"] == pytest.approx(s["users_surplus"] + s["provider_revenue"])
+        assert math.isfinite(s["social_welfare"]) and s["social_welfare"] > 0
+    by = {r.model: r.summary for r in runs}
+    assert by["best-effort"]["negotiation_messages"] == 0 and by["best-effort"]["negotiation_rounds"] == 0
+    assert by["english"]["negotiation_rounds"] > by["vickrey"]["negotiation_rounds"] > 0
+    # the same jobs run under every model: each of the 30 jobs once
+    assert {s["jobs"] for s in by.values()} == {30}
+
+
+def test_compare_command_takes_the_auction_models_by_name(tmp_path, capsys):
+    path = tmp_path / "s.toml"
+    path.write_text(TOML)
+    out = tmp_path / "res"
+    assert compare_cli.main(["compare", "--scenario", str(path), "--models", "dutch", "--out", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert "dutch" in text and "surplus_SU" in text and "welfare_SU" in text
+    assert compare_cli.main(["compare", "--scenario", str(path), "--models", "vickery", "--out",
+                             str(tmp_path / "x")]) == 2
+    assert "did you mean 'vickrey'" in capsys.readouterr().err
