@@ -23,7 +23,10 @@ all from one seeded generator.
 The market (:func:`trading_day`): in each step one trader still holding its unit (chosen at random)
 shouts; a shout that crosses the best standing opposite quote trades at the standing quote's price
 (the order book of :class:`market.auctions.double.OrderBook` with ``k = 0``); a trader that traded is
-done for the day. A day ends after ``steps`` shouts or when no trade is possible.
+done for the day. A day ends after ``steps`` shouts or when no trade is possible. The same harness
+runs Gjerstad-Dickhaut traders (:mod:`market.auctions.gd`), alone or mixed with ZIP ones: a trader
+with a ``shout(book)`` method prices its shout from the book (its own standing shout withdrawn
+first); a ZIP trader shouts its ``price``.
 """
 
 from __future__ import annotations
@@ -108,10 +111,17 @@ def zip_traders(values: list[float], costs: list[float], rng: np.random.Generato
     return traders
 
 
-def trading_day(traders: list[ZIPTrader], rng: np.random.Generator, steps: int = 500) -> list[Trade]:
-    """One trading day of a continuous double auction among ``traders`` (module notes); their margins carry over."""
+def trading_day(traders: list, rng: np.random.Generator, steps: int = 500) -> list[Trade]:
+    """One trading day of a continuous double auction among ``traders`` (module notes); what they learnt carries over.
+
+    ``traders`` are :class:`ZIPTrader` or :class:`~market.auctions.gd.GDTrader` (or any trader with
+    ``name``, ``side``, ``limit``, ``active``, ``observe(q, shout_side, accepted)`` and either a
+    ``price`` or a ``shout(book)``), in any mix; names must be unique and contain no ``"@"``.
+    """
     for t in traders:
-        t.active, t.momentum = True, 0.0
+        t.active = True
+        if isinstance(t, ZIPTrader):
+            t.momentum = 0.0
     book = OrderBook(k=0.0)
     by_name = {t.name: t for t in traders}
     trades: list[Trade] = []
@@ -122,10 +132,10 @@ def trading_day(traders: list[ZIPTrader], rng: np.random.Generator, steps: int =
         if not buyers or not sellers or max(b.limit for b in buyers) < min(s.limit for s in sellers):
             break
         trader = active[int(rng.integers(len(active)))]
-        q = trader.price
         # a trader's new shout replaces its standing one
         for side in (book.bids, book.asks):
             side[:] = [e for e in side if not e[2].startswith(trader.name + "@")]
+        q = trader.shout(book) if hasattr(trader, "shout") else trader.price
         done = book.submit(Order(f"{trader.name}@{step}", trader.side, q, 1))
         for trade in done:
             trades.append(trade)
