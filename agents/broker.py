@@ -33,6 +33,8 @@ Singh 2008 gives the methods; the broker only moves messages and calls them:
   as reserve and the broker bids by the format's textbook rule (:mod:`agents.trading`). Jobs that
   win nothing go to their home queue (best effort); workflows run just in time and reservation
   requests are submitted at their wanted start, as under ``best-effort``.
+* ``double-auction`` -- the same job market as a continuous double auction among ZIP traders every
+  cycle: providers ask from their slots' reserves, the broker bids from the jobs' values.
 
 A task placed in a reservation runs exactly as planned (the reservation
 holds its processors over ``[start, end)``; every local policy honours it), so
@@ -58,7 +60,7 @@ import networkx as nx
 from mesa.time import Priority
 
 from agents.messages import Cancel, Query, Reserve, Submit
-from agents.trading import AUCTION_METHODS, JOB_MARKETS, SlotAuctionDesk
+from agents.trading import AUCTION_METHODS, JOB_MARKETS, DoubleAuctionDesk, SlotAuctionDesk
 from market.errors import Infeasible, InvalidInput
 from market.job import Job
 from market.prediction.wait_replay import past_jobs, simulated_waits
@@ -156,6 +158,8 @@ class Broker(mesa.Agent):
         self.desk = None  # a job market's trading desk (agents.trading)
         if method in AUCTION_METHODS:
             self.desk = SlotAuctionDesk(self, method, dict(valuations or {}), cycle)
+        elif method == "double-auction":
+            self.desk = DoubleAuctionDesk(self, dict(valuations or {}), cycle)
         if method in ("var", "combined"):
             providers = list(model.providers.values())
             # child streams of the model's seed: the model's own stream is not advanced

@@ -8,8 +8,10 @@ multiples of ``cycle``, as the metascheduler's cycles), trades for slots on the 
   slots of their plans that start within the coming cycle, in turns, each with the slot's
   externality-priced quote as its reserve (:func:`market.auctions.slot.auction_round`); the broker
   bids for every job by the format's textbook rule (:mod:`market.auctions.bidding`).
-* :class:`DoubleAuctionDesk` (``double-auction``): one continuous double auction a cycle among ZIP
-  traders (:func:`market.auctions.window.trade_window`).
+* :class:`DoubleAuctionDesk` (``double-auction``): one trading day of a continuous double auction a
+  cycle among ZIP traders, for slots starting within the cycle; providers ask from their slots'
+  externality-priced reserves, the broker bids from the jobs' values, trades become reservations
+  (:func:`market.auctions.window.trade_window`). A trade voided at settlement leaves its job unsold.
 
 A won slot becomes a reservation on the provider (``Reserve``); the job runs in it and the rest
 of the window returns when the job ends early, as for a reserved job of ``agents.broker``. A job
@@ -32,16 +34,17 @@ from dataclasses import replace
 
 from agents.messages import Query, Reserve, Submit
 from market.auctions.slot import SlotRequest, auction_round
+from market.auctions.window import trade_window
 from market.errors import InvalidInput
 from market.job import Job
 from market.pricing import BASE_RATE
 from market.reservation import Reservation
 from market.valuation import VALUE_FACTOR, Valuation
 
-__all__ = ["AUCTION_METHODS", "CLOCK_STEP", "DUTCH_OPENING", "JOB_MARKETS", "SlotAuctionDesk"]
+__all__ = ["AUCTION_METHODS", "CLOCK_STEP", "DUTCH_OPENING", "JOB_MARKETS", "DoubleAuctionDesk", "SlotAuctionDesk"]
 
 AUCTION_METHODS = ("first-price", "vickrey", "english", "dutch")
-JOB_MARKETS = AUCTION_METHODS
+JOB_MARKETS = (*AUCTION_METHODS, "double-auction")
 
 CLOCK_STEP = 0.05
 """Step of the English and Dutch clocks, SU per processor-hour (5 % of the base rate)."""
@@ -131,6 +134,28 @@ class SlotAuctionDesk(_Desk):
                                opening=DUTCH_OPENING, window=self.cycle)
         self.model.message_counts["bid"] += result.messages
         self.model.negotiation_rounds += result.rounds
+        for sale in result.sales:
+            self._hold(by_id[sale.request], sale.provider, sale.start, sale.price, now)
+        for job_id in result.unsold:
+            self._fallback(by_id[job_id], now)
+
+
+class DoubleAuctionDesk(_Desk):
+    """A continuous double auction among ZIP traders every cycle (module notes); seeded by the model's rng."""
+
+    def __init__(self, broker, valuations: dict[int, Valuation], cycle: int, steps: int = 500) -> None:
+        super().__init__(broker, valuations, cycle)
+        self.steps = steps
+        self.n_void = 0
+
+    def _trade(self, jobs: list[Job], now: int) -> None:
+        by_id = {j.id: j for j in jobs}
+        requests = [SlotRequest(j.id, j.procs, j.estimate, self.valuations[j.id]) for j in jobs]
+        result = trade_window(self._plans(now), requests, window=self.cycle, rng=self.model.rng, steps=self.steps)
+        for side, n in result.shouts.items():
+            self.model.message_counts[side] += n
+        self.model.negotiation_rounds += sum(result.shouts.values())
+        self.n_void += result.void
         for sale in result.sales:
             self._hold(by_id[sale.request], sale.provider, sale.start, sale.price, now)
         for job_id in result.unsold:
