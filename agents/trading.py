@@ -129,7 +129,7 @@ class SlotAuctionDesk(_Desk):
 
     def _trade(self, jobs: list[Job], now: int) -> None:
         by_id = {j.id: j for j in jobs}
-        requests = [SlotRequest(j.id, j.procs, j.estimate, self.valuations[j.id]) for j in jobs]
+        requests = [SlotRequest(j.id, j.procs, j.estimate, self.valuations[j.id], j.runtime) for j in jobs]
         result = auction_round(self._plans(now), requests, mechanism=self.mechanism, step=self.step,
                                opening=DUTCH_OPENING, window=self.cycle)
         self.model.message_counts["bid"] += result.messages
@@ -150,7 +150,7 @@ class DoubleAuctionDesk(_Desk):
 
     def _trade(self, jobs: list[Job], now: int) -> None:
         by_id = {j.id: j for j in jobs}
-        requests = [SlotRequest(j.id, j.procs, j.estimate, self.valuations[j.id]) for j in jobs]
+        requests = [SlotRequest(j.id, j.procs, j.estimate, self.valuations[j.id], j.runtime) for j in jobs]
         result = trade_window(self._plans(now), requests, window=self.cycle, rng=self.model.rng, steps=self.steps)
         for side, n in result.shouts.items():
             self.model.message_counts[side] += n

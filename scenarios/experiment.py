@@ -159,11 +159,13 @@ def _work_su(graph: nx.DiGraph) -> float:
 def build_valuations(workload: Workload, workflows, *, rng: np.random.Generator):
     """Every job's and workflow's valuation (:func:`market.valuation.draw_valuations`), jobs first.
 
-    A job's base-rate work is ``procs x estimate`` (SU) over its estimate; a workflow's is the sum
-    of its tasks' over its critical path (s).
+    A job's value is set on what it asks for, ``procs x estimate`` at the base rate (SU, what a
+    reservation of it costs with nothing delayed), and its deadline on how long it really runs
+    (``min(runtime, estimate)`` s: users know their jobs' length; estimates are padded against
+    kills); a workflow's on the sum of its tasks' work and its critical path (s).
     """
-    jobs = draw_valuations(((j.id, j.submit, j.procs * j.estimate * BASE_RATE / SECONDS_PER_HOUR, j.estimate)
-                            for j in workload.jobs), rng=rng)
+    jobs = draw_valuations(((j.id, j.submit, j.procs * j.estimate * BASE_RATE / SECONDS_PER_HOUR,
+                             max(1, min(j.runtime, j.estimate))) for j in workload.jobs), rng=rng)
     flows = draw_valuations(((w.id, w.submit, _work_su(w.graph), max(1, _critical_path(w.graph)))
                              for w in workflows), rng=rng)
     return jobs, flows

@@ -75,12 +75,17 @@ def auction_slot(pricer: ExternalityPricer, start: int, procs: int, duration: in
 
 @dataclass(frozen=True, slots=True)
 class SlotRequest:
-    """A job asking for ``procs`` processors over ``duration`` s (its estimate), valued by ``valuation``."""
+    """A job asking for ``procs`` processors over ``duration`` s (its estimate), valued by ``valuation``.
+
+    ``runtime``: seconds the job runs in the slot, known to its owner (private information, as its
+    value is); the slot's worth is the valuation at ``start + runtime``. Default: the whole duration.
+    """
 
     id: int
     procs: int
     duration: int
     valuation: Valuation
+    runtime: int | None = None
 
     def __post_init__(self) -> None:
         for key in ("procs", "duration"):
@@ -89,6 +94,14 @@ class SlotRequest:
                 raise InvalidInput(f"request {self.id!r}: {key} must be an int >= 1, got {v!r}")
         if not isinstance(self.valuation, Valuation):
             raise InvalidInput(f"request {self.id!r}: valuation must be a Valuation, got {self.valuation!r}")
+        if self.runtime is not None and (isinstance(self.runtime, bool) or not isinstance(self.runtime, int)
+                                         or self.runtime < 0):
+            raise InvalidInput(f"request {self.id!r}: runtime must be an int >= 0 s or None, got {self.runtime!r}")
+
+    def worth(self, start: int) -> float:
+        """The slot at ``start`` is worth the valuation where the job ends in it (SU)."""
+        run = self.duration if self.runtime is None else min(self.runtime, self.duration)
+        return self.valuation.utility(start + run)
 
     @property
     def hours(self) -> float:
@@ -131,7 +144,8 @@ def auction_round(plans: dict[str, ProviderPlan], requests: list[SlotRequest], *
     Providers take turns in the order of ``plans``; each auctions, to the unsold requests that fit
     its machine, the slot each would get at its earliest start in the plan (after running jobs and
     reservations: it may jump the queue, and then its reserve carries the externality price). A
-    bidder's value is its valuation at ``start + duration``; value and reserve are divided by the
+    bidder's value is its valuation where its job ends in the slot (:meth:`SlotRequest.worth`);
+    value and reserve are divided by the
     slot's processor-hours (:func:`~market.auctions.bidding.auction_per_unit`). With ``window`` (s),
     only slots starting before ``now + window`` are auctioned: a provider sells its near capacity,
     and a request whose earliest start there is later does not bid there. The winner's slot is
@@ -187,7 +201,7 @@ def auction_round(plans: dict[str, ProviderPlan], requests: list[SlotRequest], *
                     cost = _reserve(plan, start, r.procs, r.duration)
                 starts.append(start)
                 floors.append(cost)
-                values.append(r.valuation.utility(start + r.duration) / r.hours)
+                values.append(r.worth(start) / r.hours)
                 reserves.append(cost / r.hours if math.isfinite(cost) else math.inf)
             live = [i for i in range(len(bidders)) if math.isfinite(reserves[i])]
             res = auction_per_unit([values[i] for i in live], [reserves[i] for i in live], mechanism=mechanism,

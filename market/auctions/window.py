@@ -8,7 +8,7 @@ of Kant & Grosu, 2005, and Tan & Gurd, 2007: buyers are jobs, sellers are resour
 of computation). Each order is one job's slot (Cliff's unit-demand, unit-supply traders):
 
 * buyers -- one ZIP buyer per job, its limit the job's value per processor-hour of its slot
-  (:class:`market.valuation.Valuation` at ``start + duration``; the least over the providers that
+  (:meth:`market.auctions.slot.SlotRequest.worth`: its valuation where it ends; the least over the providers that
   offer it a slot in the window, so any of them is worth the price);
 * sellers -- each provider's supply curve: one ZIP seller per slot it offers in the window (the
   earliest start of each job that fits it), its limit that slot's reserve per processor-hour, the
@@ -101,7 +101,7 @@ def trade_window(plans: dict[str, ProviderPlan], requests: list[SlotRequest], *,
         costs += units
         seller_of += [name] * len(units)
     for r in requests:
-        worth = [r.valuation.utility(o[0] + r.duration) / r.hours
+        worth = [r.worth(o[0]) / r.hours
                  for plan in plans.values() if (o := _offer(plan, r, window)) is not None]
         if worth and min(worth) > 0:
             buyers.append(r)
@@ -127,7 +127,7 @@ def trade_window(plans: dict[str, ProviderPlan], requests: list[SlotRequest], *,
         plan = plans[name]
         o = _offer(plan, r, window)
         price = t.price * r.hours
-        if o is None or o[1] > price + 1e-9 or r.valuation.utility(o[0] + r.duration) < price - 1e-9:
+        if o is None or o[1] > price + 1e-9 or r.worth(o[0]) < price - 1e-9:
             void += 1
             continue
         plan.reserve(o[0], r.procs, r.duration, reservation_id=f"auction-{r.id}")

@@ -59,7 +59,7 @@ def test_every_sale_is_individually_rational_budget_balanced_and_once_per_job(jo
         q = reqs[s.request]
         # the buyer pays the price, the provider receives it (one number); it covers the slot's cost to
         # the provider's queue and is no more than the job's value at that start
-        assert s.reserve - 1e-6 <= s.price <= q.valuation.utility(s.start + q.duration) + 1e-6
+        assert s.reserve - 1e-6 <= s.price <= q.worth(s.start) + 1e-6
         assert s.start < 600 and plans[s.provider].reservations[f"auction-{q.id}"].start == s.start
 
 
