@@ -18,6 +18,11 @@ and a border point within ``eps`` of several clusters joins the one
 numbered first. Distances are Manhattan (the predictor's metric); a
 distance equal to ``eps`` counts as within. The tests compare every label
 with scikit-learn's on random point sets.
+
+:func:`cluster_waits` is the predictor's whole cluster branch for many targets
+(distances, the nearest history rows in a machine-independent order, DBSCAN,
+the nearest cluster's weighted wait); its compiled twin runs it without a
+Python call per target.
 """
 
 from __future__ import annotations
@@ -28,10 +33,11 @@ from scipy.spatial.distance import cdist
 from market.kernel import compiled_module
 
 __all__ = [
-    "closest_cluster",
+    "cluster_waits",
     "dbscan_labels",
-    "manhattan_to_rows",
+    "nearest_rows",
     "reference_closest_cluster",
+    "reference_cluster_waits",
     "reference_dbscan_labels",
     "reference_manhattan_to_rows",
 ]
@@ -93,17 +99,6 @@ def reference_manhattan_to_rows(X: np.ndarray, F: np.ndarray) -> np.ndarray:
     return np.abs(X[None, :, :] - F[:, None, :]).sum(axis=2)
 
 
-def manhattan_to_rows(X: np.ndarray, F: np.ndarray) -> np.ndarray:
-    """:func:`reference_manhattan_to_rows`, by the compiled loop for the predictor's eight features (same bits).
-
-    ``X`` and ``F`` are C-contiguous float64 arrays; other shapes and layouts take the reference.
-    """
-    if (_compiled is not None and X.ndim == F.ndim == 2 and X.shape[1] == F.shape[1] == 8
-            and X.dtype == F.dtype == np.float64 and X.flags.c_contiguous and F.flags.c_contiguous):
-        return _compiled.manhattan_to_rows(X, F)
-    return reference_manhattan_to_rows(X, F)
-
-
 def reference_closest_cluster(dist: np.ndarray, near: np.ndarray, labels: np.ndarray):
     """``(members, mean distance)`` of the cluster nearest to the target on average; ``(None, inf)`` if none.
 
@@ -120,9 +115,61 @@ def reference_closest_cluster(dist: np.ndarray, near: np.ndarray, labels: np.nda
     return best, best_d
 
 
-def closest_cluster(dist: np.ndarray, near: np.ndarray, labels: np.ndarray):
-    """:func:`reference_closest_cluster` by the compiled loop where it applies (same members, same mean bits)."""
-    if (_compiled is not None and len(near) <= 128 and dist.dtype == np.float64 and near.dtype == np.intp
-            and labels.dtype == np.intp and dist.flags.c_contiguous):
-        return _compiled.closest_cluster(dist, np.ascontiguousarray(near), np.ascontiguousarray(labels))
-    return reference_closest_cluster(dist, near, labels)
+def nearest_rows(dist: np.ndarray, k: int) -> np.ndarray:
+    """Indices of the ``k`` smallest entries of ``dist``, nearest first, ties to the lower index.
+
+    The order is fixed by the values alone, so the clusters DBSCAN numbers over these rows are the same
+    on every machine (``np.argpartition``'s order depends on the CPU's SIMD path: numpy 2.5 on this
+    project's AVX2 VM and with AVX2 disabled give different orders, and murali-nordugrid's medium run
+    different figures).
+
+    >>> nearest_rows(np.array([3.0, 1.0, 2.0, 1.0]), 3).tolist()
+    [1, 3, 2]
+    """
+    return np.lexsort((np.arange(len(dist)), dist))[:k]
+
+
+def reference_cluster_waits(X: np.ndarray, y: np.ndarray, F: np.ndarray, n_similar: int, eps: float,
+                            min_samples: int, close: float) -> np.ndarray:
+    """Per row of ``F``: the wait of the nearest DBSCAN cluster among its ``n_similar`` nearest history rows.
+
+    ``X`` (n, d) holds the history's scaled features and ``y`` (n,) their waits (s); ``F`` (m, d) the
+    targets' scaled features. For each target: Manhattan distances to the history
+    (:func:`reference_manhattan_to_rows`), the ``n_similar`` nearest rows (:func:`nearest_rows`),
+    their DBSCAN labels, the cluster nearest on average (:func:`reference_closest_cluster`) and, if
+    that mean distance is at most ``close``, the cluster's waits averaged with weights ``1 / (1 + d)``
+    (Murali & Vadhiyar sec. 3.1, "very similar" jobs). NaN where there is no such cluster: the
+    predictor's ridge answers those rows. The weighted sums are numpy's ``sum`` (pairwise order).
+
+    >>> X = np.array([[0.0] * 8, [0.1] + [0.0] * 7, [0.2] + [0.0] * 7, [9.0] * 8])
+    >>> w = reference_cluster_waits(X, np.array([100.0, 200.0, 300.0, 5.0]), np.zeros((2, 8)) + [[0.0], [8.0]],
+    ...                             4, 1.0, 2, 3.0)
+    >>> round(float(w[0]), 1), bool(np.isnan(w[1]))
+    (195.1, True)
+    """
+    n = len(X)
+    k = min(n_similar, n)
+    out = np.full(len(F), np.nan)
+    if k < min_samples:
+        return out
+    for r, dist in enumerate(reference_manhattan_to_rows(X, F)):
+        near = nearest_rows(dist, k)
+        labels = reference_dbscan_labels(X[near], eps, min_samples)
+        best, best_d = reference_closest_cluster(dist, near, labels)
+        if best is not None and best_d <= close:
+            weights = 1.0 / (1.0 + dist[best])
+            out[r] = (weights * y[best]).sum() / weights.sum()
+    return out
+
+
+def cluster_waits(X: np.ndarray, y: np.ndarray, F: np.ndarray, n_similar: int, eps: float, min_samples: int,
+                  close: float) -> np.ndarray:
+    """:func:`reference_cluster_waits` by one compiled loop over the rows where it applies (same bits).
+
+    The compiled loop takes eight features, float64 C-contiguous arrays and ``n_similar`` <= 128.
+    """
+    if (_compiled is not None and X.ndim == F.ndim == 2 and X.shape[1] == F.shape[1] == 8 and n_similar <= 128
+            and X.dtype == F.dtype == y.dtype == np.float64 and X.flags.c_contiguous and F.flags.c_contiguous
+            and y.flags.c_contiguous):
+        return _compiled.cluster_waits(X, y, F, n_similar, eps, min_samples, close)
+    return reference_cluster_waits(X, y, F, n_similar, eps, min_samples, close)

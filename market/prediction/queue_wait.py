@@ -25,9 +25,7 @@ import numpy as np
 
 from market.errors import InvalidInput
 from market.job import Job
-from market.prediction.dbscan import closest_cluster, dbscan_labels, manhattan_to_rows
-
-_BLOCK = 64  # rows whose distances to the history are computed at once (64 x 2000 x 8 floats: 8 MB)
+from market.prediction.dbscan import cluster_waits
 
 __all__ = [
     "FEATURES",
@@ -248,6 +246,7 @@ class QueueWaitPredictor:
     _model: object = field(default=None, init=False, repr=False)
     _since_fit: int = field(default=0, init=False, repr=False)
     _scaled: tuple | None = field(default=None, init=False, repr=False)  # (scale, history / scale) until it changes
+    _memo: dict = field(default_factory=dict, init=False, repr=False)  # this history's answers, by feature row
     n_cluster: int = field(default=0, init=False)
     n_ridge: int = field(default=0, init=False)
 
@@ -282,14 +281,23 @@ class QueueWaitPredictor:
         self._n = min(self._n + 1, self.history)
         self._since_fit += 1
         self._scaled = None
+        self._memo.clear()
 
     def predict(self, features: np.ndarray) -> float:
         """Predicted wait in seconds (>= 0) of a job with ``features``; 0 with no history."""
         return float(self.predict_many(np.asarray(features, dtype=float)[None, :])[0])
 
     def predict_many(self, features: np.ndarray) -> np.ndarray:
-        """Predicted waits (s) for each row of ``features`` (n, 8)."""
+        """Predicted waits (s) for each row of ``features`` (n, 8).
+
+        Rows equal to one already predicted since the last :meth:`observe` get the same answer without
+        recomputing it (a metascheduler asks again for every job still waiting, and for many jobs of
+        one size at once); every other row goes through :func:`market.prediction.dbscan.cluster_waits`
+        in one call, and the ridge answers the rows that have no close cluster.
+        """
         features = np.atleast_2d(np.asarray(features, dtype=float))
+        if not np.isfinite(features).all():
+            raise InvalidInput("QueueWaitPredictor: features must be finite numbers")
         n = self._n
         if n == 0:
             return np.zeros(len(features))
@@ -302,29 +310,31 @@ class QueueWaitPredictor:
             scale[scale == 0] = 1.0
             self._scaled = (scale, X / scale)
         scale, Xs = self._scaled
-        Fs = features / scale
         out = np.empty(len(features))
-        # distances of every row to the history in blocks of _BLOCK rows (the same per-row sums as
-        # np.abs(Xs - q).sum(axis=1): a reduction over the same contiguous last axis)
-        for lo in range(0, len(Fs), _BLOCK):
-            block = manhattan_to_rows(Xs, Fs[lo:lo + _BLOCK])
-            for r, dist in enumerate(block, lo):
-                out[r] = self._predict_one(Xs, y, Fs[r], dist)
+        memo = self._memo  # row bytes -> (wait, answered by a cluster)
+        todo: dict[bytes, list[int]] = {}
+        n_cluster = 0
+        for r, row in enumerate(features):
+            key = row.tobytes()
+            answer = memo.get(key)
+            if answer is None:
+                todo.setdefault(key, []).append(r)
+            else:
+                out[r] = answer[0]
+                n_cluster += answer[1]
+        if todo:
+            Fs = np.ascontiguousarray(features[[rows[0] for rows in todo.values()]] / scale)
+            waits = cluster_waits(Xs, y, Fs, self.n_similar, self.eps, self.min_samples, self.close)
+            for (key, rows), q, wait in zip(todo.items(), Fs, waits.tolist()):
+                by_cluster = not np.isnan(wait)
+                if not by_cluster:
+                    wait = self._ridge(Xs, y, q)
+                memo[key] = (wait, by_cluster)
+                out[rows] = wait
+                n_cluster += by_cluster * len(rows)
+        self.n_cluster += n_cluster
+        self.n_ridge += len(features) - n_cluster
         return np.maximum(out, 0.0)
-
-    def _predict_one(self, Xs: np.ndarray, y: np.ndarray, q: np.ndarray, dist: np.ndarray) -> float:
-        k = min(self.n_similar, dist.size)
-        near = np.argpartition(dist, k - 1)[:k] if k < dist.size else np.arange(dist.size)
-        if near.size >= self.min_samples:
-            # scikit-learn's DBSCAN labels, without its ~1 ms set-up per call (market.prediction.dbscan)
-            labels = dbscan_labels(Xs[near], self.eps, self.min_samples)
-            best, best_d = closest_cluster(dist, near, labels)
-            if best is not None and best_d <= self.close:
-                self.n_cluster += 1
-                weights = 1.0 / (1.0 + dist[best])
-                return float(np.dot(weights, y[best]) / weights.sum())
-        self.n_ridge += 1
-        return self._ridge(Xs, y, q)
 
     def _ridge(self, Xs: np.ndarray, y: np.ndarray, q: np.ndarray) -> float:
         if self._model is None or self._since_fit >= self.refit_every:
