@@ -92,9 +92,8 @@ def _kind(side: str, accepted: bool) -> int:
     return (0 if side == "ask" else 2) + int(accepted)
 
 
-def _frequencies(history: np.ndarray, x: np.ndarray, seller: bool) -> np.ndarray:
-    """GD's frequencies at ``x`` from ``history`` ((n, 2): price, kind); NaN where no shout counts."""
-    price, kind = history[:, 0], history[:, 1]
+def _frequencies(price: np.ndarray, kind: np.ndarray, x: np.ndarray, seller: bool) -> np.ndarray:
+    """GD's frequencies at ``x`` from the shouts' ``price`` and ``kind`` arrays; NaN where no shout counts."""
     if seller:  # up: TA + B, the accepted asks and all bids at >= x; down: RA, the rejected asks at <= x
         up_p, down_p = np.sort(price[kind != _REJECTED_ASK]), np.sort(price[kind == _REJECTED_ASK])
         up = len(up_p) - np.searchsorted(up_p, x, "left")
@@ -107,9 +106,10 @@ def _frequencies(history: np.ndarray, x: np.ndarray, seller: bool) -> np.ndarray
     return np.where(total > 0, up / np.maximum(total, 1), np.nan)
 
 
-def _as_history(shouts: Iterable[Shout]) -> np.ndarray:
-    rows = [(s.price, _kind(s.side, s.accepted)) for s in shouts]
-    return np.array(rows, dtype=float).reshape(-1, 2)
+def _as_history(shouts: Iterable[Shout]) -> tuple[np.ndarray, np.ndarray]:
+    shouts = list(shouts)
+    return (np.array([s.price for s in shouts], dtype=float),
+            np.array([_kind(s.side, s.accepted) for s in shouts], dtype=int))
 
 
 def seller_belief(shouts: Sequence[Shout], prices: Sequence[float]) -> np.ndarray:
@@ -125,7 +125,7 @@ def seller_belief(shouts: Sequence[Shout], prices: Sequence[float]) -> np.ndarra
     >>> seller_belief(h, [1.6, 1.8, 1.9, 2.0, 2.1, 2.2, 2.4]).tolist()
     [1.0, 1.0, 0.75, 0.75, 0.5, 0.0, 0.0]
     """
-    return _frequencies(_as_history(shouts), np.asarray(prices, dtype=float), seller=True)
+    return _frequencies(*_as_history(shouts), np.asarray(prices, dtype=float), seller=True)
 
 
 def buyer_belief(shouts: Sequence[Shout], prices: Sequence[float]) -> np.ndarray:
@@ -141,7 +141,7 @@ def buyer_belief(shouts: Sequence[Shout], prices: Sequence[float]) -> np.ndarray
     >>> buyer_belief(h, [1.5, 1.6, 1.8, 1.9, 2.0, 2.1, 2.2, 2.4]).tolist()
     [0.0, 0.0, 0.0, 0.5, 0.75, 0.75, 1.0, 1.0]
     """
-    return _frequencies(_as_history(shouts), np.asarray(prices, dtype=float), seller=False)
+    return _frequencies(*_as_history(shouts), np.asarray(prices, dtype=float), seller=False)
 
 
 def _pchip(x: np.ndarray, y: np.ndarray) -> np.ndarray:
@@ -251,7 +251,11 @@ class GDTrader:
     max_price: float
     memory: int = 5
     active: bool = True
-    _segments: list[list[tuple[float, int]]] = field(default_factory=lambda: [[]], init=False, repr=False)
+    # the remembered shouts, oldest first, as parallel lists; _trade_ends[i] is the length of the history up to
+    # and including the i-th remembered trade
+    _prices: list[float] = field(default_factory=list, init=False, repr=False)
+    _kinds: list[int] = field(default_factory=list, init=False, repr=False)
+    _trade_ends: list[int] = field(default_factory=list, init=False, repr=False)
 
     def __post_init__(self) -> None:
         if self.side not in ("bid", "ask"):
@@ -269,7 +273,7 @@ class GDTrader:
     def history(self) -> list[Shout]:
         """The remembered shouts, oldest first (module notes)."""
         sides = ("ask", "ask", "bid", "bid")
-        return [Shout(p, sides[k], bool(k % 2)) for seg in self._segments for p, k in seg]
+        return [Shout(p, sides[k], bool(k % 2)) for p, k in zip(self._prices, self._kinds)]
 
     def belief(self, book: OrderBook) -> tuple[np.ndarray, np.ndarray]:
         """The belief's knots: prices (increasing, SU/unit) and the probability that a shout there is taken.
@@ -278,17 +282,17 @@ class GDTrader:
         """
         m = self.max_price
         bid, ask = book.best_bid(), book.best_ask()
-        history = np.array([row for seg in self._segments for row in seg], dtype=float).reshape(-1, 2)
-        prices = np.unique(history[:, 0])
+        price, kind = np.array(self._prices, dtype=float), np.array(self._kinds, dtype=int)
+        prices = np.unique(price)
         eps = _KNOT_GAP
         low = min(bid, m) if self.side == "ask" and bid is not None else 0.0
         high = min(ask, m) if self.side == "bid" and ask is not None else m
         inner = prices[(prices > low + eps) & (prices < high - eps)]
         inner = inner[np.diff(inner, prepend=-np.inf) > eps]  # one knot for prices closer than eps
         if self.side == "ask":
-            p = _frequencies(history, inner, seller=True)
+            p = _frequencies(price, kind, inner, seller=True)
             return np.concatenate(([low], inner, [m])), np.concatenate(([1.0], p, [0.0]))
-        q = _frequencies(history, inner, seller=False)
+        q = _frequencies(price, kind, inner, seller=False)
         return np.concatenate(([0.0], inner, [high])), np.concatenate(([0.0], q, [1.0]))
 
     def belief_at(self, book: OrderBook, prices: Sequence[float]) -> np.ndarray:
@@ -319,23 +323,27 @@ class GDTrader:
 
     def observe(self, q: float, shout_side: str, accepted: bool) -> None:
         """Remember a shout of ``shout_side`` at ``q`` (SU/unit); when ``accepted``, ``q`` is the trade price."""
-        current = self._segments[-1]
+        prices, kinds = self._prices, self._kinds
         if not accepted:
-            current.append((q, _kind(shout_side, False)))
+            prices.append(q)
+            kinds.append(_kind(shout_side, False))
             return
         other = "ask" if shout_side == "bid" else "bid"
-        standing = (q, _kind(other, False))
-        for seg in reversed(self._segments):  # the standing shout that was taken, if still remembered
-            if standing in seg:
-                idx = len(seg) - 1 - seg[::-1].index(standing)
-                seg[idx] = (q, _kind(other, True))
+        rejected = _kind(other, False)
+        for i in range(len(prices) - 1, -1, -1):  # the standing shout that was taken, if still remembered
+            if kinds[i] == rejected and prices[i] == q:
+                kinds[i] = _kind(other, True)
                 break
         else:
-            current.append((q, _kind(other, True)))
-        current.append((q, _kind(shout_side, True)))
-        self._segments.append([])
-        if len(self._segments) > self.memory + 1:  # memory closed trades and the open one
-            del self._segments[0]
+            prices.append(q)
+            kinds.append(_kind(other, True))
+        prices.append(q)
+        kinds.append(_kind(shout_side, True))
+        self._trade_ends.append(len(prices))
+        if len(self._trade_ends) > self.memory:  # forget the oldest trade and the shouts that led to it
+            cut = self._trade_ends.pop(0)
+            del prices[:cut], kinds[:cut]
+            self._trade_ends = [end - cut for end in self._trade_ends]
 
 
 def gd_traders(values: Sequence[float], costs: Sequence[float], *, max_price: float | None = None,
