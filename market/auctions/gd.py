@@ -14,14 +14,16 @@ and forms from it a belief that a shout at price ``x`` will be accepted:
 
 These frequencies are defined at the prices observed; between them the belief is interpolated, and
 the trader shouts the price that maximises its expected surplus, ``(a - cost) p(a)`` or
-``(value - b) q(b)``, over the prices the spread-reduction rule lets it shout (a new ask below the
-outstanding ask, a new bid above the outstanding bid). The belief is anchored as in the paper at the
-outstanding quotes and the price range ``[0, M]``: an ask at or below the outstanding bid is taken at
-once (``p = 1``; with no bid standing ``p(0) = 1``) and no ask at the ceiling ``M`` is (``p(M) = 0``);
-a bid at or above the outstanding ask is taken (``q = 1``; with no ask standing ``q(M) = 1``) and a
-bid of 0 is not (``q(0) = 0``). Observed prices outside the anchors are dropped in their favour.
+``(value - b) q(b)``. The paper's market has prices in ``[0, M]`` and a spread-reduction rule (a new
+ask below the outstanding ask, a new bid above the outstanding bid); the book here does not enforce
+the rule, so GD traders keep to it themselves.
 
 Details that are ours, not the paper's:
+
+* Anchors: an ask at or below the outstanding bid is taken at once (``p = 1`` there; with no bid
+  standing, ``p(0) = 1``) and no ask at the ceiling is (``p(M) = 0``); a bid at or above the
+  outstanding ask is taken (``q = 1``; with no ask standing, ``q(M) = 1``) and a bid of 0 is not
+  (``q(0) = 0``). Observed prices outside the anchors are dropped in their favour.
 
 * Interpolation: the paper fits cubic splines between the observed prices. We use the PCHIP of
   :class:`scipy.interpolate.PchipInterpolator` (Fritsch-Carlson monotone piecewise cubic Hermite
@@ -323,6 +325,10 @@ class GDTrader:
 
     def observe(self, q: float, shout_side: str, accepted: bool) -> None:
         """Remember a shout of ``shout_side`` at ``q`` (SU/unit); when ``accepted``, ``q`` is the trade price."""
+        if shout_side not in ("bid", "ask"):
+            raise InvalidInput(f"trader {self.name!r}: shout_side must be 'bid' or 'ask', got {shout_side!r}")
+        if not (isinstance(q, (int, float)) and math.isfinite(q) and q >= 0):
+            raise InvalidInput(f"trader {self.name!r}: shout price q must be a finite number >= 0, got {q!r}")
         prices, kinds = self._prices, self._kinds
         if not accepted:
             prices.append(q)

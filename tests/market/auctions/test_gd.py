@@ -135,6 +135,10 @@ def test_bad_trader_is_refused_naming_the_field(kwargs, field):
 def test_bad_shout_is_refused():
     with pytest.raises(InvalidInput, match="price"):
         Shout(-1.0, "ask", False)
+    with pytest.raises(InvalidInput, match="shout_side"):
+        _trader("ask", 1.0).observe(2.0, "buy", False)
+    with pytest.raises(InvalidInput, match="q must be"):
+        _trader("ask", 1.0).observe(float("nan"), "bid", False)
 
 
 # ------------------------------------------------------------------ the market
