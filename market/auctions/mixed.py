@@ -1,9 +1,8 @@
 """A continuous double auction for processor-hours with Gjerstad-Dickhaut and ZIP traders mixed, and its efficiency.
 
 Issue 17's ``auction-market`` experiment compares bidding strategies in one book, as Tesauro & Das
-("High-performance bidding agents for the continuous double auction", ACM EC 2001) and Das, Hanson,
-Kephart & Tesauro ("Agent-human interactions in the continuous double auction", IJCAI 2001) mixed GD
-and ZIP agents. Each buyer wants one processor-hour and values it at ``values[i]`` SU; each seller
+("High-performance bidding agents for the continuous double auction", ACM EC 2001) ran ZIP, GD and
+other agents in one market. Each buyer wants one processor-hour and values it at ``values[i]`` SU; each seller
 offers one at cost ``costs[i]`` SU (a provider's reserve per processor-hour). Traders shout in
 :func:`market.auctions.zip.trading_day` (one random trader a step; trades at the standing shout's
 price), day after day, each keeping what it learnt.
