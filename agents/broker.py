@@ -33,7 +33,7 @@ Singh 2008 gives the methods; the broker only moves messages and calls them:
   as reserve and the broker bids by the format's textbook rule (:mod:`agents.trading`). Jobs that
   win nothing go to their home queue (best effort); workflows run just in time and reservation
   requests are submitted at their wanted start, as under ``best-effort``.
-* ``double-auction`` -- the same job market as a continuous double auction among ZIP traders every
+* ``double`` -- the same job market as a continuous double auction among ZIP traders every
   cycle: providers ask from their slots' reserves, the broker bids from the jobs' values.
 
 A task placed in a reservation runs exactly as planned (the reservation
@@ -158,7 +158,7 @@ class Broker(mesa.Agent):
         self.desk = None  # a job market's trading desk (agents.trading)
         if method in AUCTION_METHODS:
             self.desk = SlotAuctionDesk(self, method, dict(valuations or {}), cycle)
-        elif method == "double-auction":
+        elif method == "double":
             self.desk = DoubleAuctionDesk(self, dict(valuations or {}), cycle)
         if method in ("var", "combined"):
             providers = list(model.providers.values())

@@ -8,7 +8,7 @@ multiples of ``cycle``, as the metascheduler's cycles), trades for slots on the 
   slots of their plans that start within the coming cycle, in turns, each with the slot's
   externality-priced quote as its reserve (:func:`market.auctions.slot.auction_round`); the broker
   bids for every job by the format's textbook rule (:mod:`market.auctions.bidding`).
-* :class:`DoubleAuctionDesk` (``double-auction``): one trading day of a continuous double auction a
+* :class:`DoubleAuctionDesk` (``double``): one trading day of a continuous double auction a
   cycle among ZIP traders, for slots starting within the cycle; providers ask from their slots'
   externality-priced reserves, the broker bids from the jobs' values, trades become reservations
   (:func:`market.auctions.window.trade_window`). A trade voided at settlement leaves its job unsold.
@@ -44,7 +44,7 @@ from market.valuation import VALUE_FACTOR, Valuation
 __all__ = ["AUCTION_METHODS", "CLOCK_STEP", "DUTCH_OPENING", "JOB_MARKETS", "DoubleAuctionDesk", "SlotAuctionDesk"]
 
 AUCTION_METHODS = ("first-price", "vickrey", "english", "dutch")
-JOB_MARKETS = (*AUCTION_METHODS, "double-auction")
+JOB_MARKETS = (*AUCTION_METHODS, "double")
 
 CLOCK_STEP = 0.05
 """Step of the English and Dutch clocks, SU per processor-hour (5 % of the base rate)."""

@@ -76,7 +76,7 @@ INTERACTION_MODELS = {
     "vickrey": "second-price sealed-bid slot auctions, reserve = externality quote; truthful bids (issue 17)",
     "english": "ascending-clock slot auctions, reserve = externality quote; bidders stay in up to their value",
     "dutch": "descending-clock slot auctions, reserve = externality quote; equilibrium stop prices",
-    "double-auction": "a continuous double auction every cycle among ZIP traders for slots starting in the "
+    "double": "a continuous double auction every cycle among ZIP traders for slots starting in the "
                       "cycle: providers ask from externality reserves, the broker bids from job values (issue 17)",
     "grand": "a greedy broker buys priced slots for workflows and reservations while an MCMF metascheduler "
              "clears the other jobs across sites by electricity price (no seed studied the two together)",

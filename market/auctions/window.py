@@ -1,7 +1,7 @@
 """A continuous double auction for processor-hours in a window: providers ask, brokers bid, ZIP traders
 shout, trades become reservations on the providers' plans (issue 17).
 
-The ``double-auction`` interaction model runs one trading day of this market every cycle. The
+The ``double`` interaction model runs one trading day of this market every cycle. The
 commodity is a slot of a provider's plan that starts within the coming ``window`` seconds, priced
 per processor-hour (SU/ph), so jobs of every size trade in one book (as in the grid double auctions
 of Kant & Grosu, 2005, and Tan & Gurd, 2007: buyers are jobs, sellers are resources, prices per unit

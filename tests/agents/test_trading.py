@@ -80,7 +80,7 @@ def test_the_clock_formats_exchange_more_messages_than_the_sealed_ones():
 
 def test_the_double_auction_trades_some_slots_and_counts_its_shouts_as_bids_and_asks():
     w = _workload()
-    m, r = _run("double-auction", w)
+    m, r = _run("double", w)
     desk = m.broker.desk
     assert desk.n_won > 0 and desk.n_won + desk.n_fallback == len(w.jobs)
     assert r.messages["bid"] + r.messages["ask"] > 0 and r.messages["reserve"] == desk.n_won
