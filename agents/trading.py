@@ -12,6 +12,10 @@ multiples of ``cycle``, as the metascheduler's cycles), trades for slots on the 
   cycle among ZIP traders, for slots starting within the cycle; providers ask from their slots'
   externality-priced reserves, the broker bids from the jobs' values, trades become reservations
   (:func:`market.auctions.window.trade_window`). A trade voided at settlement leaves its job unsold.
+* :class:`NegotiationDesk` (``negotiate``): no cycle; when a job arrives the broker bargains for
+  its slot with one provider after another (home first), by alternating offers over price and start
+  (:func:`market.negotiation.negotiate_slot`: a Boulware broker, a conceder provider, ten rounds
+  each, starts within the next ``cycle`` seconds); the first deal is bought.
 
 A won slot becomes a reservation on the provider (``Reserve``); the job runs in it and the rest
 of the window returns when the job ends early, as for a reserved job of ``agents.broker``. A job
@@ -35,16 +39,18 @@ from dataclasses import replace
 from agents.messages import Query, Reserve, Submit
 from market.auctions.slot import SlotRequest, auction_round
 from market.auctions.window import trade_window
+from market.negotiation import negotiate_slot
 from market.errors import InvalidInput
 from market.job import Job
 from market.pricing import BASE_RATE
 from market.reservation import Reservation
 from market.valuation import VALUE_FACTOR, Valuation
 
-__all__ = ["AUCTION_METHODS", "CLOCK_STEP", "DUTCH_OPENING", "JOB_MARKETS", "DoubleAuctionDesk", "SlotAuctionDesk"]
+__all__ = ["AUCTION_METHODS", "CLOCK_STEP", "DUTCH_OPENING", "JOB_MARKETS", "DoubleAuctionDesk", "NegotiationDesk",
+           "SlotAuctionDesk"]
 
 AUCTION_METHODS = ("first-price", "vickrey", "english", "dutch")
-JOB_MARKETS = (*AUCTION_METHODS, "double")
+JOB_MARKETS = (*AUCTION_METHODS, "double", "negotiate")
 
 CLOCK_STEP = 0.05
 """Step of the English and Dutch clocks, SU per processor-hour (5 % of the base rate)."""
@@ -160,3 +166,31 @@ class DoubleAuctionDesk(_Desk):
             self._hold(by_id[sale.request], sale.provider, sale.start, sale.price, now)
         for job_id in result.unsold:
             self._fallback(by_id[job_id], now)
+
+
+class NegotiationDesk(_Desk):
+    """Bilateral negotiation with each provider in turn as each job arrives (module notes)."""
+
+    def take(self, job: Job) -> None:
+        if job.id not in self.valuations:
+            raise InvalidInput(f"broker: job {job.id} has no valuation")
+        self._trade([job], int(self.model.time))
+
+    def _trade(self, jobs: list[Job], now: int) -> None:
+        b = self.broker
+        for job in jobs:
+            request = SlotRequest(job.id, job.procs, job.estimate, self.valuations[job.id], job.runtime)
+            home = self.model.providers.get(job.site)
+            order = ([home] if home is not None else []) + [p for p in b._providers() if p is not home]
+            for p in order:
+                if p.procs < job.procs:
+                    continue
+                plan = self.model.send(Query(b.name, p.name, now, "plan")).payload
+                deal = negotiate_slot(plan, request, window=self.cycle)
+                self.model.message_counts["offer"] += deal.messages
+                self.model.negotiation_rounds += deal.rounds
+                if deal.start is not None:
+                    self._hold(job, p.name, deal.start, deal.price, now)
+                    break
+            else:
+                self._fallback(job, now)

@@ -15,6 +15,15 @@ Protocol: the buyer offers at round 0, then they alternate. The receiver accepts
 scores at least as much for it as the offer it would make next (Faratin's acceptance rule);
 otherwise it counter-offers. An agent past its deadline withdraws: no deal. So every negotiation
 ends by the earlier deadline plus one round.
+
+:func:`negotiate_slot` is the ``negotiate`` interaction model's use of it (issue 17): a broker and a
+provider bargain over a job's slot in the provider's plan. Prices are SU for the whole slot; starts
+are seconds from now, both sides' range ``[earliest, earliest + window]`` (the buyer prefers early,
+the provider late, which delays its queue less). The provider asks from a multiple of its reserve
+down to its reserve (the slot's externality-priced quote at the earliest start); the broker offers
+from the base-rate cost up to the job's worth at the earliest start. A deal is settled at the first
+start the plan can give at or after the agreed one, and only if that slot's own reserve is covered
+by the price and the job's worth there covers it too (individual rationality for both).
 """
 
 from __future__ import annotations
@@ -24,7 +33,7 @@ from dataclasses import dataclass
 
 from market.errors import InvalidInput
 
-__all__ = ["Negotiator", "Outcome", "negotiate"]
+__all__ = ["Negotiator", "Outcome", "SlotDeal", "negotiate", "negotiate_slot"]
 
 _ISSUES = ("price", "start")
 
@@ -128,3 +137,72 @@ def negotiate(buyer: Negotiator, seller: Negotiator) -> Outcome:
         offer = counter
         messages += 1
     return Outcome(None, last + 1, messages)
+
+
+@dataclass(frozen=True, slots=True)
+class SlotDeal:
+    """A negotiation for a slot: the settled ``start`` (s) and ``price`` (SU) or None, and its cost."""
+
+    start: int | None
+    price: float | None
+    reserve: float | None
+    rounds: int
+    messages: int
+
+
+def negotiate_slot(plan, request, *, window: int, deadline: int = 10, buyer_beta: float = 0.5,
+                   seller_beta: float = 2.0, markup: float = 2.0, weights: tuple[float, float] = (0.8, 0.2)) -> SlotDeal:
+    """Bargain with ``plan``'s provider for ``request``'s slot (module notes); the plan takes a settled deal.
+
+    ``plan`` is a :class:`market.pricing.ProviderPlan`, ``request`` a
+    :class:`market.auctions.slot.SlotRequest`. Both sides have ``deadline`` rounds; the broker is
+    Boulware (``buyer_beta`` < 1), the provider a conceder (``seller_beta`` > 1) by default; the
+    provider opens at ``markup`` times its reserve. ``weights`` weigh price and start in both scores.
+    No deal when the job does not fit, its earliest start is past the window, or its worth there is
+    below the reserve (then no offer is exchanged).
+
+    Examples
+    --------
+    An idle 4-processor machine, a 4-processor one-hour job worth 10 SU: the reserve is the base rate,
+    4 SU; they settle between 4 and 10 SU on a start within the window.
+
+    >>> from market.auctions.slot import SlotRequest
+    >>> from market.pricing import ProviderPlan, ProviderState
+    >>> from market.valuation import Valuation
+    >>> plan = ProviderPlan(ProviderState(0, 4), "easy")
+    >>> d = negotiate_slot(plan, SlotRequest(1, 4, 3600, Valuation(10.0, 10**6, 10)), window=600)
+    >>> 4.0 <= d.price <= 10.0, 0 <= d.start <= 600, d.rounds <= 11
+    (True, True, True)
+    """
+    from market.auctions.slot import _reserve
+
+    if isinstance(window, bool) or not isinstance(window, int) or window < 0:
+        raise InvalidInput(f"window must be an int >= 0 s, got {window!r}")
+    if not (math.isfinite(markup) and markup >= 1):
+        raise InvalidInput(f"markup must be a finite number >= 1, got {markup!r}")
+    if request.procs > plan.procs:
+        return SlotDeal(None, None, None, 0, 0)
+    now = plan.now
+    first = plan.pricer.base.earliest_start(request.procs, request.duration, after=now)
+    if first > now + window:
+        return SlotDeal(None, None, None, 0, 0)
+    reserve = _reserve(plan, first, request.procs, request.duration)
+    worth = request.worth(first)
+    if not math.isfinite(reserve) or worth < reserve:
+        return SlotDeal(None, None, reserve, 0, 0)
+    base = request.hours * plan.unit_cost
+    span = (0.0, float(now + window - first))
+    buyer = Negotiator("buyer", price=(min(base, worth), worth), start=span, deadline=deadline, beta=buyer_beta,
+                       weights=weights)
+    seller = Negotiator("seller", price=(reserve, max(reserve, markup * reserve)), start=span, deadline=deadline,
+                        beta=seller_beta, weights=weights)
+    out = negotiate(buyer, seller)
+    if out.deal is None:
+        return SlotDeal(None, None, reserve, out.rounds, out.messages)
+    price, offset = out.deal
+    start = plan.pricer.base.earliest_start(request.procs, request.duration, after=first + int(round(offset)))
+    cost = _reserve(plan, start, request.procs, request.duration)
+    if start > now + window or not cost <= price + 1e-9 or request.worth(start) < price - 1e-9:
+        return SlotDeal(None, None, cost, out.rounds, out.messages)
+    plan.reserve(start, request.procs, request.duration, reservation_id=f"auction-{request.id}")
+    return SlotDeal(start, float(price), cost, out.rounds, out.messages)

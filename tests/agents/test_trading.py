@@ -10,6 +10,7 @@ from market.valuation import Valuation
 from market.workloads.workload import Workload
 
 FORMATS = ("first-price", "vickrey", "english", "dutch")
+MARKETS = (*FORMATS, "double", "negotiate")
 
 
 def _workload(n=30, seed=3):
@@ -85,3 +86,14 @@ def test_the_double_auction_trades_some_slots_and_counts_its_shouts_as_bids_and_
     assert desk.n_won > 0 and desk.n_won + desk.n_fallback == len(w.jobs)
     assert r.messages["bid"] + r.messages["ask"] > 0 and r.messages["reserve"] == desk.n_won
     assert sorted(r.records["job_id"]) == [j.id for j in w.jobs]
+
+
+def test_negotiation_buys_slots_at_once_without_waiting_for_a_cycle():
+    w = _workload()
+    m, r = _run("negotiate", w)
+    desk = m.broker.desk
+    assert desk.n_won > 0 and desk.n_won + desk.n_fallback == len(w.jobs)
+    assert r.messages["offer"] > 0 and r.messages["reserve"] == desk.n_won
+    rows = {row["job_id"]: row for row in m.broker.rows}
+    jobs = {j.id: j for j in w.jobs}
+    assert all(jobs[k].submit <= row["start"] <= jobs[k].submit + 600 for k, row in rows.items())
