@@ -37,6 +37,8 @@ Singh 2008 gives the methods; the broker only moves messages and calls them:
   cycle: providers ask from their slots' reserves, the broker bids from the jobs' values.
 * ``negotiate`` -- the same job market by bilateral alternating offers over price and start with
   each provider in turn, as each job arrives.
+* ``dbc`` -- the same job market by a deadline-and-budget-constrained (Nimrod-G) broker over every
+  provider's quoted starts, as each job arrives.
 
 A task placed in a reservation runs exactly as planned (the reservation
 holds its processors over ``[start, end)``; every local policy honours it), so
@@ -62,7 +64,7 @@ import networkx as nx
 from mesa.time import Priority
 
 from agents.messages import Cancel, Query, Reserve, Submit
-from agents.trading import AUCTION_METHODS, JOB_MARKETS, DoubleAuctionDesk, NegotiationDesk, SlotAuctionDesk
+from agents.trading import AUCTION_METHODS, JOB_MARKETS, DBCDesk, DoubleAuctionDesk, NegotiationDesk, SlotAuctionDesk
 from market.errors import Infeasible, InvalidInput
 from market.job import Job
 from market.prediction.wait_replay import past_jobs, simulated_waits
@@ -164,6 +166,8 @@ class Broker(mesa.Agent):
             self.desk = DoubleAuctionDesk(self, dict(valuations or {}), cycle)
         elif method == "negotiate":
             self.desk = NegotiationDesk(self, dict(valuations or {}), cycle)
+        elif method == "dbc":
+            self.desk = DBCDesk(self, dict(valuations or {}), cycle)
         if method in ("var", "combined"):
             providers = list(model.providers.values())
             # child streams of the model's seed: the model's own stream is not advanced

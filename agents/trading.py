@@ -16,6 +16,10 @@ multiples of ``cycle``, as the metascheduler's cycles), trades for slots on the 
   its slot with one provider after another (home first), by alternating offers over price and start
   (:func:`market.negotiation.negotiate_slot`: a Boulware broker, a conceder provider, ten rounds
   each, starts within the next ``cycle`` seconds); the first deal is bought.
+* :class:`DBCDesk` (``dbc``): no cycle; when a job arrives the broker asks every provider for its
+  priced plan and buys by Nimrod-G's deadline-and-budget-constrained cost-time optimisation over
+  the quoted starts (:func:`market.provisioning.dbc.buy_dbc_slot`: budget the job's value,
+  deadline its valuation's); no plan within both means the home queue.
 
 A won slot becomes a reservation on the provider (``Reserve``); the job runs in it and the rest
 of the window returns when the job ends early, as for a reserved job of ``agents.broker``. A job
@@ -40,17 +44,18 @@ from agents.messages import Query, Reserve, Submit
 from market.auctions.slot import SlotRequest, auction_round
 from market.auctions.window import trade_window
 from market.negotiation import negotiate_slot
+from market.provisioning.dbc import buy_dbc_slot
 from market.errors import InvalidInput
 from market.job import Job
 from market.pricing import BASE_RATE
 from market.reservation import Reservation
 from market.valuation import VALUE_FACTOR, Valuation
 
-__all__ = ["AUCTION_METHODS", "CLOCK_STEP", "DUTCH_OPENING", "JOB_MARKETS", "DoubleAuctionDesk", "NegotiationDesk",
-           "SlotAuctionDesk"]
+__all__ = ["AUCTION_METHODS", "CLOCK_STEP", "DUTCH_OPENING", "JOB_MARKETS", "DBCDesk", "DoubleAuctionDesk",
+           "NegotiationDesk", "SlotAuctionDesk"]
 
 AUCTION_METHODS = ("first-price", "vickrey", "english", "dutch")
-JOB_MARKETS = (*AUCTION_METHODS, "double", "negotiate")
+JOB_MARKETS = (*AUCTION_METHODS, "double", "negotiate", "dbc")
 
 CLOCK_STEP = 0.05
 """Step of the English and Dutch clocks, SU per processor-hour (5 % of the base rate)."""
@@ -194,3 +199,25 @@ class NegotiationDesk(_Desk):
                     break
             else:
                 self._fallback(job, now)
+
+
+class DBCDesk(_Desk):
+    """A deadline-and-budget-constrained broker buying each job's slot as it arrives (module notes)."""
+
+    def __init__(self, broker, valuations: dict[int, Valuation], cycle: int, strategy: str = "cost-time") -> None:
+        super().__init__(broker, valuations, cycle)
+        self.strategy = strategy
+
+    def take(self, job: Job) -> None:
+        if job.id not in self.valuations:
+            raise InvalidInput(f"broker: job {job.id} has no valuation")
+        self._trade([job], int(self.model.time))
+
+    def _trade(self, jobs: list[Job], now: int) -> None:
+        for job in jobs:
+            request = SlotRequest(job.id, job.procs, job.estimate, self.valuations[job.id], job.runtime)
+            bought = buy_dbc_slot(self._plans(now), request, strategy=self.strategy)
+            if bought is None:
+                self._fallback(job, now)
+            else:
+                self._hold(job, *bought, now)

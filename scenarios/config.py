@@ -80,6 +80,8 @@ INTERACTION_MODELS = {
                       "cycle: providers ask from externality reserves, the broker bids from job values (issue 17)",
     "negotiate": "as each job arrives the broker bargains with each provider in turn by alternating offers over "
                  "price and start (Faratin time-dependent tactics); the first deal is bought (issue 17)",
+    "dbc": "as each job arrives a deadline-and-budget-constrained broker (Nimrod-G cost-time optimisation) buys "
+           "the cheapest quoted slot that ends by the job's deadline within its value (issue 17)",
     "grand": "a greedy broker buys priced slots for workflows and reservations while an MCMF metascheduler "
              "clears the other jobs across sites by electricity price (no seed studied the two together)",
 }

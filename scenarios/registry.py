@@ -67,7 +67,7 @@ def quickstart() -> ScenarioConfig:
 
     Not a reproduction of a seed's figure: the embedded default of
     ``gridmarket compare`` (every interaction model, about 30 s with the
-    six job-market models of issue 17). Seed 1 shows the seeds' directions where they are robust at this size: the
+    seven job-market models of issue 17). Seed 1 shows the seeds' directions where they are robust at this size: the
     workflows bought by MOGA (10,957 s mean makespan) and greedy (10,676 s)
     finish sooner than just in time (18,108 s; Singh Fig. 13 and 52), and
     reservations succeed more often with VAR (0.78) and the combined scheme

@@ -19,6 +19,11 @@ horizon ``T`` takes the ``n`` cheapest job places that finish by ``T`` (each job
 depend on the others), and the earliest horizon is found by bisection over the finishing times,
 where the cheapest plan's cost only falls as ``T`` grows. None is returned when no plan meets
 both constraints; tests check all three against enumeration.
+
+:func:`buy_dbc_slot` is the ``dbc`` interaction model's broker (issue 17): one job at a time, its
+budget the job's value and its deadline the valuation's, over quoting providers: every quoted start
+of every provider (form 19, Singh ch. 5) is a resource with its price (the quote's total cost) and
+ready time, the job's time its real length (known to its owner; the reservation holds the estimate).
 """
 
 from __future__ import annotations
@@ -29,8 +34,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from market.errors import InvalidInput
+from market.pricing.slot import SECONDS_PER_HOUR
 
-__all__ = ["DBC_STRATEGIES", "DBCPlan", "DBCResource", "dbc_plan"]
+__all__ = ["DBC_STRATEGIES", "DBCPlan", "DBCResource", "buy_dbc_slot", "dbc_plan"]
 
 DBC_STRATEGIES = ("cost", "time", "cost-time")
 
@@ -137,3 +143,62 @@ def dbc_plan(resources: Sequence[DBCResource], n: int, *, deadline: int, budget:
     k = bisect.bisect_left(horizons, True, key=fits)  # fits() is False then True along the horizons
     counts, cost = _cheapest(resources, n, horizons[k]) if horizons else best
     return _plan(resources, counts, cost)
+
+
+def buy_dbc_slot(plans, request, *, strategy: str = "cost-time", max_starts: int = 16):
+    """Buy ``request``'s slot from ``plans`` by DBC (module notes); returns ``(provider, start, price SU)`` or None.
+
+    ``plans`` maps provider names to :class:`market.pricing.ProviderPlan` (all at the same ``now``);
+    ``request`` is a :class:`market.auctions.slot.SlotRequest`. Each plan offers its first
+    ``max_starts`` feasible candidate starts (the earliest feasible one and the plan's change points
+    after it, up to the job's deadline); the chosen start is reserved in its plan (id ``"auction-<id>"``).
+    Budget: the job's value; deadline: the valuation's deadline (seconds from now).
+
+    Examples
+    --------
+    Two idle machines, one dearer (its base rate 2 SU/ph): cost optimisation buys the cheaper.
+
+    >>> from market.auctions.slot import SlotRequest
+    >>> from market.pricing import ProviderPlan, ProviderState
+    >>> from market.valuation import Valuation
+    >>> plans = {"dear": ProviderPlan(ProviderState(0, 4), "easy", unit_cost=2.0),
+    ...          "cheap": ProviderPlan(ProviderState(0, 4), "easy")}
+    >>> buy_dbc_slot(plans, SlotRequest(1, 4, 3600, Valuation(10.0, 7200, 10)), strategy="cost")
+    ('cheap', 0, 4.0)
+    >>> buy_dbc_slot(plans, SlotRequest(2, 4, 3600, Valuation(3.0, 7200, 10))) is None  # over budget
+    True
+    """
+    if strategy not in DBC_STRATEGIES:
+        raise InvalidInput(f"unknown DBC strategy {strategy!r}; known: {', '.join(DBC_STRATEGIES)}")
+    if isinstance(max_starts, bool) or not isinstance(max_starts, int) or max_starts < 1:
+        raise InvalidInput(f"max_starts must be an int >= 1, got {max_starts!r}")
+    run = request.duration if request.runtime is None else max(1, min(request.runtime, request.duration))
+    candidates: list[tuple[str, int, float]] = []
+    now = None
+    for name, plan in plans.items():
+        if request.procs > plan.procs:
+            continue
+        now = plan.now
+        last = request.valuation.deadline - run  # a later start misses the deadline
+        first = plan.pricer.base.earliest_start(request.procs, request.duration, after=plan.now)
+        if first > last:
+            continue
+        starts = [first] + [t for t in plan.pricer.instants() if first < t <= last]
+        starts = starts[:max_starts]
+        prices = plan.pricer.prices_ps(request.procs, request.duration, starts)
+        for t, f in zip(starts, prices):
+            if f is None:
+                continue
+            quote = plan.price(t, request.procs, request.duration) if plan.pricing != "externality" else None
+            total = quote.total_cost if quote is not None else request.hours * plan.unit_cost + f / SECONDS_PER_HOUR
+            candidates.append((name, t, total))
+    if not candidates:
+        return None
+    resources = [DBCResource(f"{k}", price, run, 1, t - now) for k, (_, t, price) in enumerate(candidates)]
+    deadline = max(0, request.valuation.deadline - now)
+    chosen = dbc_plan(resources, 1, deadline=deadline, budget=request.valuation.value, strategy=strategy)
+    if chosen is None:
+        return None
+    name, start, price = candidates[chosen.jobs.index(1)]
+    plans[name].reserve(start, request.procs, request.duration, reservation_id=f"auction-{request.id}")
+    return name, start, price

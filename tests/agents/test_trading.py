@@ -97,3 +97,13 @@ def test_negotiation_buys_slots_at_once_without_waiting_for_a_cycle():
     rows = {row["job_id"]: row for row in m.broker.rows}
     jobs = {j.id: j for j in w.jobs}
     assert all(jobs[k].submit <= row["start"] <= jobs[k].submit + 600 for k, row in rows.items())
+
+
+def test_the_dbc_broker_buys_only_slots_that_end_by_the_deadline_within_the_value():
+    w = _workload()
+    m, r = _run("dbc", w)
+    desk = m.broker.desk
+    assert desk.n_won > 0 and desk.n_won + desk.n_fallback == len(w.jobs)
+    for row in m.broker.rows:
+        v = desk.valuations[row["job_id"]]
+        assert row["end"] <= v.deadline and row["cost"] <= v.value + 1e-9
