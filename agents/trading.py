@@ -1,8 +1,9 @@
-"""The broker's trading desks: users' jobs bought by auction instead of queued (issue 17).
+"""The broker's trading desks: users' jobs bought in a market instead of queued (issue 17).
 
 A desk belongs to the broker of a job-market interaction model. Users hand it their jobs (not
-only workflows and reservation requests); it gathers them and, every ``cycle`` seconds (on the
-multiples of ``cycle``, as the metascheduler's cycles), trades for slots on the providers' plans:
+only workflows and reservation requests); it trades for slots on the providers' plans, the
+auctions every ``cycle`` seconds (on the multiples of ``cycle``, as the metascheduler's cycles)
+over the jobs gathered since, the bilateral ones as each job arrives:
 
 * :class:`SlotAuctionDesk` (``first-price``, ``vickrey``, ``english``, ``dutch``): providers auction
   slots of their plans that start within the coming cycle, in turns, each with the slot's
@@ -28,10 +29,11 @@ queue and pays the base rate. Every job keeps its own submit time in the records
 a job includes the time it waited for its cycle. Workflows run just in time and reservation
 requests are submitted at their wanted start (best effort) under these models.
 
-Messages: one ``Query`` / ``Quote`` per provider and cycle (the provider's plan, i.e. its reserves),
-the bids and clock replies as ``bid`` messages (ZIP shouts as ``bid``/``ask``), a ``Reserve`` per
-sale and a ``Submit`` per fallback. Negotiation rounds: each auction's rounds (1 sealed, one per
-clock step), each shout of a double auction.
+Messages: one ``Query`` / ``Quote`` per provider and cycle (per job under ``negotiate`` and
+``dbc``: the provider's plan, i.e. its reserves and quotes), the bids and clock replies as ``bid``
+messages (ZIP shouts as ``bid``/``ask``; alternating offers as ``offer``), a ``Reserve`` per sale
+and a ``Submit`` per fallback. Negotiation rounds: each query-answer exchange, each auction's
+rounds (1 sealed, one per clock step), each shout of a double auction, each round of offers.
 
 Times are integer seconds from simulation start; prices SU.
 """
