@@ -28,7 +28,7 @@ from scenarios.config import (
     suggest,
 )
 
-__all__ = ["SCENARIOS", "get_scenario", "register", "scenario_names"]
+__all__ = ["AUCTION_MARKET_MODELS", "SCENARIOS", "get_scenario", "register", "scenario_names"]
 
 SCENARIOS: dict[str, Callable[[], ScenarioConfig]] = {}
 
@@ -137,5 +137,44 @@ def grand_market() -> ScenarioConfig:
         models=("best-effort", "mcmf", "greedy", "grand"),
         parameters=Parameters(alpha=0.5, w_t=50.0, maxq=8, f_g=0.5, reservation_fraction=0.1, cycle_seconds=600,
                               transfer_latency=150, transfer_gbps=10.0),
+        seed=1,
+    )
+
+
+AUCTION_MARKET_MODELS = ("best-effort", "moga", "greedy", "first-price", "vickrey", "english", "dutch", "double",
+                         "negotiate", "dbc")
+"""The interaction models ``auction-market`` compares (issue 17), posted prices first."""
+
+
+@register("auction-market")
+def auction_market() -> ScenarioConfig:
+    """Posted prices, adaptive quotes, four slot auctions, a double auction, negotiation and DBC on one workload.
+
+    Issue 17's comparison of negotiation mechanisms (``gridmarket run auction-market`` runs it over
+    seeds with its directions; ``gridmarket sweep auction-market --grid workload.load_factor=...``
+    over load). Three providers (32, 32, 64 processors) as in ``quickstart``; 150 Lublin jobs
+    (Tsafrir estimates, load factor 10: about 106 % of the processors over their 3.3 h of
+    arrivals), each with a valuation (``market.valuation``: worth 1-3 times its base-rate cost by
+    a deadline 1.5-5 times its length after submit, nothing at twice that); 4 workflows of 8 tasks;
+    no advance-reservation requests. The job markets trade every minute (``cycle_seconds`` = 60:
+    a job waits at most a minute for its auction). ``moga`` and ``greedy`` buy the workflows from
+    advertised slots or externality quotes and leave the jobs to the queue at the posted base
+    rate; the job markets trade the jobs and run the workflows just in time.
+    """
+    return ScenarioConfig(
+        name="auction-market",
+        description="3 providers, 150 valued Lublin jobs, 4 workflows: posted prices, quotes, auctions, "
+                    "negotiation, DBC",
+        providers=(
+            ProviderConfig("north", 32, "easy", "synthetic", 40.0, 20.0),
+            ProviderConfig("south", 32, "conservative", "synthetic", 55.0, 15.0),
+            ProviderConfig("west", 64, "easy", "fixed", 45.0, 25.0),
+        ),
+        workload=WorkloadConfig(source="lublin", n_jobs=150, procs=32, estimates="tsafrir", load_factor=10.0,
+                                n_users=8, n_workflows=4, workflow_tasks=8, workflow_runtime=1800.0,
+                                workflow_procs=4.0),
+        models=AUCTION_MARKET_MODELS,
+        parameters=Parameters(alpha=0.5, reservation_fraction=0.0, cycle_seconds=60, population=20, generations=5,
+                              wait_history=0),
         seed=1,
     )

@@ -9,15 +9,16 @@ and whether the direction the paper reports holds:
 * ``murali-xsede``, ``murali-nordugrid`` (Murali & Vadhiyar, Table IV);
 * ``ha-selection`` (Ha et al., Fig. 6a);
 * ``rocchetti-psp`` (Rocchetti et al., Table 3);
-* ``measy`` (Liu et al. 2012, Figs. 6-8).
+* ``measy`` (Liu et al. 2012, Figs. 6-8);
+* ``auction-market`` (issue 17: every negotiation mechanism against the auction literature's predictions).
 
->>> sorted(REPRODUCTIONS)[:2]
-['ha-selection', 'measy']
+>>> sorted(REPRODUCTIONS)[:3]
+['auction-market', 'ha-selection', 'measy']
 >>> REPRODUCTIONS["ha-selection"].run("small", 1).checks[0].holds
 True
 """
 
-from scenarios.reproductions import ha_turilli, measy, murali, rocchetti, singh  # noqa: F401  (they register)
+from scenarios.reproductions import auctions, ha_turilli, measy, murali, rocchetti, singh  # noqa: F401  (they register)
 from scenarios.reproductions.cli import add_subcommands, format_list, run_command
 from scenarios.reproductions.report import (
     DATA_ENV,

@@ -52,7 +52,9 @@ def format_list() -> str:
     lines.append("agent scenarios (gridmarket run NAME: every interaction model, as gridmarket compare):")
     for name in scenario_names():
         doc = (SCENARIOS[name].__doc__ or "").strip().splitlines()
-        lines.append(f"  {name:<{width}}  {doc[0] if doc else ''}")
+        also = " (run: the reproduction above; compare --scenario and sweep: this scenario)" if name in REPRODUCTIONS \
+            else ""
+        lines.append(f"  {name:<{width}}  {doc[0] if doc else ''}{also}")
     return "\n".join(lines)
 
 

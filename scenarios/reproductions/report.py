@@ -207,6 +207,11 @@ class Reproduction:
         expected time of ``full``.
     sizes : tuple of str
         The sizes the runner accepts, a subset of :data:`SIZES`.
+    pooled : callable or None
+        ``pooled(metrics) -> list of Check``: directions that only a run over
+        several seeds can test (e.g. one mean inside another's 95 % interval),
+        from the :class:`SeedMetric` figures by metric name
+        (:meth:`SeedsReport.pooled_checks`).
     """
 
     name: str
@@ -214,6 +219,7 @@ class Reproduction:
     summary: str
     runner: Callable
     sizes: tuple[str, ...] = DEFAULT_SIZES
+    pooled: Callable | None = None
 
     @property
     def doc(self) -> str:
@@ -247,8 +253,10 @@ REPRODUCTIONS: dict[str, Reproduction] = {}
 """Named reproductions, filled by the seed modules of this package when it is imported."""
 
 
-def register(name: str, *, citation: str, summary: str, sizes: Sequence[str] = DEFAULT_SIZES):
-    """Decorator adding a runner to :data:`REPRODUCTIONS` as ``name``; ``sizes``: the sizes it accepts."""
+def register(name: str, *, citation: str, summary: str, sizes: Sequence[str] = DEFAULT_SIZES,
+             pooled: Callable | None = None):
+    """Decorator adding a runner to :data:`REPRODUCTIONS` as ``name``; ``sizes``: the sizes it accepts;
+    ``pooled``: its directions over seeds (:class:`Reproduction`)."""
     sizes = tuple(sizes)
     unknown = [s for s in sizes if s not in SIZES]
     if unknown or not sizes:
@@ -257,7 +265,7 @@ def register(name: str, *, citation: str, summary: str, sizes: Sequence[str] = D
     def deco(runner):
         if name in REPRODUCTIONS:
             raise InvalidInput(f"reproduction {name!r} is already registered")
-        REPRODUCTIONS[name] = Reproduction(name, citation, summary, runner, sizes)
+        REPRODUCTIONS[name] = Reproduction(name, citation, summary, runner, sizes, pooled)
         return runner
 
     return deco
@@ -538,6 +546,13 @@ class SeedsReport:
                 held.setdefault(check.statement, []).append(bool(check.holds))
         return [SeedDirection(s, sum(h), len(h)) for s, h in held.items()]
 
+    def pooled_checks(self) -> list[Check]:
+        """Directions over the seeds together (the reproduction's ``pooled``); none with fewer than 2 seeds."""
+        reproduction = REPRODUCTIONS.get(self.name)
+        if reproduction is None or reproduction.pooled is None or len(self.reports) < 2:
+            return []
+        return list(reproduction.pooled({m.metric: m for m in self.metrics()}))
+
     def title(self) -> str:
         seconds = sum(r.seconds for r in self.reports)
         return (f"{self.name}: {self.reports[0].citation} (size {self.size}, seeds {_seed_list(self.seeds)}, "
@@ -563,6 +578,9 @@ class SeedsReport:
             out.append(f"reproduced: {'yes' if d.reproduced else 'no '}  held in {d.held} of {d.of} seeds  "
                        f"{d.statement}")
         out.append(f"(a direction counts as reproduced when it holds in at least {share} of the seeds)")
+        for c in self.pooled_checks():
+            detail = f" [{c.detail}]" if c.detail else ""
+            out.append(f"over the seeds: {'yes' if c.holds else 'no '}  {c.statement}{detail}")
         notes = dict.fromkeys(n for r in self.reports for n in r.notes)
         out += [f"note: {n}" for n in notes]
         return "\n".join(out)
@@ -575,6 +593,10 @@ class SeedsReport:
         out += ["", "## Directions", "", "| reproduced | held | statement |", "|---|---:|---|"]
         out += [f"| {'yes' if d.reproduced else 'no'} | {d.held} of {d.of} | {d.statement} |"
                 for d in self.directions()]
+        pooled = self.pooled_checks()
+        if pooled:
+            out += ["", "## Directions over the seeds together", "", "| holds | statement | ours |", "|---|---|---|"]
+            out += [f"| {'yes' if c.holds else 'no'} | {c.statement} | {c.detail} |" for c in pooled]
         notes = dict.fromkeys(n for r in self.reports for n in r.notes)
         if notes:
             out += ["", "## Notes", ""] + [f"- {n}" for n in notes]
@@ -599,6 +621,8 @@ class SeedsReport:
             "ci_method": CI_METHOD,
             "directions": [{"claim": d.statement, "held": d.held, "of": d.of, "reproduced": d.reproduced}
                            for d in self.directions()],
+            "pooled": [{"claim": c.statement, "holds": bool(c.holds), "detail": c.detail}
+                       for c in self.pooled_checks()],
             "metrics": [{"metric": m.metric, "mean": _json_number(m.mean),
                          "ci95": [_json_number(m.low), _json_number(m.high)], "paper": _json_number(m.seed_value),
                          "units": m.units, "n": m.n} for m in self.metrics()],
@@ -639,7 +663,7 @@ def write_seeds_report(out: Path, seeds_report: SeedsReport, *, command: list[st
                     "settings": dict(first.settings)}, seeds_report.seeds[0], command=command)
     doc["seeds"] = seeds_report.seeds
     doc["seconds"] = {str(r.seed): round(r.seconds, 3) for r in seeds_report.reports}
-    doc.update({k: v for k, v in seeds_report.to_json().items() if k in ("directions", "metrics", "ci_method")})
+    doc.update({k: v for k, v in seeds_report.to_json().items() if k in ("directions", "pooled", "metrics", "ci_method")})
     for name, text in (("summary.csv", seeds_report.to_frame().to_csv(index=False)),
                        ("summary.md", seeds_report.to_markdown()),
                        ("manifest.json", json.dumps(doc, indent=2, default=str) + "\n")):
