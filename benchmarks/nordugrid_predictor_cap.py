@@ -66,11 +66,10 @@ def branches(size: str, seed: int, data: Path) -> list[dict]:
     made: list = []
 
     class Recording(QueueWaitPredictor):
-        def _predict_one(self, Xs, y, q, dist):
-            before = self.n_cluster
-            value = super()._predict_one(Xs, y, q, dist)
-            self.log.append((self.n_cluster > before, max(value, 0.0)))
-            return value
+        def predict_many(self, features):
+            values = super().predict_many(features)  # (>= 0)
+            self.log.extend(zip(self.last_by_cluster.tolist(), values.tolist()))
+            return values
 
     def factory(**kwargs):
         p = Recording(**kwargs)

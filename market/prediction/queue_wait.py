@@ -211,8 +211,18 @@ class QueueWaitPredictor:
     refit_every : int, default 50
         Observations between ridge refits.
 
+    Attributes
+    ----------
+    n_cluster, n_ridge : int
+        Rows answered so far by a close cluster and by the ridge.
+    last_by_cluster : numpy.ndarray of bool
+        Which rows of the last :meth:`predict_many` call a cluster answered.
+
     Notes
     -----
+    The ``n_similar`` nearest history jobs are taken nearest first, ties to
+    the older history slot (:func:`market.prediction.dbscan.nearest_rows`), an
+    order that names the DBSCAN clusters the same way on every machine.
     The paper gives the method, not its constants: ``n_similar``, ``eps``,
     ``min_samples``, ``close`` and ``log_target`` are ours, chosen on 3000
     jobs of the SDSC-SP2 trace replayed under EASY (average absolute error
@@ -249,6 +259,7 @@ class QueueWaitPredictor:
     _memo: dict = field(default_factory=dict, init=False, repr=False)  # this history's answers, by feature row
     n_cluster: int = field(default=0, init=False)
     n_ridge: int = field(default=0, init=False)
+    last_by_cluster: np.ndarray | None = field(default=None, init=False, repr=False)
 
     def __post_init__(self) -> None:
         for name in ("history", "n_similar", "min_samples", "refit_every"):
@@ -311,27 +322,27 @@ class QueueWaitPredictor:
             self._scaled = (scale, X / scale)
         scale, Xs = self._scaled
         out = np.empty(len(features))
+        by_cluster = self.last_by_cluster = np.zeros(len(features), dtype=bool)
         memo = self._memo  # row bytes -> (wait, answered by a cluster)
         todo: dict[bytes, list[int]] = {}
-        n_cluster = 0
         for r, row in enumerate(features):
             key = row.tobytes()
             answer = memo.get(key)
             if answer is None:
                 todo.setdefault(key, []).append(r)
             else:
-                out[r] = answer[0]
-                n_cluster += answer[1]
+                out[r], by_cluster[r] = answer
         if todo:
             Fs = np.ascontiguousarray(features[[rows[0] for rows in todo.values()]] / scale)
             waits = cluster_waits(Xs, y, Fs, self.n_similar, self.eps, self.min_samples, self.close)
             for (key, rows), q, wait in zip(todo.items(), Fs, waits.tolist()):
-                by_cluster = not np.isnan(wait)
-                if not by_cluster:
+                cluster = not np.isnan(wait)
+                if not cluster:
                     wait = self._ridge(Xs, y, q)
-                memo[key] = (wait, by_cluster)
+                memo[key] = (wait, cluster)
                 out[rows] = wait
-                n_cluster += by_cluster * len(rows)
+                by_cluster[rows] = cluster
+        n_cluster = int(by_cluster.sum())
         self.n_cluster += n_cluster
         self.n_ridge += len(features) - n_cluster
         return np.maximum(out, 0.0)
