@@ -39,6 +39,8 @@ Singh 2008 gives the methods; the broker only moves messages and calls them:
   each provider in turn, as each job arrives.
 * ``dbc`` -- the same job market by a deadline-and-budget-constrained (Nimrod-G) broker over every
   provider's quoted starts, as each job arrives.
+* ``sla`` -- the same job market by service-level agreements: providers sign start windows their
+  plans can honour, the broker takes the cheapest, and each is settled after the run with penalties.
 
 A task placed in a reservation runs exactly as planned (the reservation
 holds its processors over ``[start, end)``; every local policy honours it), so
@@ -64,7 +66,8 @@ import networkx as nx
 from mesa.time import Priority
 
 from agents.messages import Cancel, Query, Reserve, Submit
-from agents.trading import AUCTION_METHODS, JOB_MARKETS, DBCDesk, DoubleAuctionDesk, NegotiationDesk, SlotAuctionDesk
+from agents.trading import (AUCTION_METHODS, JOB_MARKETS, DBCDesk, DoubleAuctionDesk, NegotiationDesk, SLADesk,
+                            SlotAuctionDesk)
 from market.errors import Infeasible, InvalidInput
 from market.job import Job
 from market.prediction.wait_replay import past_jobs, simulated_waits
@@ -168,6 +171,8 @@ class Broker(mesa.Agent):
             self.desk = NegotiationDesk(self, dict(valuations or {}), cycle)
         elif method == "dbc":
             self.desk = DBCDesk(self, dict(valuations or {}), cycle)
+        elif method == "sla":
+            self.desk = SLADesk(self, dict(valuations or {}), cycle)
         if method in ("var", "combined"):
             providers = list(model.providers.values())
             # child streams of the model's seed: the model's own stream is not advanced

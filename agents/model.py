@@ -95,6 +95,7 @@ class RunResult:
     workflows: pd.DataFrame | None = None
     reservations: pd.DataFrame | None = None
     rounds: int = 0
+    slas: pd.DataFrame | None = None  # the sla model's settled contracts, one per row (agents.trading.SLA_COLUMNS)
 
 
 class MarketModel(mesa.Model):
@@ -276,6 +277,9 @@ class MarketModel(mesa.Model):
             records["submit"] = records["job_id"].map(self.submitted).fillna(records["submit"]).astype("int64")
             records["wait"] = records["start"] - records["submit"]
             records["routed"] = records["job_id"].isin(self.metascheduler.predicted_wait)
+        slas = None
+        if self.broker is not None and hasattr(self.broker.desk, "settle"):  # SLAs paid after penalties
+            records, slas = self.broker.desk.settle(records)
         records = records.sort_values(["submit", "job_id"], ignore_index=True)
         summaries = {
             name: summarize(records[records["site"] == name], p.procs)
@@ -285,7 +289,7 @@ class MarketModel(mesa.Model):
         if len(records):
             summaries["all"] = summarize(records, sum(p.procs for p in self.providers.values()))
         return RunResult(records, summaries, dict(self.message_counts), workflows, reservations,
-                         self.negotiation_rounds)
+                         self.negotiation_rounds, slas)
 
     def _broker_records(self, records: pd.DataFrame):
         """Merge the broker's reserved runs into the machine records; tables of workflows and reservations."""

@@ -21,6 +21,14 @@ over the jobs gathered since, the bilateral ones as each job arrives:
   priced plan and buys by Nimrod-G's deadline-and-budget-constrained cost-time optimisation over
   the quoted starts (:func:`market.provisioning.dbc.buy_dbc_slot`: budget the job's value,
   deadline its valuation's); no plan within both means the home queue.
+* :class:`SLADesk` (``sla``): no cycle; when a job arrives the broker asks every provider for a
+  service-level agreement: a start in ``[now, deadline - runtime]`` (the job's valuation, so an
+  on-time start ends by the deadline), at most the job's value, penalties that repay the value the
+  user loses (:func:`sla_penalty`). Each provider signs only what its plan can honour
+  (:func:`market.sla.offer_sla`, earliest start); the broker accepts the cheapest contract (ties to
+  the earliest start, then home first) and reserves it. After the run every contract is settled
+  against the job's recorded start and end (:func:`market.sla.settle`): the provider is paid the
+  price less its penalty, and the records carry that payment.
 
 A won slot becomes a reservation on the provider (``Reserve``); the job runs in it and the rest
 of the window returns when the job ends early, as for a reserved job of ``agents.broker``. A job
@@ -29,8 +37,9 @@ queue and pays the base rate. Every job keeps its own submit time in the records
 a job includes the time it waited for its cycle. Workflows run just in time and reservation
 requests are submitted at their wanted start (best effort) under these models.
 
-Messages: one ``Query`` / ``Quote`` per provider and cycle (per job under ``negotiate`` and
-``dbc``: the provider's plan, i.e. its reserves and quotes), the bids and clock replies as ``bid``
+Messages: one ``Query`` / ``Quote`` per provider and cycle (per job under ``negotiate``, ``dbc``
+and ``sla``: the provider's plan, i.e. its reserves and quotes), an ``sla`` message per contract a
+provider offers, the bids and clock replies as ``bid``
 messages (ZIP shouts as ``bid``/``ask``; alternating offers as ``offer``), a ``Reserve`` per sale
 and a ``Submit`` per fallback. Negotiation rounds: each query-answer exchange, each auction's
 rounds (1 sealed, one per clock step), each shout of a double auction, each round of offers.
@@ -49,15 +58,16 @@ from market.negotiation import negotiate_slot
 from market.provisioning.dbc import buy_dbc_slot
 from market.errors import InvalidInput
 from market.job import Job
-from market.pricing import BASE_RATE
+from market.pricing import BASE_RATE, SECONDS_PER_HOUR
 from market.reservation import Reservation
+from market.sla import SLA, PenaltySchedule, SLARequest, offer_sla, settle
 from market.valuation import VALUE_FACTOR, Valuation
 
-__all__ = ["AUCTION_METHODS", "CLOCK_STEP", "DUTCH_OPENING", "JOB_MARKETS", "DBCDesk", "DoubleAuctionDesk",
-           "NegotiationDesk", "SlotAuctionDesk"]
+__all__ = ["AUCTION_METHODS", "CLOCK_STEP", "DUTCH_OPENING", "JOB_MARKETS", "SLA_COLUMNS", "DBCDesk",
+           "DoubleAuctionDesk", "NegotiationDesk", "SLADesk", "SlotAuctionDesk", "sla_penalty"]
 
 AUCTION_METHODS = ("first-price", "vickrey", "english", "dutch")
-JOB_MARKETS = (*AUCTION_METHODS, "double", "negotiate", "dbc")
+JOB_MARKETS = (*AUCTION_METHODS, "double", "negotiate", "dbc", "sla")
 
 CLOCK_STEP = 0.05
 """Step of the English and Dutch clocks, SU per processor-hour (5 % of the base rate)."""
@@ -223,3 +233,92 @@ class DBCDesk(_Desk):
                 self._fallback(job, now)
             else:
                 self._hold(job, *bought, now)
+
+
+def sla_penalty(valuation: Valuation) -> PenaltySchedule:
+    """The penalties a provider accepts for a job: the value its user loses (SU).
+
+    Late by ``x`` s after the window, the job ends ``x`` s after its deadline at the latest and its
+    value falls by ``value * x / grace`` (:class:`market.valuation.Valuation`): that is the rate,
+    ``value * 3600 / grace`` SU per hour, capped at the whole value; a job that never runs costs the
+    provider its value. Value-based penalties as in D. Irwin, L. Grit, J. Chase, "Balancing risk
+    and reward in a market-based task service" (HPDC 2004), where a task's value function
+    continues below zero into a penalty; here it is bounded by the value.
+
+    >>> sla_penalty(Valuation(10.0, 7200, 3600))
+    PenaltySchedule(rate_per_hour=10.0, cap=10.0, violation=10.0)
+    """
+    return PenaltySchedule(rate_per_hour=valuation.value * SECONDS_PER_HOUR / valuation.grace, cap=valuation.value,
+                           violation=valuation.value)
+
+
+SLA_COLUMNS = ("job_id", "provider", "earliest", "latest", "signed_start", "start", "end", "price", "penalty",
+               "payment", "late", "violated")
+"""Columns of a run's SLA table (:meth:`SLADesk.settle`): times s, money SU."""
+
+
+class SLADesk(_Desk):
+    """Service-level agreements per job as it arrives: every provider offers, the cheapest is signed (module notes)."""
+
+    def __init__(self, broker, valuations: dict[int, Valuation], cycle: int) -> None:
+        super().__init__(broker, valuations, cycle)
+        self.contracts: dict[int, SLA] = {}
+
+    def take(self, job: Job) -> None:
+        if job.id not in self.valuations:
+            raise InvalidInput(f"broker: job {job.id} has no valuation")
+        self._trade([job], int(self.model.time))
+
+    def _trade(self, jobs: list[Job], now: int) -> None:
+        b = self.broker
+        for job in jobs:
+            v = self.valuations[job.id]
+            latest = v.deadline - max(1, min(job.runtime, job.estimate))  # a later start ends after the deadline
+            if latest < now:
+                self._fallback(job, now)
+                continue
+            request = SLARequest(job.id, job.procs, job.estimate, now, latest, max_price=v.value)
+            home = self.model.providers.get(job.site)
+            order = ([home] if home is not None else []) + [p for p in b._providers() if p is not home]
+            offers = []
+            for rank, p in enumerate(order):
+                if p.procs < job.procs:
+                    continue
+                plan = self.model.send(Query(b.name, p.name, now, "plan")).payload
+                self.model.negotiation_rounds += 1
+                contract = offer_sla(plan, request, provider=p.name, penalty=sla_penalty(v))
+                if contract is not None:
+                    self.model.message_counts["sla"] += 1
+                    offers.append((contract.price, contract.start, rank, contract))
+            if not offers:
+                self._fallback(job, now)
+                continue
+            contract = min(offers, key=lambda o: o[:3])[3]
+            self.contracts[job.id] = contract
+            self._hold(job, contract.provider, contract.start, contract.price, now)
+
+    def settle(self, records):
+        """Settle every contract against its job's row of ``records`` (start, end s); the rows pay the settlement.
+
+        Returns ``(records, table)``: the records with each contract's ``cost`` set to its payment
+        (price less penalty, SU) and one row per contract (:data:`SLA_COLUMNS`). A contract whose job
+        has no row never ran: the provider pays the violation penalty.
+        """
+        import pandas as pd
+
+        rows = []
+        records = records.copy()
+        jobs = records["kind"] == "job"
+        for job_id, contract in sorted(self.contracts.items()):
+            at = records.index[jobs & (records["job_id"] == job_id) & (records["site"] == contract.provider)]
+            start = end = None
+            if len(at):
+                start, end = int(records.at[at[0], "start"]), int(records.at[at[0], "end"])
+            s = settle(contract, start, end)
+            if len(at):
+                records.loc[at[0], "cost"] = s.payment
+            rows.append({"job_id": job_id, "provider": contract.provider, "earliest": contract.earliest,
+                         "latest": contract.latest, "signed_start": contract.start, "start": start, "end": end,
+                         "price": contract.price, "penalty": s.penalty, "payment": s.payment, "late": s.late,
+                         "violated": s.violated})
+        return records, pd.DataFrame(rows, columns=list(SLA_COLUMNS))

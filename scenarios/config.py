@@ -82,6 +82,9 @@ INTERACTION_MODELS = {
                  "price and start (Faratin time-dependent tactics); the first deal is bought (issue 17)",
     "dbc": "as each job arrives a deadline-and-budget-constrained broker (Nimrod-G cost-time optimisation) buys "
            "the cheapest quoted slot that ends by the job's deadline within its value (issue 17)",
+    "sla": "as each job arrives every provider offers a service-level agreement its plan can honour (start window "
+           "from the job's deadline, value-based penalties); the broker signs the cheapest and it is settled after "
+           "the run (issue 17)",
     "grand": "a greedy broker buys priced slots for workflows and reservations while an MCMF metascheduler "
              "clears the other jobs across sites by electricity price (no seed studied the two together)",
 }

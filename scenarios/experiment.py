@@ -55,7 +55,7 @@ SUMMARY_COLUMNS = (
     "model", "jobs", "makespan", "mean_wait", "mean_response", "mean_bsld", "workflow_makespan",
     "reservation_success", "reservation_cost", "reservation_cost_median", "allocation_cost", "electricity_cost",
     "success_rate", "messages", "users_surplus", "provider_revenue", "social_welfare", "negotiation_messages",
-    "negotiation_rounds",
+    "negotiation_rounds", "sla_contracts", "sla_violations", "sla_penalties",
 )  # fmt: skip
 """Columns of the comparison table, in print order (``msg_<kind>`` columns follow)."""
 
@@ -269,6 +269,7 @@ class ModelRun:
     choice: int | None = None  # index of the plan eq. (15) chose in ``front``
     price_log: dict = field(default_factory=dict)  # provider -> [(time s, SU, kind)]
     currency: str = ""  # of the electricity prices ("" for the scenario's own unit: synthetic or fixed series)
+    slas: pd.DataFrame | None = None  # the sla model's settled contracts (agents.trading.SLA_COLUMNS)
 
 
 def _summary(model: str, result: RunResult, procs: int, n_jobs: int, requests: Requests | None = None) -> dict:
@@ -284,7 +285,8 @@ def _summary(model: str, result: RunResult, procs: int, n_jobs: int, requests: R
     surplus is their difference. Providers' own costs are not in SU (electricity is its own column),
     so welfare = surplus + revenue. NaN without valuations. ``negotiation_messages`` leaves out the
     jobs handed over (``submit``, ``dispatch``); ``negotiation_rounds`` counts query-answer exchanges,
-    auction rounds (1 sealed, one per clock step) and double-auction shouts.
+    auction rounds (1 sealed, one per clock step) and double-auction shouts. ``sla_contracts``,
+    ``sla_violations`` and ``sla_penalties`` (SU) count the ``sla`` model's settled contracts (0 otherwise).
     """
     records, messages = result.records, result.messages
     jobs = records[records["kind"] == "job"]
@@ -328,6 +330,10 @@ def _summary(model: str, result: RunResult, procs: int, n_jobs: int, requests: R
         "social_welfare": value,
         "negotiation_messages": int(sum(n for k, n in messages.items() if k not in ("submit", "dispatch"))),
         "negotiation_rounds": int(result.rounds),
+        # service-level agreements (the sla model): contracts signed, broken (late or never run), SU paid back
+        "sla_contracts": 0 if result.slas is None else len(result.slas),
+        "sla_violations": 0 if result.slas is None else int(result.slas["violated"].sum()),
+        "sla_penalties": 0.0 if result.slas is None else float(result.slas["penalty"].sum()),
     })
     for kind, n in sorted(messages.items()):
         row[f"msg_{kind}"] = int(n)
@@ -402,7 +408,7 @@ def run_model(config: ScenarioConfig, model: str, *, inputs=None, progress=None)
                     result.reservations, market.broker.last_front if market.broker else [],
                     market.broker.last_choice if market.broker else None,
                     {n: list(p.price_log) for n, p in market.providers.items()},
-                    "/".join(sorted({p.currency for p in prices.values() if p.currency})))
+                    "/".join(sorted({p.currency for p in prices.values() if p.currency})), result.slas)
 
 
 def compare(config: ScenarioConfig, *, progress: bool = False) -> list[ModelRun]:

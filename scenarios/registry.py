@@ -142,13 +142,13 @@ def grand_market() -> ScenarioConfig:
 
 
 AUCTION_MARKET_MODELS = ("best-effort", "moga", "greedy", "first-price", "vickrey", "english", "dutch", "double",
-                         "negotiate", "dbc")
+                         "negotiate", "dbc", "sla")
 """The interaction models ``auction-market`` compares (issue 17), posted prices first."""
 
 
 @register("auction-market")
 def auction_market() -> ScenarioConfig:
-    """Posted prices, adaptive quotes, four slot auctions, a double auction, negotiation and DBC on one workload.
+    """Posted prices, adaptive quotes, four slot auctions, a double auction, negotiation, DBC and SLAs on one workload.
 
     Issue 17's comparison of negotiation mechanisms (``gridmarket run auction-market`` runs it over
     seeds with its directions; ``gridmarket sweep auction-market --grid workload.load_factor=...``

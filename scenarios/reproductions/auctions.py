@@ -19,7 +19,7 @@ from market.pricing import BASE_RATE, SECONDS_PER_HOUR
 from market.valuation import VALUE_FACTOR
 from scenarios.reproductions.report import Check, Row, register
 
-__all__ = ["MARKET_METRICS", "auction_market", "pooled_checks", "run_auction_market"]
+__all__ = ["MARKET_METRICS", "SLA_METRICS", "auction_market", "pooled_checks", "run_auction_market"]
 
 _AUCTIONS = ("first-price", "vickrey", "english", "dutch")
 
@@ -34,6 +34,13 @@ MARKET_METRICS = (
     ("mean_response", "mean response", "s"),
 )
 """Per model: summary column, row label, units (``value_share``: welfare over every request's full value)."""
+
+SLA_METRICS = (
+    ("sla_contracts", "contracts signed", "contracts"),
+    ("sla_violations", "contracts violated", "contracts"),
+    ("sla_penalties", "penalties paid", "SU"),
+)
+"""The ``sla`` model's extra rows: contracts, violations (late or never run) and penalties paid by providers."""
 
 REVENUE_TOLERANCE = 0.05
 """Per seed, each auction format's revenue must lie within this share of Vickrey's (revenue equivalence)."""
@@ -79,6 +86,8 @@ def run_auction_market(config, *, traders: int = 12, days: int = 5):
         by[r.model] = s
     rows = [Row(_label(m, label), float(by[m][col]), None, units)
             for m in by for col, label, units in MARKET_METRICS]
+    if "sla" in by:
+        rows += [Row(_label("sla", label), float(by["sla"][col]), None, units) for col, label, units in SLA_METRICS]
     checks = _seed_checks(by)
 
     # ---- the double auction's efficiency, off the simulator: a book of processor-hours
@@ -173,8 +182,8 @@ def pooled_checks(metrics: dict) -> list[Check]:
 
 
 @register("auction-market", citation="issue 17: GridSim auctions (Assuncao & Buyya 2006), Grosu & Das 2006, "
-          "Buyya et al. 2002", summary="posted prices, quotes, four slot auctions, a double auction, negotiation "
-          "and DBC on one workload: welfare, revenue, surplus, messages", pooled=pooled_checks)
+          "Buyya et al. 2002", summary="posted prices, quotes, four slot auctions, a double auction, negotiation, "
+          "DBC and SLAs on one workload: welfare, revenue, surplus, messages", pooled=pooled_checks)
 def auction_market(size: str, seed: int, data: Path | None):
     """Every negotiation mechanism on the same jobs and seeds: who gains, who pays, what it costs to talk.
 
@@ -182,11 +191,13 @@ def auction_market(size: str, seed: int, data: Path | None):
     plain queue (best effort), posted prices (``moga`` on advertised slots) and adaptive quotes
     (``greedy`` on externality prices) for the workflows, first-price, Vickrey, English and Dutch
     slot auctions with the externality quote as reserve, a continuous double auction of ZIP
-    traders, bilateral alternating-offers negotiation, and a Nimrod-G DBC broker, all on the
-    same valued jobs; then a stand-alone continuous double auction for processor-hours (the
+    traders, bilateral alternating-offers negotiation, a Nimrod-G DBC broker and service-level
+    agreements (providers sign start windows their plans can honour, settled with value-based
+    penalties), all on the same valued jobs; then a stand-alone continuous double auction for processor-hours (the
     seed's first jobs as buyers) with ZIP, GD and mixed traders. Per model: social welfare,
     users' surplus, provider revenue (SU), the share of the requests' full value realised,
-    negotiation messages and rounds, mean wait and response (s).
+    negotiation messages and rounds, mean wait and response (s); for ``sla`` also the contracts
+    signed and violated and the penalties paid (SU).
 
     Published results it can be set beside, and how it compares:
 

@@ -11,7 +11,7 @@ from scenarios.experiment import SUMMARY_COLUMNS, compare
 TOML = """
 name = "tiny-market"
 seed = 2
-models = ["best-effort", "greedy", "first-price", "vickrey", "english", "dutch", "double", "negotiate", "dbc"]
+models = ["best-effort", "greedy", "first-price", "vickrey", "english", "dutch", "double", "negotiate", "dbc", "sla"]
 [[providers]]
 name = "a"
 procs = 16
@@ -38,7 +38,8 @@ def runs():
 
 
 def test_every_model_reports_surplus_revenue_welfare_and_negotiation_cost(runs):
-    for col in ("users_surplus", "provider_revenue", "social_welfare", "negotiation_messages", "negotiation_rounds"):
+    for col in ("users_surplus", "provider_revenue", "social_welfare", "negotiation_messages", "negotiation_rounds",
+                "sla_contracts", "sla_violations", "sla_penalties"):
         assert col in SUMMARY_COLUMNS
     for r in runs:
         s = r.summary
@@ -48,6 +49,8 @@ def test_every_model_reports_surplus_revenue_welfare_and_negotiation_cost(runs):
     by = {r.model: r.summary for r in runs}
     assert by["best-effort"]["negotiation_messages"] == 0 and by["best-effort"]["negotiation_rounds"] == 0
     assert by["english"]["negotiation_rounds"] > by["vickrey"]["negotiation_rounds"] > 0
+    assert by["sla"]["sla_contracts"] > 0 and by["best-effort"]["sla_contracts"] == 0
+    assert by["sla"]["sla_violations"] <= by["sla"]["sla_contracts"] and by["sla"]["sla_penalties"] >= 0
     # the same jobs run under every model: each of the 30 jobs once
     assert {s["jobs"] for s in by.values()} == {30}
 
