@@ -35,6 +35,7 @@ Singh 2008 gives the methods; the broker only moves messages and calls them:
   requests are submitted at their wanted start, as under ``best-effort``.
 * ``double`` -- the same job market as a continuous double auction among ZIP traders every
   cycle: providers ask from their slots' reserves, the broker bids from the jobs' values.
+  ``double-gd``: the same among Gjerstad-Dickhaut traders.
 * ``negotiate`` -- the same job market by bilateral alternating offers over price and start with
   each provider in turn, as each job arrives.
 * ``dbc`` -- the same job market by a deadline-and-budget-constrained (Nimrod-G) broker over every
@@ -165,8 +166,9 @@ class Broker(mesa.Agent):
         self.desk = None  # a job market's trading desk (agents.trading)
         if method in AUCTION_METHODS:
             self.desk = SlotAuctionDesk(self, method, dict(valuations or {}), cycle)
-        elif method == "double":
-            self.desk = DoubleAuctionDesk(self, dict(valuations or {}), cycle)
+        elif method in ("double", "double-gd"):
+            self.desk = DoubleAuctionDesk(self, dict(valuations or {}), cycle,
+                                          strategy="gd" if method == "double-gd" else "zip")
         elif method == "negotiate":
             self.desk = NegotiationDesk(self, dict(valuations or {}), cycle)
         elif method == "dbc":

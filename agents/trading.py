@@ -9,9 +9,10 @@ over the jobs gathered since, the bilateral ones as each job arrives:
   slots of their plans that start within the coming cycle, in turns, each with the slot's
   externality-priced quote as its reserve (:func:`market.auctions.slot.auction_round`); the broker
   bids for every job by the format's textbook rule (:mod:`market.auctions.bidding`).
-* :class:`DoubleAuctionDesk` (``double``): one trading day of a continuous double auction a
-  cycle among ZIP traders, for slots starting within the cycle; providers ask from their slots'
-  externality-priced reserves, the broker bids from the jobs' values, trades become reservations
+* :class:`DoubleAuctionDesk` (``double``, ``double-gd``): one trading day of a continuous double
+  auction a cycle among ZIP (``double``) or Gjerstad-Dickhaut (``double-gd``) traders, for slots
+  starting within the cycle; providers ask from their slots' externality-priced reserves, the
+  broker bids from the jobs' values, trades become reservations
   (:func:`market.auctions.window.trade_window`). A trade voided at settlement leaves its job unsold.
 * :class:`NegotiationDesk` (``negotiate``): no cycle; when a job arrives the broker bargains for
   its slot with one provider after another (home first), by alternating offers over price and start
@@ -67,7 +68,7 @@ __all__ = ["AUCTION_METHODS", "CLOCK_STEP", "DUTCH_OPENING", "JOB_MARKETS", "SLA
            "DoubleAuctionDesk", "NegotiationDesk", "SLADesk", "SlotAuctionDesk", "sla_penalty"]
 
 AUCTION_METHODS = ("first-price", "vickrey", "english", "dutch")
-JOB_MARKETS = (*AUCTION_METHODS, "double", "negotiate", "dbc", "sla")
+JOB_MARKETS = (*AUCTION_METHODS, "double", "double-gd", "negotiate", "dbc", "sla")
 
 CLOCK_STEP = 0.05
 """Step of the English and Dutch clocks, SU per processor-hour (5 % of the base rate)."""
@@ -164,17 +165,20 @@ class SlotAuctionDesk(_Desk):
 
 
 class DoubleAuctionDesk(_Desk):
-    """A continuous double auction among ZIP traders every cycle (module notes); seeded by the model's rng."""
+    """A continuous double auction among ZIP (or GD) traders every cycle (module notes); seeded by the model's rng."""
 
-    def __init__(self, broker, valuations: dict[int, Valuation], cycle: int, steps: int = 500) -> None:
+    def __init__(self, broker, valuations: dict[int, Valuation], cycle: int, steps: int = 500,
+                 strategy: str = "zip") -> None:
         super().__init__(broker, valuations, cycle)
         self.steps = steps
+        self.strategy = strategy
         self.n_void = 0
 
     def _trade(self, jobs: list[Job], now: int) -> None:
         by_id = {j.id: j for j in jobs}
         requests = [SlotRequest(j.id, j.procs, j.estimate, self.valuations[j.id], j.runtime) for j in jobs]
-        result = trade_window(self._plans(now), requests, window=self.cycle, rng=self.model.rng, steps=self.steps)
+        result = trade_window(self._plans(now), requests, window=self.cycle, rng=self.model.rng, steps=self.steps,
+                              strategy=self.strategy)
         for side, n in result.shouts.items():
             self.model.message_counts[side] += n
         self.model.negotiation_rounds += sum(result.shouts.values())

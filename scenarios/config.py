@@ -78,6 +78,8 @@ INTERACTION_MODELS = {
     "dutch": "descending-clock slot auctions, reserve = externality quote; equilibrium stop prices",
     "double": "a continuous double auction every cycle among ZIP traders for slots starting in the "
                       "cycle: providers ask from externality reserves, the broker bids from job values (issue 17)",
+    "double-gd": "the double auction of 'double' among Gjerstad-Dickhaut traders (belief-based expected-surplus "
+                 "maximisers, Gjerstad & Dickhaut 1998) instead of ZIP (issue 17)",
     "negotiate": "as each job arrives the broker bargains with each provider in turn by alternating offers over "
                  "price and start (Faratin time-dependent tactics); the first deal is bought (issue 17)",
     "dbc": "as each job arrives a deadline-and-budget-constrained broker (Nimrod-G cost-time optimisation) buys "

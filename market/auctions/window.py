@@ -1,7 +1,8 @@
-"""A continuous double auction for processor-hours in a window: providers ask, brokers bid, ZIP traders
+"""A continuous double auction for processor-hours in a window: providers ask, brokers bid, ZIP or GD traders
 shout, trades become reservations on the providers' plans (issue 17).
 
-The ``double`` interaction model runs one trading day of this market every cycle. The
+The ``double`` interaction model runs one trading day of this market every cycle among ZIP traders,
+``double-gd`` among Gjerstad-Dickhaut traders (:mod:`market.auctions.gd`). The
 commodity is a slot of a provider's plan that starts within the coming ``window`` seconds, priced
 per processor-hour (SU/ph), so jobs of every size trade in one book (as in the grid double auctions
 of Kant & Grosu, 2005, and Tan & Gurd, 2007: buyers are jobs, sellers are resources, prices per unit
@@ -13,6 +14,10 @@ of computation). Each order is one job's slot (Cliff's unit-demand, unit-supply 
 * sellers -- each provider's supply curve: one ZIP seller per slot it offers in the window (the
   earliest start of each job that fits it), its limit that slot's reserve per processor-hour, the
   externality-priced quote of :func:`market.auctions.slot.reserve_price` (Singh ch. 5), cheapest first;
+* strategy -- ``"zip"``: Cliff's ZIP traders, their learning parameters drawn from ``rng``;
+  ``"gd"``: Gjerstad-Dickhaut traders remembering the last ``memory`` trades of the day, the price
+  ceiling the day's largest limit (each day's traders start without history, as ZIP's start with
+  fresh margins);
 * trading -- :func:`market.auctions.zip.trading_day` on the order book of
   :class:`market.auctions.double.OrderBook` (each trade at the standing shout's price);
 * settlement -- trades in the order they happened: the seller's provider sells the buyer's job its
@@ -33,12 +38,16 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from market.auctions.gd import GDTrader
 from market.auctions.slot import Sale, SlotRequest, _reserve
 from market.auctions.zip import trading_day, zip_traders
 from market.errors import InvalidInput
 from market.pricing import ProviderPlan
 
-__all__ = ["WindowResult", "trade_window"]
+__all__ = ["WINDOW_STRATEGIES", "WindowResult", "trade_window"]
+
+WINDOW_STRATEGIES = ("zip", "gd")
+"""The traders' strategies a window's double auction runs (module notes)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,11 +72,12 @@ def _offer(plan: ProviderPlan, r: SlotRequest, window: int) -> tuple[int, float]
 
 
 def trade_window(plans: dict[str, ProviderPlan], requests: list[SlotRequest], *, window: int,
-                 rng: np.random.Generator, steps: int = 500) -> WindowResult:
+                 rng: np.random.Generator, steps: int = 500, strategy: str = "zip", memory: int = 5) -> WindowResult:
     """One trading day for the slots of ``plans`` starting in the next ``window`` s (module notes).
 
     The plans take the sales (:meth:`~market.pricing.ProviderPlan.reserve`, id ``"auction-<id>"``).
-    ZIP parameters and the order of shouts come from ``rng``; ``steps`` caps the day's shouts.
+    ``strategy`` (``"zip"`` or ``"gd"``) is every trader's; ZIP parameters and the order of shouts
+    come from ``rng``; ``memory`` is the GD traders' (trades); ``steps`` caps the day's shouts.
 
     Examples
     --------
@@ -87,6 +97,8 @@ def trade_window(plans: dict[str, ProviderPlan], requests: list[SlotRequest], *,
         raise InvalidInput(f"window must be an int >= 1 s, got {window!r}")
     if isinstance(steps, bool) or not isinstance(steps, int) or steps < 1:
         raise InvalidInput(f"steps must be an int >= 1, got {steps!r}")
+    if strategy not in WINDOW_STRATEGIES:
+        raise InvalidInput(f"strategy must be one of {', '.join(WINDOW_STRATEGIES)}, got {strategy!r}")
     ids = [r.id for r in requests]
     if len(set(ids)) != len(ids):
         raise InvalidInput("requests: ids must be unique")
@@ -109,7 +121,12 @@ def trade_window(plans: dict[str, ProviderPlan], requests: list[SlotRequest], *,
     shouts: Counter[str] = Counter()
     if not buyers or not costs:
         return WindowResult((), tuple(ids), 0, dict(shouts))
-    traders = zip_traders(values, costs, rng)
+    if strategy == "zip":
+        traders = zip_traders(values, costs, rng)
+    else:
+        ceiling = max(values + costs)
+        traders = ([GDTrader(f"b{i}", "bid", float(v), ceiling, memory) for i, v in enumerate(values)]
+                   + [GDTrader(f"s{i}", "ask", float(c), ceiling, memory) for i, c in enumerate(costs)])
     inner = traders[0].observe
 
     def counting(q: float, shout_side: str, accepted: bool) -> None:  # every trader sees every shout once

@@ -79,10 +79,12 @@ def test_the_clock_formats_exchange_more_messages_than_the_sealed_ones():
     assert n["english"] > n["vickrey"] and n["dutch"] > n["first-price"]
 
 
-def test_the_double_auction_trades_some_slots_and_counts_its_shouts_as_bids_and_asks():
+@pytest.mark.parametrize("method, strategy", [("double", "zip"), ("double-gd", "gd")])
+def test_the_double_auction_trades_some_slots_and_counts_its_shouts_as_bids_and_asks(method, strategy):
     w = _workload()
-    m, r = _run("double", w)
+    m, r = _run(method, w)
     desk = m.broker.desk
+    assert desk.strategy == strategy
     assert desk.n_won > 0 and desk.n_won + desk.n_fallback == len(w.jobs)
     assert r.messages["bid"] + r.messages["ask"] > 0 and r.messages["reserve"] == desk.n_won
     assert sorted(r.records["job_id"]) == [j.id for j in w.jobs]

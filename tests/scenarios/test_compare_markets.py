@@ -11,7 +11,7 @@ from scenarios.experiment import SUMMARY_COLUMNS, compare
 TOML = """
 name = "tiny-market"
 seed = 2
-models = ["best-effort", "greedy", "first-price", "vickrey", "english", "dutch", "double", "negotiate", "dbc", "sla"]
+models = ["best-effort", "greedy", "first-price", "vickrey", "english", "dutch", "double", "double-gd", "negotiate", "dbc", "sla"]
 [[providers]]
 name = "a"
 procs = 16

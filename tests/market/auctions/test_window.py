@@ -46,13 +46,28 @@ def test_the_same_seed_gives_the_same_day():
     assert day(4) == day(4)
 
 
+def test_gd_traders_sell_both_slots_of_an_idle_machine_between_the_reserve_and_the_value():
+    # the doctest's market with Gjerstad-Dickhaut traders: two 4-processor one-hour jobs worth 3 SU/ph, an idle
+    # 8-processor machine whose reserve is the base rate (1 SU/ph); the rng orders the shouts only
+    reqs = [SlotRequest(k, 4, H, Valuation(12.0, 10**6, 10)) for k in (1, 2)]
+
+    def day(seed):
+        return trade_window({"a": ProviderPlan(ProviderState(0, 8), "easy")}, reqs, window=600,
+                            rng=np.random.default_rng(seed), strategy="gd")
+
+    r = day(0)
+    assert sorted(s.request for s in r.sales) == [1, 2] and r.void == 0
+    assert all(4.0 <= s.price <= 12.0 and s.start == 0 for s in r.sales)
+    assert [(s.request, s.price) for s in day(0).sales] == [(s.request, s.price) for s in r.sales]
+
+
 @settings(max_examples=40, deadline=None)
 @given(st.lists(st.tuples(st.integers(1, 8), st.integers(1, 4), st.floats(0.5, 4.0)), min_size=1, max_size=6),
-       st.integers(0, 2**32 - 1))
-def test_every_sale_is_individually_rational_budget_balanced_and_once_per_job(jobs, seed):
+       st.integers(0, 2**32 - 1), st.sampled_from(["zip", "gd"]))
+def test_every_sale_is_individually_rational_budget_balanced_and_once_per_job(jobs, seed, strategy):
     reqs = [SlotRequest(k, n, q * 900, Valuation(f * n * q / 4, 10**7, 10)) for k, (n, q, f) in enumerate(jobs)]
     plans = {"a": _busy(), "b": ProviderPlan(ProviderState(0, 4), "easy")}
-    r = trade_window(plans, reqs, window=600, rng=np.random.default_rng(seed))
+    r = trade_window(plans, reqs, window=600, rng=np.random.default_rng(seed), strategy=strategy)
     sold = [s.request for s in r.sales]
     assert len(sold) == len(set(sold)) and set(sold) | set(r.unsold) == {q.id for q in reqs}
     for s in r.sales:
@@ -66,3 +81,5 @@ def test_every_sale_is_individually_rational_budget_balanced_and_once_per_job(jo
 def test_bad_input_names_the_field():
     with pytest.raises(InvalidInput, match="window must be an int >= 1 s"):
         trade_window({}, [], window=0, rng=np.random.default_rng(0))
+    with pytest.raises(InvalidInput, match="strategy must be one of zip, gd, got 'zi'"):
+        trade_window({}, [], window=60, rng=np.random.default_rng(0), strategy="zi")
