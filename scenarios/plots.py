@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pandas as pd
 
-__all__ = ["gantt", "pareto_front", "price_history", "sweep_means"]
+__all__ = ["gantt", "pareto_front", "price_history", "sweep_lines", "sweep_means", "sweep_winners"]
 
 _KIND_COLOURS = {"job": "C0", "task": "C2", "reservation": "C3"}
 
@@ -187,3 +187,80 @@ def sweep_means(table: pd.DataFrame, path: Path, title: str):
     fig.suptitle(f"{title}: mean over {n} seed(s)" + (", 95 % t interval" if seeds and max(seeds) > 1 else ""))
     fig.savefig(path, dpi=110)
     return fig
+
+
+MARKET_PANELS = (("social_welfare", "social welfare (SU)"), ("users_surplus", "users' surplus (SU)"),
+                 ("provider_revenue", "provider revenue (SU)"), ("mean_response", "mean response (s)"))
+"""The panels of :func:`sweep_lines` by default: the market outcomes of issue 17 and the users' response."""
+
+
+def _by_point(table: pd.DataFrame, x: str, col: str) -> pd.DataFrame:
+    """Mean and 95 % t interval over seeds of ``col`` per model and value of ``x``: columns model, x, mean, low, high."""
+    from scenarios.results import ci95
+
+    rows = []
+    for (model, value), g in table.groupby(["model", x], sort=True):
+        m, lo, hi = ci95(g[col].tolist())
+        rows.append({"model": model, "x": value, "mean": m, "low": lo, "high": hi, "n": len(g)})
+    return pd.DataFrame(rows)
+
+
+def sweep_lines(table: pd.DataFrame, path: Path, title: str, *, x: str = "grid.workload.load_factor",
+                metrics: Sequence[tuple[str, str]] = MARKET_PANELS, xlabel: str | None = None):
+    """A sweep over one numeric parameter ``x``: each metric against ``x``, one line per model.
+
+    ``table`` is a sweep's combined table (``sweep.csv``); each point is the mean over its seeds
+    with a band for the 95 % Student-t interval (:func:`scenarios.results.ci95`). The x axis is
+    logarithmic when ``x`` spans more than a factor of 5. Returns the figure.
+    """
+    metrics = [(c, name) for c, name in metrics if c in table]
+    models = list(dict.fromkeys(table["model"]))
+    fig = _figure((4.2 * max(len(metrics), 1), 4.6))
+    axes = fig.subplots(1, max(len(metrics), 1), squeeze=False)[0]
+    xs = table[x].astype(float)
+    import matplotlib
+
+    cmap = matplotlib.colormaps["tab10" if len(models) <= 10 else "tab20"]
+    colour = {m: cmap(k % cmap.N) for k, m in enumerate(models)}
+    ticks = sorted(set(xs))
+    for ax, (col, name) in zip(axes, metrics):
+        stats = _by_point(table, x, col)
+        for k, model in enumerate(models):
+            s = stats[stats["model"] == model].sort_values("x")
+            ax.plot(s["x"], s["mean"], "-" if k % 2 == 0 else "--", marker="o", ms=3, color=colour[model],
+                    label=model)
+            if s["low"].notna().any():
+                ax.fill_between(s["x"], s["low"], s["high"], color=colour[model], alpha=0.07, lw=0)
+        if len(xs) and xs.min() > 0 and xs.max() / xs.min() > 5:
+            ax.set_xscale("log")
+            ax.minorticks_off()
+        if len(ticks) <= 12:
+            ax.set_xticks(ticks, [f"{v:g}" for v in ticks])
+        ax.set_xlabel(xlabel or x.removeprefix("grid."))
+        ax.set_title(name)
+        ax.grid(alpha=0.3)
+    axes[-1].legend(fontsize=7, loc="center left", bbox_to_anchor=(1.02, 0.5))
+    n = table.groupby(["model", x]).size()
+    seeds = f"{n.min()}-{n.max()}" if len(n) and n.min() != n.max() else str(n.max() if len(n) else 0)
+    fig.suptitle(f"{title}: mean over {seeds} seed(s), 95 % t band")
+    fig.savefig(path, dpi=110)
+    return fig
+
+
+def sweep_winners(table: pd.DataFrame, *, x: str = "grid.workload.load_factor",
+                  metrics: Sequence[str] = ("social_welfare", "users_surplus", "provider_revenue")) -> pd.DataFrame:
+    """Per value of ``x`` and metric, the model with the highest mean over seeds and that mean.
+
+    The first column is named after ``x``'s last part (``load_factor``). A second model whose 95 % interval
+    contains the winner's mean is named as tied (``tied`` column).
+    """
+    rows = []
+    for col in metrics:
+        stats = _by_point(table, x, col)
+        for value, g in stats.groupby("x", sort=True):
+            g = g.sort_values("mean", ascending=False)
+            best = g.iloc[0]
+            tied = [r.model for r in g.iloc[1:].itertuples() if r.low <= best["mean"] <= r.high]
+            rows.append({x.split(".")[-1]: value, "metric": col, "winner": best["model"],
+                         "mean": best["mean"], "low": best["low"], "high": best["high"], "tied": ", ".join(tied)})
+    return pd.DataFrame(rows)
