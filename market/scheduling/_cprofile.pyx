@@ -14,7 +14,9 @@ working; the scans read them through typed indices.
 
 from itertools import accumulate
 
-from cpython.mem cimport PyMem_Free, PyMem_Malloc
+from cpython.list cimport PyList_GET_ITEM
+from cpython.mem cimport PyMem_Free, PyMem_Malloc, PyMem_Realloc
+from cpython.ref cimport PyObject, Py_INCREF, Py_XDECREF
 
 from market._csearch cimport bisect_right_array as _c_bisect_right
 from market._csearch cimport bisect_right_list as _bisect_right
@@ -633,15 +635,139 @@ def split_due(list queue, dict planned, i64 now):
     return started, kept, (first if any_kept else None)
 
 
-def backfill_by_counting(list jobs, Py_ssize_t first, i64 now, i64 free_now, i64 extra, i64 shadow):
+cdef class QueueKeys:
+    """A job list's ``procs`` and ``estimate`` as C arrays, re-read only for the jobs that changed.
+
+    :meth:`sync` walks the list beside the jobs it saw last time (held by strong references, so
+    no address is reused while cached): a job still there keeps its numbers, a job gone is
+    dropped, a job not seen before (or any job after a reordering) is read. Deleting from and
+    appending to a queue -- all EASY does between passes -- costs a pointer comparison per job
+    instead of two attribute reads. ``backfill_by_counting(..., keys=)`` scans these arrays.
+    """
+
+    cdef PyObject** obj
+    cdef i64* procs
+    cdef i64* est
+    cdef Py_ssize_t n, cap
+
+    def __cinit__(self):
+        self.obj = NULL
+        self.procs = NULL
+        self.est = NULL
+        self.n = self.cap = 0
+
+    def __dealloc__(self):
+        cdef Py_ssize_t i
+        for i in range(self.n):
+            Py_XDECREF(self.obj[i])
+        PyMem_Free(self.obj)
+        PyMem_Free(self.procs)
+        PyMem_Free(self.est)
+
+    def __len__(self):
+        return self.n
+
+    cdef int _reserve(self, Py_ssize_t m) except -1:
+        cdef Py_ssize_t cap = self.cap if self.cap else 64
+        cdef void* grown
+        if m <= self.cap:
+            return 0
+        while cap < m:
+            cap *= 2
+        grown = PyMem_Realloc(self.obj, cap * sizeof(PyObject*))
+        if grown == NULL:
+            raise MemoryError()
+        self.obj = <PyObject**>grown
+        grown = PyMem_Realloc(self.procs, cap * sizeof(i64))
+        if grown == NULL:
+            raise MemoryError()
+        self.procs = <i64*>grown
+        grown = PyMem_Realloc(self.est, cap * sizeof(i64))
+        if grown == NULL:
+            raise MemoryError()
+        self.est = <i64*>grown
+        self.cap = cap
+        return 0
+
+    cpdef int sync(self, list jobs) except -1:
+        """Make the arrays describe ``jobs`` (same order)."""
+        cdef Py_ssize_t m = len(jobs), i = 0, j = 0, t, old = self.n
+        cdef PyObject* item
+        cdef i64 p, e
+        self._reserve(m if m > old else old)
+        try:
+            while i < m:
+                item = PyList_GET_ITEM(jobs, i)
+                t = j
+                while t < old and self.obj[t] != item:
+                    t += 1
+                if t < old:  # still queued: drop the jobs before it that left, keep its numbers
+                    while j < t:
+                        Py_XDECREF(self.obj[j])
+                        j += 1
+                    self.obj[i] = self.obj[t]
+                    self.procs[i] = self.procs[t]
+                    self.est[i] = self.est[t]
+                    j = t + 1
+                    i += 1
+                    continue
+                p = (<object>item).procs  # (read first: a bad job leaves the cache consistent)
+                e = (<object>item).estimate
+                while j < old:  # new here, or the list was reordered: every old job not matched yet goes
+                    Py_XDECREF(self.obj[j])
+                    j += 1
+                # no kept job sits at or after position i now, so writing here loses nothing
+                Py_INCREF(<object>item)
+                self.obj[i] = item
+                self.procs[i] = p
+                self.est[i] = e
+                i += 1
+        except BaseException:
+            for t in range(i):  # the jobs already placed, then the old ones not consumed
+                Py_XDECREF(self.obj[t])
+            for t in range(j, old):
+                Py_XDECREF(self.obj[t])
+            self.n = 0
+            raise
+        while j < old:
+            Py_XDECREF(self.obj[j])
+            j += 1
+        self.n = m
+        return 0
+
+    def numbers(self):
+        """``[(procs, estimate), ...]`` of the jobs as last synced (for tests)."""
+        cdef Py_ssize_t i
+        return [(self.procs[i], self.est[i]) for i in range(self.n)]
+
+
+def backfill_by_counting(list jobs, Py_ssize_t first, i64 now, i64 free_now, i64 extra, i64 shadow,
+                         QueueKeys keys=None):
     """EASY's counting-rule backfill scan over ``jobs[first:]``: the indices it starts, in order, and the extra left.
 
     Twin of :func:`market.scheduling.profile.reference_backfill_by_counting` (same indices, same extra).
+    With ``keys`` (a :class:`QueueKeys` kept for this list) the scan reads the jobs' numbers from its
+    arrays after syncing it.
     """
     cdef Py_ssize_t i, n = len(jobs)
     cdef i64 procs
     cdef list picked = []
     if free_now <= 0:
+        return picked, extra
+    if keys is not None:
+        keys.sync(jobs)
+        for i in range(first, n):
+            procs = keys.procs[i]
+            if procs > free_now:
+                continue
+            if now + keys.est[i] > shadow:
+                if procs > extra:
+                    continue
+                extra -= procs
+            picked.append(i)
+            free_now -= procs
+            if free_now == 0:
+                break
         return picked, extra
     for i in range(first, n):
         job = jobs[i]
@@ -657,3 +783,4 @@ def backfill_by_counting(list jobs, Py_ssize_t first, i64 now, i64 free_now, i64
         if free_now == 0:
             break
     return picked, extra
+

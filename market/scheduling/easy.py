@@ -25,7 +25,7 @@ from bisect import bisect_left, insort
 
 from market.job import Job
 from market.scheduling.base import LocalScheduler
-from market.scheduling.profile import backfill_by_counting
+from market.scheduling.profile import QueueKeys, backfill_by_counting
 
 __all__ = ["EASYScheduler"]
 
@@ -63,6 +63,9 @@ class EASYScheduler(LocalScheduler):
         self._ends: list[tuple[int, int, int]] = []  # (planned end, id, procs) of running jobs
         self._last_head: Job | None = None
         self._extra = 0
+        # the queue's processors and estimates in C arrays for the full backfill scan (compiled kernel):
+        # a long queue is scanned at every job end, and reading two attributes per job dominated
+        self._keys = QueueKeys() if QueueKeys is not None else None
 
     def submit(self, job: Job, now: int) -> None:
         super().submit(job, now)
@@ -133,7 +136,7 @@ class EASYScheduler(LocalScheduler):
         if not free_now:
             return started
         if simple:  # 3. one backfilling scan over the rest of the queue, by counting (compiled)
-            backfilled, self._extra = backfill_by_counting(queue, 1, now, free_now, extra, shadow)
+            backfilled, self._extra = backfill_by_counting(queue, 1, now, free_now, extra, shadow, self._keys)
             for i in backfilled:
                 self._start(queue[i], now)
             if backfilled:

@@ -23,6 +23,7 @@ from market.kernel import compiled_module
 
 __all__ = [
     "Profile",
+    "QueueKeys",
     "QueuePlan",
     "ReferenceProfile",
     "ReferenceQueuePlan",
@@ -402,7 +403,7 @@ class ReferenceQueuePlan:
 
 
 def reference_backfill_by_counting(jobs: list, first: int, now: int, free_now: int, extra: int,
-                                   shadow: int) -> tuple[list[int], int]:
+                                   shadow: int, keys=None) -> tuple[list[int], int]:
     """EASY's backfill scan by counting (no reservations ahead): which of ``jobs[first:]`` start now.
 
     Mu'alem & Feitelson 2001: behind the blocked head, whose reservation is
@@ -411,7 +412,8 @@ def reference_backfill_by_counting(jobs: list, first: int, now: int, free_now: i
     fits in ``extra`` (which it then uses up). In order, one pass, stopping
     when nothing is free. EASY scans its queue behind the head (``first``
     1) after a pass, or only the new arrivals (``first`` 0) while the head
-    is unchanged.
+    is unchanged. ``keys``: the compiled twin's cache of the jobs' numbers
+    (:data:`QueueKeys`); the reference reads the jobs and ignores it.
 
     Returns
     -------
@@ -447,3 +449,6 @@ Profile = ReferenceProfile if _compiled is None else _compiled.Profile
 split_due = reference_split_due if _compiled is None else _compiled.split_due
 QueuePlan = ReferenceQueuePlan if _compiled is None else _compiled.QueuePlan
 backfill_by_counting = reference_backfill_by_counting if _compiled is None else _compiled.backfill_by_counting
+#: The compiled cache of a queue's processors and estimates that ``backfill_by_counting(..., keys=)``
+#: scans (re-read only for jobs that joined since the last scan); None with the reference kernel.
+QueueKeys = None if _compiled is None else _compiled.QueueKeys

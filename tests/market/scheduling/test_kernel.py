@@ -256,3 +256,59 @@ def test_kernel_choice_is_reported_and_a_bad_choice_is_refused():
     result = subprocess.run([sys.executable, "-c", "import market.scheduling"], capture_output=True, text=True,
                             env=env, cwd=ROOT)
     assert result.returncode != 0 and "GRIDMARKET_KERNEL: expected 'compiled' or 'reference'" in result.stderr
+
+
+_queue_ops = st.lists(st.one_of(
+    st.tuples(st.just("append"), st.integers(1, PROCS), st.integers(1, 200)),
+    st.tuples(st.just("delete"), st.integers(0, 40), st.integers(1, 3)),
+    st.tuples(st.just("prefix"), st.integers(0, 5), st.just(0)),
+    st.tuples(st.just("shuffle"), st.integers(0, 2**16), st.just(0)),
+    st.tuples(st.just("replace"), st.integers(0, 40), st.integers(1, PROCS)),  # a new job object at a slot
+), max_size=40)
+
+
+@given(_queue_ops, st.integers(0, 100), st.integers(0, PROCS), st.integers(0, PROCS), st.integers(0, 300))
+@settings(max_examples=200, deadline=None)
+def test_queue_keys_follow_every_change_of_the_queue(ops, now, free_now, extra, shadow):
+    # EASY deletes and appends between scans; anything else (reorder, a new object in a slot) must also be seen
+    import random
+
+    keys, queue, next_id = compiled.QueueKeys(), [], 0
+    for op, a, b in ops:
+        if op == "append":
+            queue.append(Job(next_id, 0, a, b, b))
+            next_id += 1
+        elif op == "delete" and queue:
+            del queue[a % len(queue):a % len(queue) + b]
+        elif op == "prefix":
+            del queue[:a]
+        elif op == "shuffle":
+            random.Random(a).shuffle(queue)
+        elif op == "replace" and queue:
+            old = queue[a % len(queue)]
+            queue[a % len(queue)] = Job(old.id, 0, b, old.estimate + 1, old.estimate + 1)
+        want = reference_backfill_by_counting(queue, 1, now, free_now, extra, shadow)
+        assert compiled.backfill_by_counting(queue, 1, now, free_now, extra, shadow, keys) == want
+        assert keys.numbers() == [(job.procs, job.estimate) for job in queue] or free_now == 0
+
+
+def test_queue_keys_hold_their_jobs_and_let_them_go():
+    keys = compiled.QueueKeys()
+    jobs = [Job(i, 0, 1, 10, 10) for i in range(3)]
+    before = [sys.getrefcount(job) for job in jobs]
+    keys.sync(jobs)
+    assert [sys.getrefcount(job) for job in jobs] == [n + 1 for n in before]  # no address reused while cached
+    keys.sync(jobs[1:])
+    assert [sys.getrefcount(job) for job in jobs] == [before[0], before[1] + 1, before[2] + 1]
+    keys.sync([])
+    assert [sys.getrefcount(job) for job in jobs] == before and len(keys) == 0
+
+
+def test_queue_keys_stay_consistent_when_a_job_is_malformed():
+    keys = compiled.QueueKeys()
+    good = [Job(i, 0, 1, 10, 10) for i in range(3)]
+    keys.sync(good)
+    with pytest.raises(AttributeError):
+        keys.sync([good[0], object(), good[2]])
+    keys.sync(good)
+    assert keys.numbers() == [(1, 10)] * 3
