@@ -233,7 +233,8 @@ def auction_market(size: str, seed: int, data: Path | None):
     simulators and valuations), so every check is a direction. ``small``: 150 jobs, 5 book days
     of 12 + 12 traders, 15-25 s a seed for the twelve models on a shared 2-core VM (the GD double
     auction is the slowest, about 4 s); ``full``: 1000 jobs, 12 workflows of 16 tasks, 10 days of
-    20 + 20 traders. Over seeds 1-5 see ``benchmarks/RESULTS_auctions.md``.
+    20 + 20 traders, about 5 min a seed (seed 1: 8 of 9 directions; first-price and Dutch 6-7 %
+    below Vickrey's revenue). Over seeds 1-5 see ``benchmarks/RESULTS_auctions.md``.
     """
     config = _config(size, seed)
     if size == "full":
