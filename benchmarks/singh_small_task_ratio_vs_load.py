@@ -16,7 +16,7 @@ path, and the provisioned / best-effort ratios of makespan and allocation cost a
 then per load the mean over seeds with a Student-t 95 % interval and the k of n seeds inside the
 thesis's tolerance (+-0.1 on makespan ratios).
 
-    PYTHONPATH=$PWD GRIDMARKET_DATA=/work/shared/data .venv/bin/python \\
+    PYTHONPATH=$PWD GRIDMARKET_DATA=../shared/data .venv/bin/python \\
         benchmarks/singh_small_task_ratio_vs_load.py --method greedy --seeds 1..3 --loads 0.3,0.45,own,0.76 \\
         [--every 5] [--procs-per-task 3] [--json out/x.json]
 """

@@ -18,7 +18,7 @@ among the cases where both schemes succeed: the share in which VAR is cheaper (3
 VAR job's idle share of the lead, (S - T2) / (S - T). Then per load the mean over seeds with a
 Student-t 95 % interval and the k of n seeds in which each Fig. 40/44 direction holds.
 
-    PYTHONPATH=$PWD GRIDMARKET_DATA=/work/shared/data .venv/bin/python \\
+    PYTHONPATH=$PWD GRIDMARKET_DATA=../shared/data .venv/bin/python \\
         benchmarks/singh_var_cheaper_vs_load.py --seeds 1..3 --loads own,0.45,0.8,0.95 [--rounds 30] [--json F]
     ... benchmarks/singh_var_cheaper_vs_load.py --seeds 1..3 --queue-depth     # the plan the price reads
 """
