@@ -31,6 +31,8 @@ SUMMARY_FIELDS = {
     "paid": "slots paid (SU)",
     "electricity_cost": "electricity cost",
     "messages": "messages",
+    "traded": "jobs traded",
+    "rounds": "negotiation rounds",
 }
 """Columns of the table, with their headers (units in brackets)."""
 
@@ -51,7 +53,11 @@ def running_summary(market, now: int) -> dict:
         slot prices and cancellation penalties in the providers'
         ``price_log``, when they keep one); ``electricity_cost`` (eq. 7 over
         the same processor-seconds, NaN without price series); ``messages``
-        sent so far. Means are NaN until a job qualifies.
+        sent so far. Means are NaN until a job qualifies. Jobs and tasks a broker runs in the
+        slots it bought (``market.broker.rows``: workflow tasks, reservations, a job market's
+        trades) count as submitted, started, ended and delivered like the providers' own;
+        ``traded`` counts the jobs a job market bought by ``now`` (auctions, double auctions,
+        negotiation, DBC, SLAs: ``agents.trading``) and ``rounds`` its negotiation rounds so far.
 
     Examples
     --------
@@ -66,8 +72,11 @@ def running_summary(market, now: int) -> dict:
     (2, 1, 50.0, 1.0)
     """
     meta = getattr(market, "metascheduler", None)
-    # as MarketModel.run: a metascheduler's jobs wait from the user's submit, not from the dispatch
-    submitted_at = getattr(market, "submitted", {}) if meta is not None else {}
+    broker = getattr(market, "broker", None)
+    desk = getattr(broker, "desk", None)
+    # as MarketModel.run: a metascheduler's jobs wait from the user's submit, not from the dispatch, and a
+    # job market's unsold jobs from the user's submit, not from their fallback to the queue
+    submitted_at = getattr(market, "submitted", {}) if meta is not None or desk is not None else {}
     waits: list[int] = []
     bslds: list[float] = []
     delivered = 0.0
@@ -104,6 +113,21 @@ def running_summary(market, now: int) -> dict:
                 electricity += float(electricity_costs(procs * float(p.watts_per_proc), starts, ends,
                                                        p.prices).sum())
         paid += sum(price for t, price, kind in getattr(p, "price_log", ()) if kind != "quote" and t <= now)
+    traded = 0
+    for row in getattr(broker, "rows", ()):  # run by the broker in slots it bought: on no machine's books
+        traded += row["kind"] == "job"
+        n_submitted += row["submit"] <= now
+        start, end = row["start"], row["end"]
+        if start > now:
+            continue
+        waits.append(start - row["submit"])
+        until = min(end, now)
+        delivered += row["procs"] * max(0, until - start)
+        if end <= now:
+            n_ended += 1
+            bslds.append(max((end - row["submit"]) / max(end - start, 10), 1.0))
+    if desk is not None:
+        n_submitted += len(desk.pending)  # handed to the broker, waiting for the market's next cycle
     if meta is not None:
         n_submitted += len(meta.pending)
     return {
@@ -117,4 +141,6 @@ def running_summary(market, now: int) -> dict:
         "paid": paid,
         "electricity_cost": electricity if has_prices else math.nan,
         "messages": int(sum(market.message_counts.values())),
+        "traded": int(traded),
+        "rounds": int(getattr(market, "negotiation_rounds", 0)),
     }

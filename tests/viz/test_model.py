@@ -118,3 +118,17 @@ def test_running_summary_of_an_empty_market_has_nan_means():
     row = running_summary(view.market, 0)
     assert row["started"] == row["ended"] == 0 and row["utilization"] == 0.0
     assert math.isnan(row["mean_wait"]) and math.isnan(row["mean_bsld"])
+
+
+@pytest.mark.parametrize("model", ["vickrey", "sla"])
+def test_a_job_markets_view_counts_its_trades_and_ends_with_compares_figures(model):
+    # jobs the broker bought run in reservations, on no machine's books: the table counts them all the same
+    view = MarketView("auction-market", model, compare_models=False)
+    while view.running:
+        view.step()
+        assert view.now < 200 * 3600, "the view never finished"
+    row = running_summary(view.market, view.now)
+    result = run_model(get_scenario("auction-market"), model)
+    assert row["ended"] == row["started"] == row["submitted"] == len(result.records)
+    assert row["mean_wait"] == pytest.approx(result.records["wait"].mean())
+    assert 0 < row["traded"] == view.market.broker.desk.n_won and row["rounds"] == result.summary["negotiation_rounds"]
