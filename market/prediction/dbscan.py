@@ -145,7 +145,7 @@ def reference_cluster_waits(X: np.ndarray, y: np.ndarray, F: np.ndarray, n_simil
     >>> w = reference_cluster_waits(X, np.array([100.0, 200.0, 300.0, 5.0]), np.zeros((2, 8)) + [[0.0], [8.0]],
     ...                             4, 1.0, 2, 3.0)
     >>> round(float(w[0]), 1), bool(np.isnan(w[1]))
-    (195.1, True)
+    (193.9, True)
     """
     n = len(X)
     k = min(n_similar, n)
