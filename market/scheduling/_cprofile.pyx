@@ -746,35 +746,22 @@ def backfill_by_counting(list jobs, Py_ssize_t first, i64 now, i64 free_now, i64
     """EASY's counting-rule backfill scan over ``jobs[first:]``: the indices it starts, in order, and the extra left.
 
     Twin of :func:`market.scheduling.profile.reference_backfill_by_counting` (same indices, same extra).
-    With ``keys`` (a :class:`QueueKeys` kept for this list) the scan reads the jobs' numbers from its
-    arrays after syncing it.
+    The scan reads the jobs' numbers from ``keys`` (a :class:`QueueKeys` kept for this list, synced
+    first), or from a throw-away one.
     """
     cdef Py_ssize_t i, n = len(jobs)
     cdef i64 procs
     cdef list picked = []
     if free_now <= 0:
         return picked, extra
-    if keys is not None:
-        keys.sync(jobs)
-        for i in range(first, n):
-            procs = keys.procs[i]
-            if procs > free_now:
-                continue
-            if now + keys.est[i] > shadow:
-                if procs > extra:
-                    continue
-                extra -= procs
-            picked.append(i)
-            free_now -= procs
-            if free_now == 0:
-                break
-        return picked, extra
+    if keys is None:
+        keys = QueueKeys()
+    keys.sync(jobs)
     for i in range(first, n):
-        job = jobs[i]
-        procs = job.procs
+        procs = keys.procs[i]
         if procs > free_now:
             continue
-        if now + <i64>job.estimate > shadow:
+        if now + keys.est[i] > shadow:
             if procs > extra:
                 continue
             extra -= procs
