@@ -310,6 +310,7 @@ class QueueWaitPredictor:
         if not np.isfinite(features).all():
             raise InvalidInput("QueueWaitPredictor: features must be finite numbers")
         n = self._n
+        self.last_by_cluster = np.zeros(len(features), dtype=bool)
         if n == 0:
             return np.zeros(len(features))
         y = self._y[:n]
@@ -322,7 +323,7 @@ class QueueWaitPredictor:
             self._scaled = (scale, X / scale)
         scale, Xs = self._scaled
         out = np.empty(len(features))
-        by_cluster = self.last_by_cluster = np.zeros(len(features), dtype=bool)
+        by_cluster = self.last_by_cluster
         memo = self._memo  # row bytes -> (wait, answered by a cluster)
         todo: dict[bytes, list[int]] = {}
         for r, row in enumerate(features):

@@ -120,3 +120,20 @@ def test_predictions_do_not_depend_on_the_cpus_simd_path(tmp_path):
         done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, check=True)
         outputs.add(done.stdout)
     assert len(outputs) == 1
+
+
+def test_last_by_cluster_describes_the_last_call_even_before_any_history():
+    from market.prediction.queue_wait import QueueWaitPredictor
+
+    X, y, queries = _clustered_history(5)
+    queries = np.vstack([queries, queries[:5] + 50.0])  # far from every cluster: the ridge answers these
+    p = QueueWaitPredictor(history=300)
+    assert p.predict_many(queries[:3]).tolist() == [0.0] * 3 and p.last_by_cluster.tolist() == [False] * 3
+    for x, w in zip(X, y):
+        p.observe(x, w)
+    waits = p.predict_many(queries)
+    first = p.last_by_cluster.copy()
+    assert len(first) == len(queries) and first.sum() == p.n_cluster > 0 and not first.all()
+    again = p.predict_many(queries[::-1])  # answered from the memo: the same answers and branches, reversed
+    assert again.tolist() == waits[::-1].tolist() and p.last_by_cluster.tolist() == first[::-1].tolist()
+    assert p.n_cluster == 2 * first.sum()
