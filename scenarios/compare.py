@@ -157,10 +157,7 @@ def add_subcommands(subparsers) -> None:
     sw.add_argument("--executor", choices=EXECUTORS, default="local",
                     help="local: a process pool (default); dask: a Dask distributed cluster")
     sw.add_argument("--scheduler", metavar="tcp://HOST:PORT",
-                    help="with --executor dask: the running scheduler; runs start when its workers join, and the "
-                         "sweep waits for them, warning every 30 s while none is connected (default: start a "
-                         "loopback LocalCluster; if all its workers die for 30 s the sweep stops, exit status 2, "
-                         "keeping the finished runs for --resume)")
+                    help="with --executor dask: the running scheduler (default: start a loopback LocalCluster)")
     sw.add_argument("--workers", type=int,
                     help="processes: local pool (default 1 = this process) or LocalCluster (default CPU count)")
     sw.add_argument("--out", help="sweep folder (default sweep-SCENARIO)")

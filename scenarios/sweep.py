@@ -21,13 +21,7 @@ existing folder is refused unless ``resume`` or ``force`` (start over).
 Executors: ``"local"`` (``workers`` processes; 1 = in this process) or
 ``"dask"``: a ``distributed`` scheduler at ``scheduler`` (``tcp://HOST:PORT``,
 e.g. started by dask-jobqueue on an HPC site), or without it a loopback
-``LocalCluster`` of ``workers`` processes, closed at the end. A sweep never
-waits forever on a cluster it started: if that cluster has had no worker for
-:data:`NO_WORKER_SECONDS` (its worker processes died or were killed and did
-not come back), it stops with :class:`NoWorkers`, keeping the finished runs
-for a resume. On an external ``scheduler`` the sweep waits for workers to join
-(dask-jobqueue may start them much later), logging a warning every
-:data:`NO_WORKER_SECONDS` while none is connected.
+``LocalCluster`` of ``workers`` processes, closed at the end.
 
 Grid syntax (``parse_grid``): ``name=v1,v2,...`` or ``name=a..b`` (integers,
 inclusive); ``model=mcmf,stable`` picks one interaction model per run. Times
@@ -44,43 +38,26 @@ import logging
 import multiprocessing
 import os
 import re
-import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
 
 import pandas as pd
 
-from market.errors import InvalidInput, MarketError
+from market.errors import InvalidInput
 from scenarios.config import ScenarioConfig, overridable, suggest, with_overrides
 from scenarios.experiment import compare
 from scenarios.interrupts import stop_workers, with_hint
 from scenarios.results import manifest, prepare_out, write_atomic
 
-__all__ = ["EXECUTORS", "MANIFEST", "NO_WORKER_SECONDS", "NoWorkers", "check_executor", "executor_runs",
-           "parse_grid", "point_id", "read_points", "run_dask", "run_local", "run_point", "run_sweep"]
+__all__ = ["EXECUTORS", "MANIFEST", "check_executor", "executor_runs", "parse_grid", "point_id", "read_points",
+           "run_dask", "run_local", "run_point", "run_sweep"]
 
 EXECUTORS = ("local", "dask")
 MANIFEST = "sweep.json"
 """The sweep manifest's file name inside ``OUT/``."""
 
 DASK_HINT = 'pip install "gridmarket[dask]"'
-
-NO_WORKER_SECONDS = 30.0
-"""How long a Dask sweep tolerates a cluster without any worker, in seconds.
-
-Longer than a nanny needs to restart a killed worker process (a few seconds,
-more on a loaded machine). A cluster the sweep started itself that stays
-workerless this long is given up (:class:`NoWorkers`); on an external
-scheduler the sweep keeps waiting and logs a warning this often.
-"""
-
-_POLL_SECONDS = 0.1  # how often run_dask looks for finished runs (as distributed's own as_completed does)
-_WORKER_CHECK_SECONDS = 1.0  # how often, while no run finishes, it asks the scheduler whether a worker is left
-
-
-class NoWorkers(MarketError):
-    """The Dask cluster a sweep started itself lost all its workers for :data:`NO_WORKER_SECONDS`."""
 
 _RANGE = re.compile(r"^(-?\d+)\.\.(-?\d+)$")
 _BAD_RANGE = re.compile(r"^[-\d.]*\.\.[-\d.]*$")
@@ -349,88 +326,34 @@ def _dask_client(scheduler: str | None, workers: int, timeout_seconds: float):
         yield client
 
 
-def _has_workers(client) -> bool:
-    """Whether at least one worker is connected to ``client``'s scheduler (False if the scheduler does not answer)."""
-    try:
-        return bool(client.scheduler_info(n_workers=1).get("workers"))
-    except (OSError, TimeoutError):
-        return False
-
-
-def run_dask(client, fn: Callable, tasks: Sequence[tuple[object, tuple]], *, wait_for_workers: bool = False,
-             no_worker_seconds: float = NO_WORKER_SECONDS) -> Iterator[tuple[object, object]]:
-    """:func:`run_local` on a Dask ``client``'s workers; closing the iterator cancels what is left.
-
-    Parameters
-    ----------
-    wait_for_workers
-        False (a cluster started for this sweep): once no worker has been
-        connected for ``no_worker_seconds``, raise :class:`NoWorkers` instead of
-        waiting forever for futures no one will compute. True (an external
-        scheduler, whose workers may join later): keep waiting, logging a
-        warning every ``no_worker_seconds`` while no worker is connected.
-    no_worker_seconds
-        The grace period, in seconds (default :data:`NO_WORKER_SECONDS`).
-
-    Raises
-    ------
-    NoWorkers
-        Without ``wait_for_workers``: no worker for ``no_worker_seconds``.
-    """
+def run_dask(client, fn: Callable, tasks: Sequence[tuple[object, tuple]]) -> Iterator[tuple[object, object]]:
+    """:func:`run_local` on a Dask ``client``'s workers; closing the iterator cancels what is left."""
     from distributed import as_completed as dask_completed
 
     futures = {client.submit(fn, *args, pure=False): key for key, args in tasks}
     try:
-        pending = dask_completed(futures)
-        # a blocking next(pending) waits forever once the workers are gone (futures stay pending, no error):
-        # poll instead, and look at the workers whenever no run has finished for a while
-        seen = check = time.monotonic()
-        while not pending.is_empty():
-            batch = pending.next_batch(block=False)
-            now = time.monotonic()
-            if batch:
-                seen = check = now
-                for fut in batch:
-                    yield futures[fut], fut.result()
-                continue
-            if now - check >= _WORKER_CHECK_SECONDS:
-                check = now
-                if _has_workers(client):
-                    seen = now
-                elif now - seen >= no_worker_seconds:
-                    if not wait_for_workers:
-                        raise NoWorkers(f"the sweep's Dask LocalCluster has had no worker for {no_worker_seconds:g} s "
-                                        "(its worker processes died or were killed, e.g. short of memory, and did "
-                                        f"not come back); {pending.count()} of {len(futures)} runs not finished")
-                    _log.warning("no worker connected to the Dask scheduler for %.0f s; %d of %d runs waiting "
-                                 "(they start when workers join; Ctrl-C stops and keeps the finished runs)",
-                                 now - seen, pending.count(), len(futures))
-                    seen = now
-            time.sleep(_POLL_SECONDS)
+        for fut in dask_completed(futures):
+            yield futures[fut], fut.result()
     finally:
         client.cancel(list(futures))
 
 
 @contextlib.contextmanager
 def executor_runs(fn: Callable, tasks: Sequence[tuple[object, tuple]], *, executor: str = "local",
-                  workers: int | None = None, scheduler: str | None = None, timeout_seconds: float = 5.0,
-                  no_worker_seconds: float = NO_WORKER_SECONDS):
+                  workers: int | None = None, scheduler: str | None = None, timeout_seconds: float = 5.0):
     """Context yielding the ``(key, fn(*args))`` pairs of ``tasks`` in completion order, on ``executor``.
 
     ``"local"``: ``workers`` processes (default 1, in this process); ``"dask"``:
-    the workers of ``scheduler`` (waited for while none is connected), or a
-    loopback cluster of ``workers`` processes (default: the CPU count), given
-    up with :class:`NoWorkers` once workerless for ``no_worker_seconds``
-    (:func:`run_dask`). Arguments are checked first (:func:`check_executor`);
-    leaving the context cancels unfinished runs.
+    the workers of ``scheduler``, or a loopback cluster of ``workers``
+    processes (default: the CPU count). Arguments are checked first
+    (:func:`check_executor`); leaving the context cancels unfinished runs.
     """
     check_executor(executor, workers, scheduler)
     with contextlib.ExitStack() as stack:
         if executor == "dask" and tasks:
             n = workers if workers is not None else (os.cpu_count() or 1)
             client = stack.enter_context(_dask_client(scheduler, n, timeout_seconds))
-            results = run_dask(client, fn, tasks, wait_for_workers=scheduler is not None,
-                               no_worker_seconds=no_worker_seconds)
+            results = run_dask(client, fn, tasks)
         else:
             results = run_local(fn, tasks, workers or 1)
         yield stack.enter_context(contextlib.closing(results))
@@ -452,7 +375,6 @@ def run_sweep(
     force: bool = False,
     progress: Callable[[str, str, int, int], None] | None = None,
     timeout_seconds: float = 5.0,
-    no_worker_seconds: float = NO_WORKER_SECONDS,
 ) -> pd.DataFrame:
     """Run every point of ``grid`` (or ``points``) into ``out``; return the combined table.
 
@@ -475,25 +397,18 @@ def run_sweep(
         ``"dask"``: connect to ``scheduler`` (``tcp://HOST:PORT``; its own
         workers run the sweep, so ``workers`` must be None), or without it
         start a loopback ``LocalCluster`` of ``workers`` processes (default:
-        the CPU count). On ``scheduler`` the runs wait for workers to join
-        (a warning is logged every ``no_worker_seconds`` while none is).
+        the CPU count).
     progress
         Called as ``progress(run_id, status, n_done, n_total)`` with status
         ``"skipped"`` (finished earlier) or ``"done"``, in completion order.
     timeout_seconds
         How long to try to reach ``scheduler``.
-    no_worker_seconds
-        How long the ``LocalCluster`` may be without any worker before the
-        sweep gives up (default :data:`NO_WORKER_SECONDS`).
 
     Raises
     ------
     InvalidInput
         Bad arguments or grid values, a refused folder, an unreachable
         scheduler, or dask not installed; all before any run starts.
-    NoWorkers
-        The sweep's own ``LocalCluster`` lost all its workers; the finished
-        runs are kept for ``resume``.
     """
     check_executor(executor, workers, scheduler)
     if resume and force:
@@ -539,8 +454,7 @@ def run_sweep(
         run_config = _absolute_paths(config)
         tasks = [((rid, path), (run_config, point, path)) for rid, point, path in todo]
         if client is not None:
-            results = run_dask(client, run_point, tasks, wait_for_workers=scheduler is not None,
-                               no_worker_seconds=no_worker_seconds)
+            results = run_dask(client, run_point, tasks)
         else:
             results = run_local(run_point, tasks, workers or 1)
         try:
@@ -557,10 +471,6 @@ def run_sweep(
             kept = sum(1 for rid in ids if _finished(runs_dir / f"{rid}.json"))
             raise with_hint(exc, f"{kept} of {n_total} runs finished and are kept in {runs_dir}; repeat the "
                                  "command with --resume to run the rest") from None
-        except NoWorkers as exc:
-            kept = sum(1 for rid in ids if _finished(runs_dir / f"{rid}.json"))
-            raise NoWorkers(f"{exc}; {kept} of {n_total} runs finished and are kept in {runs_dir}; repeat the "
-                            "command with --resume to run the rest") from None
 
     rows = []
     for rid in ids:

@@ -1,24 +1,22 @@
 """Sweeps: grid syntax, the folder's refuse/resume/force rules, Dask (a real loopback cluster), a kill mid-way."""
 
 import json
-import logging
 import os
 import signal
 import socket
 import subprocess
 import sys
-import threading
 import time
 
 import pandas as pd
 import psutil
 import pytest
 
-from market.errors import InvalidInput, MarketError
+from market.errors import InvalidInput
 from scenarios import compare as compare_cli
 from scenarios.config import with_overrides
 from scenarios.registry import get_scenario
-from scenarios.sweep import MANIFEST, NoWorkers, parse_grid, read_points, run_sweep
+from scenarios.sweep import MANIFEST, parse_grid, read_points, run_sweep
 
 distributed = pytest.importorskip("distributed")
 
@@ -209,66 +207,6 @@ def test_dask_runs_give_the_serial_summaries(tmp_path):
     while {p.pid for p in psutil.Process().children(recursive=True)} - before and time.monotonic() < deadline:
         time.sleep(0.1)
     assert not {p.pid for p in psutil.Process().children(recursive=True)} - before  # the cluster was closed
-
-
-def test_own_dask_cluster_that_loses_all_its_workers_stops_keeping_the_finished_runs(tmp_path, quick):
-    """The hang seen under load: the LocalCluster's workers gone, its futures pending forever. Now an error."""
-    from distributed.client import default_client
-
-    out = tmp_path / "sw"
-    grid = {"seed": [1, 2, 3, 4, 5, 6]}
-    seen, record = _recorder()
-
-    def kill_the_workers(rid, status, n_done, n_total):  # after the first run: no worker, none to come back
-        record(rid, status, n_done, n_total)
-        if n_done == 1:
-            client = default_client()  # the sweep's own Client(LocalCluster)
-            client.cluster.scale(0)
-            for pid in client.run(os.getpid).values():
-                os.kill(pid, signal.SIGKILL)
-
-    start = time.monotonic()
-    with pytest.raises(NoWorkers, match=r"^the sweep's Dask LocalCluster has had no worker for 1 s \(its worker "
-                                        r"processes died or were killed.*; (\d) of 6 runs finished and are kept in "
-                                        r".*; repeat the command with --resume to run the rest$") as info:
-        run_sweep(quick, grid, out, executor="dask", workers=1, progress=kill_the_workers, no_worker_seconds=1)
-    assert time.monotonic() - start < 60
-    assert isinstance(info.value, MarketError)  # the CLI's one line, exit status 2
-    kept = sorted(p.name for p in (out / "runs").glob("*.json"))
-    assert 1 <= len(kept) < 6 and f"; {len(kept)} of 6 runs finished" in str(info.value)
-    assert {f"{rid}.json" for rid, *_ in seen} <= set(kept)  # a run killed after writing its file is kept too
-
-    seen.clear()
-    table = run_sweep(quick, grid, out, resume=True, progress=record)
-    assert sorted(f"{rid}.json" for rid, s, *_ in seen if s == "skipped") == kept
-    assert list(table["seed"]) == [1, 2, 3, 4, 5, 6]
-
-
-def test_external_scheduler_without_workers_warns_and_runs_when_a_worker_joins(tmp_path, quick, caplog):
-    # an in-process scheduler and (later) thread worker, reached over loopback TCP as a remote one would be
-    with distributed.LocalCluster(n_workers=0, processes=False, protocol="tcp", host="127.0.0.1",
-                                  dashboard_address=None) as cluster:
-        def add_a_worker_after_two_warnings():
-            deadline = time.monotonic() + 60
-            while sum("no worker connected" in r.getMessage() for r in caplog.records) < 2:
-                if time.monotonic() > deadline:  # no warning: join anyway, so that the assertions say it
-                    break
-                time.sleep(0.05)
-            cluster.scale(1)
-
-        helper = threading.Thread(target=add_a_worker_after_two_warnings, daemon=True)
-        helper.start()
-        with caplog.at_level(logging.WARNING, logger="scenarios.sweep"):
-            table = run_sweep(quick, {"seed": [1, 2]}, tmp_path / "sw", executor="dask",
-                              scheduler=cluster.scheduler_address, no_worker_seconds=0.5)
-        helper.join(timeout=10)
-    messages = [r.getMessage() for r in caplog.records if r.name == "scenarios.sweep"]
-    assert messages[0] == (f"the Dask scheduler at {cluster.scheduler_address} has no workers yet; runs start "
-                           "when workers join")
-    assert messages[1].startswith("no worker connected to the Dask scheduler for ")
-    assert messages[1].endswith("s; 2 of 2 runs waiting (they start when workers join; Ctrl-C stops and keeps the "
-                                "finished runs)")
-    assert list(table["seed"]) == [1, 2]
 
 
 def test_unreachable_scheduler_is_a_clear_error_within_seconds(tmp_path, capsys):
