@@ -140,6 +140,20 @@ class _Desk:
         raise NotImplementedError
 
 
+class _PerJobDesk(_Desk):
+    """A desk that trades each job as it arrives, not once a cycle."""
+
+    def take(self, job: Job) -> None:
+        if job.id not in self.valuations:
+            raise InvalidInput(f"broker: job {job.id} has no valuation")
+        self._trade([job], int(self.model.time))
+
+    def _home_first(self, job: Job) -> list:
+        """The providers to try for ``job``: its home site first, then the others in the broker's order."""
+        home = self.model.providers.get(job.site)
+        return ([home] if home is not None else []) + [p for p in self.broker._providers() if p is not home]
+
+
 class SlotAuctionDesk(_Desk):
     """Providers auction slots to the cycle's jobs by ``mechanism`` (module notes)."""
 
@@ -189,20 +203,14 @@ class DoubleAuctionDesk(_Desk):
             self._fallback(by_id[job_id], now)
 
 
-class NegotiationDesk(_Desk):
+class NegotiationDesk(_PerJobDesk):
     """Bilateral negotiation with each provider in turn as each job arrives (module notes)."""
-
-    def take(self, job: Job) -> None:
-        if job.id not in self.valuations:
-            raise InvalidInput(f"broker: job {job.id} has no valuation")
-        self._trade([job], int(self.model.time))
 
     def _trade(self, jobs: list[Job], now: int) -> None:
         b = self.broker
         for job in jobs:
             request = SlotRequest(job.id, job.procs, job.estimate, self.valuations[job.id], job.runtime)
-            home = self.model.providers.get(job.site)
-            order = ([home] if home is not None else []) + [p for p in b._providers() if p is not home]
+            order = self._home_first(job)
             for p in order:
                 if p.procs < job.procs:
                     continue
@@ -217,17 +225,12 @@ class NegotiationDesk(_Desk):
                 self._fallback(job, now)
 
 
-class DBCDesk(_Desk):
+class DBCDesk(_PerJobDesk):
     """A deadline-and-budget-constrained broker buying each job's slot as it arrives (module notes)."""
 
     def __init__(self, broker, valuations: dict[int, Valuation], cycle: int, strategy: str = "cost-time") -> None:
         super().__init__(broker, valuations, cycle)
         self.strategy = strategy
-
-    def take(self, job: Job) -> None:
-        if job.id not in self.valuations:
-            raise InvalidInput(f"broker: job {job.id} has no valuation")
-        self._trade([job], int(self.model.time))
 
     def _trade(self, jobs: list[Job], now: int) -> None:
         for job in jobs:
@@ -261,17 +264,12 @@ SLA_COLUMNS = ("job_id", "provider", "earliest", "latest", "signed_start", "star
 """Columns of a run's SLA table (:meth:`SLADesk.settle`): times s, money SU."""
 
 
-class SLADesk(_Desk):
+class SLADesk(_PerJobDesk):
     """Service-level agreements per job as it arrives: every provider offers, the cheapest is signed (module notes)."""
 
     def __init__(self, broker, valuations: dict[int, Valuation], cycle: int) -> None:
         super().__init__(broker, valuations, cycle)
         self.contracts: dict[int, SLA] = {}
-
-    def take(self, job: Job) -> None:
-        if job.id not in self.valuations:
-            raise InvalidInput(f"broker: job {job.id} has no valuation")
-        self._trade([job], int(self.model.time))
 
     def _trade(self, jobs: list[Job], now: int) -> None:
         b = self.broker
@@ -282,8 +280,7 @@ class SLADesk(_Desk):
                 self._fallback(job, now)
                 continue
             request = SLARequest(job.id, job.procs, job.estimate, now, latest, max_price=v.value)
-            home = self.model.providers.get(job.site)
-            order = ([home] if home is not None else []) + [p for p in b._providers() if p is not home]
+            order = self._home_first(job)
             offers = []
             for rank, p in enumerate(order):
                 if p.procs < job.procs:
