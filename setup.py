@@ -42,6 +42,7 @@ def _extensions():
         Extension("market.pricing._creplan", ["market/pricing/_creplan.pyx"], optional=True),
         Extension("market.provisioning._cplan", ["market/provisioning/_cplan.pyx"], optional=True),
         Extension("market.prediction._cdbscan", ["market/prediction/_cdbscan.pyx"], optional=True),
+        Extension("market.twotier._cengine", ["market/twotier/_cengine.pyx"], optional=True),
     ]
     return cythonize(exts, quiet=True, compiler_directives={"language_level": "3"})
 

@@ -1,8 +1,9 @@
 """Which implementation of the scheduling kernel runs: compiled (Cython) or the pure-Python reference.
 
-The hot loops of the availability profile (``market/scheduling/_cprofile.pyx``)
-and of the pricing engine (``market/pricing/_creplan.pyx``: profiles, form-18
-candidates and the externality re-plan) are built at
+The hot loops of the availability profile (``market/scheduling/_cprofile.pyx``),
+of the pricing engine (``market/pricing/_creplan.pyx``: profiles, form-18
+candidates and the externality re-plan) and the two-tier engine
+(``market/twotier/_cengine.pyx``: KEASY, REASY, MEASY) are built at
 install time where a C compiler exists; each has a pure-Python reference twin
 that gives the same results and is tested against it. ``GRIDMARKET_KERNEL``
 chooses: ``compiled`` (default; the reference, with one warning, where the

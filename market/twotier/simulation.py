@@ -12,6 +12,14 @@ skipped (a version counter). The cost per event is the scheduling pass, not the 
 slices elapsed, and the result is exactly the limit of the time-sliced model as the slice goes
 to zero (with an end rounded up to the next whole second).
 
+Two implementations of the engine give the same records to the last bit: the compiled
+``market/twotier/_cengine.pyx`` (the default where it was built; ``GRIDMARKET_KERNEL`` chooses, as
+for the scheduling kernel, :mod:`market.kernel`) and the pure-Python reference over
+:class:`~market.twotier.vm.TwoTierMachine` and :class:`~market.twotier.policies.TwoTierPolicy`
+(:func:`reference_run_events`), which also runs a policy object of a subclass of
+``TwoTierPolicy`` (its own ``schedule``). ``tests/market/twotier/test_engine_twins.py`` checks
+the two against each other.
+
 Per event time ``t``: every completion at ``t`` (a job whose progress reached its work), then
 every arrival at ``t`` in id order, then ONE scheduling pass (the same-timestamp rule of
 :mod:`market.simulation`), then the new rates. A MEASY migration freezes the job for the
@@ -26,12 +34,14 @@ import math
 import warnings
 from collections.abc import Iterable, Mapping
 from dataclasses import replace
+from itertools import chain
 
 import numpy as np
 import pandas as pd
 
 from market.errors import InvalidInput, MarketError
 from market.job import Job
+from market.kernel import compiled_module
 from market.metrics import summarize
 from market.simulation_result import SimulationResult
 from market.twotier.metrics import paper_metrics
@@ -49,7 +59,7 @@ from market.twotier.progress import (
 from market.twotier.vm import Run, TwoTierMachine
 from market.workloads.workload import Workload
 
-__all__ = ["DEFAULT_MIGRATION_COST", "TWO_TIER_POLICIES", "simulate_twotier"]
+__all__ = ["DEFAULT_MIGRATION_COST", "TWO_TIER_POLICIES", "reference_run_events", "simulate_twotier"]
 
 #: The paper's default MEASY migration cost, seconds (sec. 3).
 DEFAULT_MIGRATION_COST = 20
@@ -57,6 +67,7 @@ DEFAULT_MIGRATION_COST = 20
 TWO_TIER_POLICIES: dict[str, TwoTierPolicy] = {"keasy": KEASY, "reasy": REASY, "measy": MEASY}
 
 _END, _WAKE = 0, 1
+_compiled = compiled_module("market.twotier._cengine")
 _EPS = 1e-6  # progress tolerance against float drift, dedicated seconds
 
 
@@ -91,6 +102,10 @@ def _jobs_of(workload: Workload | Iterable[Job], procs: int | None) -> tuple[str
         if last is not None and key < last:
             raise InvalidInput(f"{name}: job {job.id} submits at {job.submit}, before job {last[1]} at {last[0]}")
         last = key
+    if len({job.id for job in jobs_in}) != len(jobs_in):
+        seen: set[int] = set()
+        twice = next(job.id for job in jobs_in if job.id in seen or seen.add(job.id))
+        raise InvalidInput(f"{name}: job id {twice} appears twice")
     kept = [j for j in jobs_in if j.procs <= procs]
     if len(kept) != len(jobs_in):
         reason = f"needs more than the machine's {procs} processors"
@@ -151,7 +166,7 @@ def simulate_twotier(
         Exact traits for some jobs (hand-checked examples), replacing the drawn ones after
         the draw (so the other jobs' draws do not change).
     validate : bool
-        Check the machine's consistency after every pass (slower; for tests).
+        Check the machine's consistency after every pass (slower; for tests); both engines do.
 
     Returns
     -------
@@ -170,7 +185,8 @@ def simulate_twotier(
     ------
     InvalidInput
         Unknown policy, usage mode or bg model; a usage outside [0, 1] (naming the job);
-        a negative or non-integer migration cost; no machine size; no jobs; jobs out of order.
+        a negative or non-integer migration cost; no machine size; no jobs; jobs out of order;
+        a job id given twice.
 
     Examples
     --------
@@ -209,11 +225,13 @@ def simulate_twotier(
         for job_id, given in traits.items():
             if job_id in by_id:
                 drawn[job_id] = _check_traits(by_id[job_id], given)
-    machine = TwoTierMachine(procs, two_tier=pol.two_tier, bg_model=bg_model, threshold=threshold)
-    runs = {j.id: Run(j, drawn[j.id], float(j.effective_runtime)) for j in jobs}
-    machine.runs = runs
-    _run_events(machine, pol, jobs, runs, int(migration_cost), validate)
-    records = _records(jobs, runs)
+    traits_in_order = [drawn[j.id] for j in jobs]
+    if _compiled is not None and type(pol) is TwoTierPolicy:
+        columns = _compiled_run(jobs, traits_in_order, pol, procs, int(migration_cost), bg_model, threshold, validate)
+    else:
+        columns = reference_run_events(jobs, traits_in_order, pol, procs, int(migration_cost), bg_model, threshold,
+                                       validate)
+    records = _records(jobs, traits_in_order, columns)
     summary = summarize(records, procs, dropped=dropped)
     summary.update(
         mean_bsld_runtime=paper_metrics(records)["mean_bsld"],
@@ -244,6 +262,60 @@ def _check_traits(job: Job, given: JobTraits) -> JobTraits:
     if not 0.0 <= given.loss < 1.0:
         raise InvalidInput(f"job {job.id}: traits.loss must be in [0, 1), got {given.loss!r}")
     return JobTraits(usage, seen, float(given.beta), float(given.loss))
+
+
+def _compiled_run(jobs: list[Job], traits: list[JobTraits], policy: TwoTierPolicy, procs: int, migration_cost: int,
+                  bg_model: str, threshold: float, validate: bool) -> dict[str, np.ndarray]:
+    """The compiled engine (``_cengine.run_events``) on flat per-job and per-process arrays."""
+    n = len(jobs)
+    sizes = np.fromiter((j.procs for j in jobs), np.int32, n)
+    off = np.zeros(n + 1, np.int64)
+    np.cumsum(sizes, out=off[1:])
+    total = int(off[-1])
+    usage = np.fromiter(chain.from_iterable(t.usage for t in traits), np.float64, total)
+    if all(t.seen is t.usage for t in traits):  # draw_traits's known usages: the same tuple
+        seen = usage + 0.0  # the reference's ``seen or 0.0``: -0.0 becomes 0.0
+        unknown = np.zeros(total, np.int8)
+    else:
+        seen = np.fromiter((s or 0.0 for t in traits for s in t.seen), np.float64, total)
+        unknown = np.fromiter((s is None for t in traits for s in t.seen), np.int8, total)
+    return _compiled.run_events(
+        np.fromiter((j.submit for j in jobs), np.int64, n), np.fromiter((j.estimate for j in jobs), np.int64, n),
+        sizes, off, np.fromiter((j.effective_runtime for j in jobs), np.float64, n), usage, seen, unknown,
+        np.fromiter((t.beta for t in traits), np.float64, n),
+        1.0 - np.fromiter((t.loss for t in traits), np.float64, n),  # fg_rate, elementwise as the reference's
+        machine_procs=procs, deploy=policy.deploy, background=policy.background, two_tier=policy.two_tier,
+        bg_model=bg_model, threshold=threshold, migration_cost=migration_cost, validate=validate,
+    )
+
+
+def reference_run_events(jobs: list[Job], traits: list[JobTraits], policy: TwoTierPolicy, procs: int,
+                         migration_cost: int, bg_model: str, threshold: float,
+                         validate: bool = False) -> dict[str, np.ndarray]:
+    """The pure-Python engine over ``TwoTierMachine`` and ``policy.schedule``: per-job result columns.
+
+    ``jobs`` in ``(submit, id)`` order with their ``traits`` in the same order. Returns arrays in
+    job order: ``start, end, last_start, fg_start`` (-1: ended in the bg tier), ``kills,
+    migrations, swaps`` (int64), ``wasted`` (float64) and ``finished_in`` (int8: 1 fg, 2 bg).
+    """
+    machine = TwoTierMachine(procs, two_tier=policy.two_tier, bg_model=bg_model, threshold=threshold)
+    runs = {j.id: Run(j, t, float(j.effective_runtime)) for j, t in zip(jobs, traits)}
+    machine.runs = runs
+    _run_events(machine, policy, jobs, runs, migration_cost, validate)
+    rs = [runs[j.id] for j in jobs]
+    n = len(rs)
+
+    def ints(values):
+        return np.fromiter(values, np.int64, n)
+
+    return {
+        "start": ints(r.start for r in rs), "end": ints(r.end for r in rs),
+        "last_start": ints(r.last_start for r in rs),
+        "fg_start": ints(-1 if r.fg_start is None else r.fg_start for r in rs),
+        "kills": ints(r.kills for r in rs), "migrations": ints(r.migrations for r in rs),
+        "swaps": ints(r.swaps for r in rs), "wasted": np.fromiter((r.wasted for r in rs), float, n),
+        "finished_in": np.fromiter((1 if r.finished_in == "fg" else 2 for r in rs), np.int8, n),
+    }
 
 
 def _run_events(machine: TwoTierMachine, policy: TwoTierPolicy, jobs: list[Job], runs: dict[int, Run],
@@ -301,15 +373,14 @@ def _run_events(machine: TwoTierMachine, policy: TwoTierPolicy, jobs: list[Job],
         raise MarketError(f"two-tier simulation stalled with {len(stuck)} unfinished job(s), e.g. {stuck[:5]}")
 
 
-def _records(jobs: list[Job], runs: dict[int, Run]) -> pd.DataFrame:
-    rs = [runs[j.id] for j in jobs]
-    n = len(rs)
+def _records(jobs: list[Job], traits: list[JobTraits], columns: Mapping[str, np.ndarray]) -> pd.DataFrame:
+    n = len(jobs)
 
     def ints(values):
         return np.fromiter(values, np.int64, n)
 
     submit = ints(j.submit for j in jobs)
-    start = ints(r.start for r in rs)
+    start = columns["start"]
     runtime = ints(j.runtime for j in jobs)
     estimate = ints(j.estimate for j in jobs)
     return pd.DataFrame(
@@ -317,23 +388,23 @@ def _records(jobs: list[Job], runs: dict[int, Run]) -> pd.DataFrame:
             "job_id": ints(j.id for j in jobs),
             "submit": submit,
             "start": start,
-            "end": ints(r.end for r in rs),
+            "end": columns["end"],
             "procs": ints(j.procs for j in jobs),
             "runtime": runtime,
             "estimate": estimate,
             "wait": start - submit,
             "user": ints(j.user for j in jobs),
             "outcome": np.where(runtime > estimate, "killed", "completed"),
-            "last_start": ints(r.last_start for r in rs),
-            "fg_start": ints(-1 if r.fg_start is None else r.fg_start for r in rs),
-            "finished_in": [r.finished_in for r in rs],
-            "kills": ints(r.kills for r in rs),
-            "migrations": ints(r.migrations for r in rs),
-            "swaps": ints(r.swaps for r in rs),
-            "work": np.fromiter((r.work for r in rs), float, n),
-            "beta": np.fromiter((r.traits.beta for r in rs), float, n),
-            "loss": np.fromiter((r.traits.loss for r in rs), float, n),
-            "usage_mean": np.fromiter((sum(r.traits.usage) / len(r.traits.usage) for r in rs), float, n),
-            "wasted": np.fromiter((r.wasted for r in rs), float, n),
+            "last_start": columns["last_start"],
+            "fg_start": columns["fg_start"],
+            "finished_in": np.array([None, "fg", "bg"], dtype=object)[columns["finished_in"]],
+            "kills": columns["kills"],
+            "migrations": columns["migrations"],
+            "swaps": columns["swaps"],
+            "work": np.fromiter((j.effective_runtime for j in jobs), float, n),
+            "beta": np.fromiter((t.beta for t in traits), float, n),
+            "loss": np.fromiter((t.loss for t in traits), float, n),
+            "usage_mean": np.fromiter((sum(t.usage) / len(t.usage) for t in traits), float, n),
+            "wasted": columns["wasted"],
         }
     )
