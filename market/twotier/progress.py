@@ -248,13 +248,15 @@ def draw_traits(
         raise InvalidInput(f"beta_multi_sd must be >= 0, got {beta_multi_sd!r}")
     out: dict[int, JobTraits] = {}
     lo_u, hi_u = USAGE_MULTI_RANGE
+    lo_b, hi_b = BETA_MULTI_RANGE
+    uniform, normal = rng.uniform, rng.normal
     for job in jobs:
         # fixed-length draws per job keep every job's traits independent of the others' sizes
-        u_draw = rng.uniform(lo_u, hi_u, size=job.procs)
-        b_single = rng.uniform(*BETA_SINGLE_RANGE)
-        b_multi = float(np.clip(rng.normal(beta_multi_mean, beta_multi_sd), *BETA_MULTI_RANGE))
-        loss = float(rng.uniform(*LOSS_RANGE))
-        paper = (1.0,) if job.procs == 1 else tuple(float(u) for u in u_draw)
+        u_draw = uniform(lo_u, hi_u, size=job.procs)
+        b_single = uniform(*BETA_SINGLE_RANGE)
+        b_multi = min(max(float(normal(beta_multi_mean, beta_multi_sd)), lo_b), hi_b)  # np.clip's value
+        loss = float(uniform(*LOSS_RANGE))
+        paper = (1.0,) if job.procs == 1 else tuple(u_draw.tolist())
         known = usage_known
         if job.id in given:
             actual = check_usage(job.id, given[job.id], job.procs)
