@@ -14,21 +14,32 @@ from agents.messages import (
 from agents.metascheduler import CLEARINGS, Metascheduler, MetaschedulerSpec
 from agents.model import BrokerSpec, MarketModel, ProviderSpec, RunResult
 from agents.provider import ResourceProvider
+from agents.strategies import (
+    BROKER_STRATEGIES,
+    BrokerStrategy,
+    WorkflowPlan,
+    register_strategy,
+    resolve_strategy,
+)
+from agents.trading import PerJobDesk, TradingDesk
 from agents.user import ROUTES, User
 
 __all__ = [
     "BROKER_METHODS",
+    "BROKER_STRATEGIES",
     "CLEARINGS",
     "ROUTES",
     "Advertise",
     "Broker",
     "BrokerSpec",
+    "BrokerStrategy",
     "Cancel",
     "Dispatch",
     "MarketModel",
     "Message",
     "Metascheduler",
     "MetaschedulerSpec",
+    "PerJobDesk",
     "ProviderSpec",
     "Query",
     "Quote",
@@ -37,6 +48,10 @@ __all__ = [
     "ResourceProvider",
     "RunResult",
     "Submit",
+    "TradingDesk",
     "User",
+    "WorkflowPlan",
     "WorkflowRequest",
+    "register_strategy",
+    "resolve_strategy",
 ]

@@ -16,8 +16,8 @@ import mesa
 import pandas as pd
 from mesa.time import Schedule
 
-from agents.broker import BROKER_METHODS, Broker, WorkflowRequest
-from agents.trading import JOB_MARKETS
+from agents.broker import Broker, WorkflowRequest
+from agents.strategies import resolve_strategy
 from agents.messages import Message
 from agents.metascheduler import Metascheduler, MetaschedulerSpec
 from agents.provider import ResourceProvider
@@ -51,7 +51,10 @@ class ProviderSpec:
 
 @dataclass(frozen=True, slots=True)
 class BrokerSpec:
-    """How the broker provisions: ``method`` (``agents.broker.BROKER_METHODS``), α, penalty p, MOGA size.
+    """How the broker provisions: ``method``, α, penalty p, MOGA size.
+
+    ``method``: a broker strategy, registered (:data:`agents.strategies.BROKER_STRATEGIES`) or a
+    plug-in ``"package.module:Name"`` (:func:`agents.strategies.resolve_strategy`).
 
     ``history``: past jobs per provider that train a ``var``/``combined``
     broker's queue-wait bounds before the market opens (0 = start empty).
@@ -67,8 +70,10 @@ class BrokerSpec:
     cycle: int = 600
 
     def __post_init__(self) -> None:
-        if self.method not in BROKER_METHODS:
-            raise InvalidInput(f"broker method must be one of {BROKER_METHODS}, got {self.method!r}")
+        try:
+            resolve_strategy(self.method)
+        except InvalidInput as err:
+            raise InvalidInput(f"broker method: {err}") from None
         if not 0 <= self.alpha <= 1:
             raise InvalidInput(f"broker alpha must be in [0, 1], got {self.alpha!r}")
         if not 0 <= self.penalty <= 1:
@@ -177,7 +182,8 @@ class MarketModel(mesa.Model):
         self.broker = None
         if workflows or self.reservation_starts or broker is not None:
             spec = broker if broker is not None else BrokerSpec()
-            if spec.method in ("moga", "greedy", "combined"):  # they read each provider's priced plan
+            strategy = resolve_strategy(spec.method)
+            if strategy.needs_plans:  # it reads each provider's priced plan
                 for p in providers:
                     try:
                         check_policy(p.policy)
@@ -185,7 +191,7 @@ class MarketModel(mesa.Model):
                         raise InvalidInput(f"provider {p.name!r}: a {spec.method} broker needs advertised or quoted "
                                            f"slots, which policy {p.policy!r} cannot give ({err})") from None
             first = 1 + max((j.id for j in workload.jobs), default=0)
-            if valuations is None and spec.method in JOB_MARKETS:
+            if valuations is None and strategy.buys_jobs:
                 valuations = draw_valuations(((j.id, j.submit, j.procs * j.estimate * BASE_RATE / SECONDS_PER_HOUR,
                                                j.estimate) for j in workload.jobs), rng=self.rng.spawn(1)[0])
             self.broker = Broker(self, spec.method, alpha=spec.alpha, penalty=spec.penalty,
@@ -242,7 +248,7 @@ class MarketModel(mesa.Model):
             return True
         if self.broker is not None and any(w["finish"] is None for w in self.broker.workflows.values()):
             return True
-        if self.broker is not None and self.broker.desk is not None and self.broker.desk.pending:
+        if self.broker is not None and self.broker.strategy.pending:
             return True
         return any(u._next < len(u.jobs) for u in self.users)
 

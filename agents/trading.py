@@ -52,7 +52,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from agents.messages import Query, Reserve, Submit
+from agents.messages import Reserve, Submit
+from agents.strategies import BrokerStrategy, register_strategy
 from market.auctions.slot import SlotRequest, auction_round
 from market.auctions.window import trade_window
 from market.negotiation import negotiate_slot
@@ -65,7 +66,8 @@ from market.sla import SLA, PenaltySchedule, SLARequest, offer_sla, settle
 from market.valuation import VALUE_FACTOR, Valuation
 
 __all__ = ["AUCTION_METHODS", "CLOCK_STEP", "DUTCH_OPENING", "JOB_MARKETS", "SLA_COLUMNS", "DBCDesk",
-           "DoubleAuctionDesk", "NegotiationDesk", "SLADesk", "SlotAuctionDesk", "sla_penalty"]
+           "DoubleAuctionDesk", "DutchDesk", "EnglishDesk", "FirstPriceDesk", "GDDoubleAuctionDesk", "NegotiationDesk",
+           "PerJobDesk", "SLADesk", "SlotAuctionDesk", "TradingDesk", "VickreyDesk", "sla_penalty"]
 
 AUCTION_METHODS = ("first-price", "vickrey", "english", "dutch")
 JOB_MARKETS = (*AUCTION_METHODS, "double", "double-gd", "negotiate", "dbc", "sla")
@@ -77,15 +79,23 @@ DUTCH_OPENING = VALUE_FACTOR[1] * BASE_RATE
 """The Dutch clock opens at the highest unit value the valuations give (SU per processor-hour)."""
 
 
-class _Desk:
-    """Gathers jobs and runs :meth:`_trade` every ``cycle`` s; records what it bought."""
+class TradingDesk(BrokerStrategy):
+    """A job market's broker strategy: gathers users' jobs and runs :meth:`trade` every ``cycle`` s; records sales.
 
-    def __init__(self, broker, valuations: dict[int, Valuation], cycle: int) -> None:
+    Subclass it (or :class:`PerJobDesk`) for a market of your own and override :meth:`trade`; it may
+    use :meth:`plans` (every provider's priced plan), :meth:`hold` (buy a slot for a job) and
+    :meth:`fallback` (send a job to its home queue). ``valuations`` (job id -> :class:`Valuation`)
+    and ``cycle`` (s) are the broker's; ``n_won`` and ``n_fallback`` count the jobs sold and not.
+    """
+
+    buys_jobs = True
+
+    def __init__(self, broker) -> None:
+        super().__init__(broker)
+        cycle = broker.cycle
         if isinstance(cycle, bool) or not isinstance(cycle, int) or cycle < 1:
             raise InvalidInput(f"broker cycle must be an int >= 1 s, got {cycle!r}")
-        self.broker = broker
-        self.model = broker.model
-        self.valuations = valuations
+        self.valuations: dict[int, Valuation] = broker.valuations
         self.cycle = cycle
         self.pending: list[Job] = []
         self._due: int | None = None
@@ -101,19 +111,20 @@ class _Desk:
         due = -(-now // self.cycle) * self.cycle
         if self._due is None or self._due < now:
             self._due = due
-            self.broker._later(due, self._run)
+            self.broker.later(due, self._run)
 
     def _run(self) -> None:
         self._due = None
         jobs, self.pending = self.pending, []
         if jobs:
-            self._trade(jobs, int(self.model.time))
+            self.trade(jobs, int(self.model.time))
 
-    def _plans(self, now: int) -> dict:
+    def plans(self, now: int) -> dict:
+        """Every provider's priced plan (:class:`market.pricing.ProviderPlan`) at ``now``, by name: one query each."""
         b = self.broker
-        return {p.name: self.model.send(Query(b.name, p.name, now, "plan")).payload for p in b._providers()}
+        return {p.name: b.query(p.name, now, "plan") for p in b.providers()}
 
-    def _hold(self, job: Job, site: str, start: int, price: float, now: int) -> None:
+    def hold(self, job: Job, site: str, start: int, price: float, now: int) -> None:
         """Reserve ``[start, start + estimate)`` on ``site`` for ``job`` at ``price`` SU; the job runs in it."""
         b = self.broker
         provider = self.model.providers[site]
@@ -126,120 +137,158 @@ class _Desk:
                        "wait": start - job.submit, "user": job.user, "outcome": "completed", "cost": price,
                        "kind": "job", "workflow": None})
         if run < job.estimate:  # the rest of the window returns when the job ends
-            b._later(max(start + run, now), lambda: provider.end_reservation(rid))
+            b.later(max(start + run, now), lambda: provider.end_reservation(rid))
         self.n_won += 1
 
-    def _fallback(self, job: Job, now: int) -> None:
+    def fallback(self, job: Job, now: int) -> None:
         """No slot won: the job goes to its home queue now (best effort)."""
         b = self.broker
-        home = b._home(job.site, job.procs)
+        home = b.home(job.site, job.procs)
         self.model.send(Submit(b.name, home.name, now, replace(job, submit=now, site=home.name)))
         self.n_fallback += 1
 
-    def _trade(self, jobs: list[Job], now: int) -> None:  # pragma: no cover - overridden
-        raise NotImplementedError
+    def trade(self, jobs: list[Job], now: int) -> None:
+        """Trade ``jobs`` at ``now``: :meth:`hold` a slot for each job sold, :meth:`fallback` the others."""
+        raise NotImplementedError(f"{type(self).__name__} must define trade(jobs, now)")
 
 
-class _PerJobDesk(_Desk):
+class PerJobDesk(TradingDesk):
     """A desk that trades each job as it arrives, not once a cycle."""
 
     def take(self, job: Job) -> None:
         if job.id not in self.valuations:
             raise InvalidInput(f"broker: job {job.id} has no valuation")
-        self._trade([job], int(self.model.time))
+        self.trade([job], int(self.model.time))
 
-    def _home_first(self, job: Job) -> list:
+    def home_first(self, job: Job) -> list:
         """The providers to try for ``job``: its home site first, then the others in the broker's order."""
         home = self.model.providers.get(job.site)
-        return ([home] if home is not None else []) + [p for p in self.broker._providers() if p is not home]
+        return ([home] if home is not None else []) + [p for p in self.broker.providers() if p is not home]
 
 
-class SlotAuctionDesk(_Desk):
-    """Providers auction slots to the cycle's jobs by ``mechanism`` (module notes)."""
+class SlotAuctionDesk(TradingDesk):
+    """Providers auction slots to the cycle's jobs by ``mechanism`` (module notes; default: the desk's name)."""
 
-    def __init__(self, broker, mechanism: str, valuations: dict[int, Valuation], cycle: int,
-                 step: float = CLOCK_STEP) -> None:
+    def __init__(self, broker, mechanism: str | None = None, step: float = CLOCK_STEP) -> None:
+        mechanism = self.name if mechanism is None else mechanism
         if mechanism not in AUCTION_METHODS:
             raise InvalidInput(f"auction must be one of {AUCTION_METHODS}, got {mechanism!r}")
-        super().__init__(broker, valuations, cycle)
+        super().__init__(broker)
         self.mechanism = mechanism
         self.step = step
 
-    def _trade(self, jobs: list[Job], now: int) -> None:
+    def trade(self, jobs: list[Job], now: int) -> None:
         by_id = {j.id: j for j in jobs}
         requests = [SlotRequest(j.id, j.procs, j.estimate, self.valuations[j.id], j.runtime) for j in jobs]
-        result = auction_round(self._plans(now), requests, mechanism=self.mechanism, step=self.step,
+        result = auction_round(self.plans(now), requests, mechanism=self.mechanism, step=self.step,
                                opening=DUTCH_OPENING, window=self.cycle)
         self.model.message_counts["bid"] += result.messages
         self.model.negotiation_rounds += result.rounds
         for sale in result.sales:
-            self._hold(by_id[sale.request], sale.provider, sale.start, sale.price, now)
+            self.hold(by_id[sale.request], sale.provider, sale.start, sale.price, now)
         for job_id in result.unsold:
-            self._fallback(by_id[job_id], now)
+            self.fallback(by_id[job_id], now)
 
 
-class DoubleAuctionDesk(_Desk):
+class FirstPriceDesk(SlotAuctionDesk):
+    """First-price sealed-bid slot auctions."""
+
+    name = "first-price"
+
+
+class VickreyDesk(SlotAuctionDesk):
+    """Second-price sealed-bid slot auctions."""
+
+    name = "vickrey"
+
+
+class EnglishDesk(SlotAuctionDesk):
+    """Ascending-clock slot auctions."""
+
+    name = "english"
+
+
+class DutchDesk(SlotAuctionDesk):
+    """Descending-clock slot auctions."""
+
+    name = "dutch"
+
+
+class DoubleAuctionDesk(TradingDesk):
     """A continuous double auction among ZIP (or GD) traders every cycle (module notes); seeded by the model's rng."""
 
-    def __init__(self, broker, valuations: dict[int, Valuation], cycle: int, steps: int = 500,
-                 strategy: str = "zip") -> None:
-        super().__init__(broker, valuations, cycle)
+    name = "double"
+    traders = "zip"
+
+    def __init__(self, broker, steps: int = 500, strategy: str | None = None) -> None:
+        super().__init__(broker)
         self.steps = steps
-        self.strategy = strategy
+        self.strategy = self.traders if strategy is None else strategy
         self.n_void = 0
 
-    def _trade(self, jobs: list[Job], now: int) -> None:
+    def trade(self, jobs: list[Job], now: int) -> None:
         by_id = {j.id: j for j in jobs}
         requests = [SlotRequest(j.id, j.procs, j.estimate, self.valuations[j.id], j.runtime) for j in jobs]
-        result = trade_window(self._plans(now), requests, window=self.cycle, rng=self.model.rng, steps=self.steps,
+        result = trade_window(self.plans(now), requests, window=self.cycle, rng=self.model.rng, steps=self.steps,
                               strategy=self.strategy)
         for side, n in result.shouts.items():
             self.model.message_counts[side] += n
         self.model.negotiation_rounds += sum(result.shouts.values())
         self.n_void += result.void
         for sale in result.sales:
-            self._hold(by_id[sale.request], sale.provider, sale.start, sale.price, now)
+            self.hold(by_id[sale.request], sale.provider, sale.start, sale.price, now)
         for job_id in result.unsold:
-            self._fallback(by_id[job_id], now)
+            self.fallback(by_id[job_id], now)
 
 
-class NegotiationDesk(_PerJobDesk):
+class GDDoubleAuctionDesk(DoubleAuctionDesk):
+    """The double auction among Gjerstad-Dickhaut traders."""
+
+    name = "double-gd"
+    traders = "gd"
+
+
+class NegotiationDesk(PerJobDesk):
     """Bilateral negotiation with each provider in turn as each job arrives (module notes)."""
 
-    def _trade(self, jobs: list[Job], now: int) -> None:
+    name = "negotiate"
+
+    def trade(self, jobs: list[Job], now: int) -> None:
         b = self.broker
         for job in jobs:
             request = SlotRequest(job.id, job.procs, job.estimate, self.valuations[job.id], job.runtime)
-            order = self._home_first(job)
+            order = self.home_first(job)
             for p in order:
                 if p.procs < job.procs:
                     continue
-                plan = self.model.send(Query(b.name, p.name, now, "plan")).payload
+                plan = b.query(p.name, now, "plan")
                 deal = negotiate_slot(plan, request, window=self.cycle)
                 self.model.message_counts["offer"] += deal.messages
                 self.model.negotiation_rounds += deal.rounds
                 if deal.start is not None:
-                    self._hold(job, p.name, deal.start, deal.price, now)
+                    self.hold(job, p.name, deal.start, deal.price, now)
                     break
             else:
-                self._fallback(job, now)
+                self.fallback(job, now)
 
 
-class DBCDesk(_PerJobDesk):
+class DBCDesk(PerJobDesk):
     """A deadline-and-budget-constrained broker buying each job's slot as it arrives (module notes)."""
 
-    def __init__(self, broker, valuations: dict[int, Valuation], cycle: int, strategy: str = "cost-time") -> None:
-        super().__init__(broker, valuations, cycle)
+    name = "dbc"
+
+    def __init__(self, broker, strategy: str = "cost-time") -> None:
+        super().__init__(broker)
         self.strategy = strategy
 
-    def _trade(self, jobs: list[Job], now: int) -> None:
+    def trade(self, jobs: list[Job], now: int) -> None:
         for job in jobs:
             request = SlotRequest(job.id, job.procs, job.estimate, self.valuations[job.id], job.runtime)
-            bought = buy_dbc_slot(self._plans(now), request, strategy=self.strategy)
+            bought = buy_dbc_slot(self.plans(now), request, strategy=self.strategy)
             if bought is None:
-                self._fallback(job, now)
+                self.fallback(job, now)
             else:
-                self._hold(job, *bought, now)
+                self.hold(job, *bought, now)
 
 
 def sla_penalty(valuation: Valuation) -> PenaltySchedule:
@@ -264,39 +313,41 @@ SLA_COLUMNS = ("job_id", "provider", "earliest", "latest", "signed_start", "star
 """Columns of a run's SLA table (:meth:`SLADesk.settle`): times s, money SU."""
 
 
-class SLADesk(_PerJobDesk):
+class SLADesk(PerJobDesk):
     """Service-level agreements per job as it arrives: every provider offers, the cheapest is signed (module notes)."""
 
-    def __init__(self, broker, valuations: dict[int, Valuation], cycle: int) -> None:
-        super().__init__(broker, valuations, cycle)
+    name = "sla"
+
+    def __init__(self, broker) -> None:
+        super().__init__(broker)
         self.contracts: dict[int, SLA] = {}
 
-    def _trade(self, jobs: list[Job], now: int) -> None:
+    def trade(self, jobs: list[Job], now: int) -> None:
         b = self.broker
         for job in jobs:
             v = self.valuations[job.id]
             latest = v.deadline - max(1, min(job.runtime, job.estimate))  # a later start ends after the deadline
             if latest < now:
-                self._fallback(job, now)
+                self.fallback(job, now)
                 continue
             request = SLARequest(job.id, job.procs, job.estimate, now, latest, max_price=v.value)
-            order = self._home_first(job)
+            order = self.home_first(job)
             offers = []
             for rank, p in enumerate(order):
                 if p.procs < job.procs:
                     continue
-                plan = self.model.send(Query(b.name, p.name, now, "plan")).payload
+                plan = b.query(p.name, now, "plan")
                 self.model.negotiation_rounds += 1
                 contract = offer_sla(plan, request, provider=p.name, penalty=sla_penalty(v))
                 if contract is not None:
                     self.model.message_counts["sla"] += 1
                     offers.append((contract.price, contract.start, rank, contract))
             if not offers:
-                self._fallback(job, now)
+                self.fallback(job, now)
                 continue
             contract = min(offers, key=lambda o: o[:3])[3]
             self.contracts[job.id] = contract
-            self._hold(job, contract.provider, contract.start, contract.price, now)
+            self.hold(job, contract.provider, contract.start, contract.price, now)
 
     def settle(self, records):
         """Settle every contract against its job's row of ``records`` (start, end s); the rows pay the settlement.
@@ -323,3 +374,8 @@ class SLADesk(_PerJobDesk):
                          "price": contract.price, "penalty": s.penalty, "payment": s.payment, "late": s.late,
                          "violated": s.violated})
         return records, pd.DataFrame(rows, columns=list(SLA_COLUMNS))
+
+
+for _desk in (FirstPriceDesk, VickreyDesk, EnglishDesk, DutchDesk, DoubleAuctionDesk, GDDoubleAuctionDesk,
+              NegotiationDesk, DBCDesk, SLADesk):
+    register_strategy(_desk)

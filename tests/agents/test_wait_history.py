@@ -69,11 +69,12 @@ def test_a_var_broker_history_gives_qbets_bounds_before_any_job_started():
     # and Fig. 33 submits at once; warm, each site's bounds come from its own replayed past.
     warm, cold, again = _var_market(300), _var_market(0), _var_market(300)
     for name in ("a", "b"):
-        w, c = warm.broker._predictors[name], cold.broker._predictors[name]
+        w, c = warm.broker.strategy.predictors[name], cold.broker.strategy.predictors[name]
         assert len(w._windows[()]) == 300 and len(c._windows[()]) == 0
         assert w.probability(2, 3600, 7200) > 0 == c.probability(2, 3600, 7200)
-        assert list(w._windows[()]) == list(again.broker._predictors[name]._windows[()])
-    assert list(warm.broker._predictors["a"]._windows[()]) != list(warm.broker._predictors["b"]._windows[()])
+        assert list(w._windows[()]) == list(again.broker.strategy.predictors[name]._windows[()])
+    warm_predictors = warm.broker.strategy.predictors
+    assert list(warm_predictors["a"]._windows[()]) != list(warm_predictors["b"]._windows[()])
     assert warm.rng.integers(1 << 30) == cold.rng.integers(1 << 30)  # spawned streams: the model's is untouched
 
 

@@ -1,0 +1,170 @@
+"""Broker strategies by name: how a broker serves its users' workflows, reservation requests and jobs.
+
+A broker (:class:`agents.broker.Broker`) runs one *strategy* (:class:`BrokerStrategy`), chosen by
+name: a registered one (:data:`BROKER_STRATEGIES`: ``best-effort`` here, ``moga`` and ``greedy`` in
+:mod:`agents.provisioning`, ``var`` and ``combined`` in :mod:`agents.reservations`, the job markets
+of :mod:`agents.trading`), or a strategy written outside gridmarket and named
+``"package.module:Name"`` (a :class:`BrokerStrategy` subclass, imported where it is used:
+:mod:`market.plugins`, ``docs/extending.md``). The strategy decides; the broker moves the messages
+and keeps the records, through the public methods listed in :class:`BrokerStrategy`.
+
+Times are integer seconds from simulation start; prices SU.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Hashable, Mapping, Sequence
+from dataclasses import dataclass
+
+from market.errors import InvalidInput
+from market.plugins import is_plugin_name, load_plugin
+from market.pricing import BASE_RATE, SECONDS_PER_HOUR
+from market.provisioning import Placement
+
+__all__ = ["BROKER_STRATEGIES", "BestEffort", "BrokerStrategy", "WorkflowPlan", "base_cost", "register_strategy",
+           "resolve_strategy", "strategy_names"]
+
+
+def base_cost(procs: int, seconds: int) -> float:
+    """SU of ``procs`` processors for ``seconds`` at the base rate (``market.pricing.BASE_RATE`` per processor-hour).
+
+    >>> base_cost(4, 1800)
+    2.0
+    """
+    return procs * seconds * BASE_RATE / SECONDS_PER_HOUR
+
+
+@dataclass(frozen=True)
+class WorkflowPlan:
+    """What a strategy bought for a workflow: where each task runs and what its reservation cost.
+
+    ``placements``: one :class:`market.provisioning.Placement` per task that runs (``resource`` a
+    provider's name, ``[start, end)`` in seconds, ``procs``); virtual (zero-runtime) tasks may be
+    left out. ``prices``: task -> SU paid for its reservation.
+    """
+
+    placements: Sequence[Placement]
+    prices: Mapping[Hashable, float]
+
+
+class BrokerStrategy:
+    """How a broker serves requests; subclass it for a strategy of your own.
+
+    The broker makes one object per run, ``cls(broker)``, and calls
+
+    * :meth:`plan_workflow` when a user submits a workflow: a :class:`WorkflowPlan` to reserve, or
+      None to run the tasks best effort, each submitted to the home queue when its parents have
+      ended (Singh 2008, ch. 4.7);
+    * :meth:`reserve` when a user asks for an advance reservation: True when the strategy took care
+      of it, False to submit the job at its wanted start (best effort);
+    * :meth:`take` for every job of the users, when ``buys_jobs`` is set (a job market,
+      :mod:`agents.trading`).
+
+    What a strategy may use (``self.broker``, :class:`agents.broker.Broker`): ``providers()``,
+    ``home(site, procs)``, ``query(provider, now, "plan" | "advertise")`` (the provider's
+    :class:`market.pricing.ProviderPlan` or advertised slots), ``quoting(now)`` (providers answering
+    form-19 queries, for :func:`market.provisioning.provision_greedy`), ``reserve_at(request,
+    provider, f)``, ``submit_at(job, provider)``, ``later(t, action)`` and the parameters ``alpha``,
+    ``penalty``, ``population``, ``generations``, ``history``, ``network``, ``valuations``,
+    ``cycle``; ``self.model`` is the market (its ``rng``, ``time``, ``message_counts``).
+
+    Attributes
+    ----------
+    name : str
+        The registered name (``register_strategy``); plug-ins are named ``"package.module:Name"``.
+    needs_plans : bool
+        The strategy reads providers' priced plans (queries ``"plan"`` or ``"advertise"``): every
+        provider's policy must be one pricing can plan (``market.pricing.check_policy``), which is
+        checked when the market is built.
+    buys_jobs : bool
+        Users hand the broker every job; the market draws each job's valuation
+        (:mod:`market.valuation`) if none are given.
+    pending : sequence
+        Requests held to act on later; the market keeps running while there are any.
+    """
+
+    name = ""
+    needs_plans = False
+    buys_jobs = False
+    pending: Sequence = ()
+
+    def __init__(self, broker) -> None:
+        self.broker = broker
+        self.model = broker.model
+
+    def plan_workflow(self, wf) -> WorkflowPlan | None:
+        """Reservations to buy for workflow ``wf`` (:class:`agents.broker.WorkflowRequest`); None: best effort."""
+        return None
+
+    def reserve(self, request, home) -> bool:
+        """Serve reservation ``request`` (:class:`agents.broker.ReservationRequest`); ``home`` fits its job.
+
+        Return True when done; False lets the broker submit the job at the wanted start.
+        """
+        return False
+
+    def take(self, job) -> None:
+        """A user's job (only called when ``buys_jobs``)."""
+        raise InvalidInput(f"broker strategy {self.name!r} does not buy jobs")
+
+
+class BestEffort(BrokerStrategy):
+    """No market: workflows run just in time, reservation requests are jobs submitted at the wanted start (ch. 4.7)."""
+
+    name = "best-effort"
+
+
+BROKER_STRATEGIES: dict[str, type[BrokerStrategy]] = {}
+"""Registered broker strategies by name (the live table; :func:`register_strategy` adds to it)."""
+
+
+def register_strategy(cls: type[BrokerStrategy]) -> type[BrokerStrategy]:
+    """Make ``cls`` selectable by its ``name`` (usable as a class decorator).
+
+    Raises ``InvalidInput`` for a class that is not a :class:`BrokerStrategy`, a name that is empty,
+    has a colon (those are plug-in names) or is taken by another class.
+    """
+    if not (isinstance(cls, type) and issubclass(cls, BrokerStrategy)):
+        raise InvalidInput(f"broker strategy {cls!r} is not a subclass of agents.strategies.BrokerStrategy")
+    name = cls.name
+    if not isinstance(name, str) or not name or ":" in name:
+        raise InvalidInput(f"broker strategy {cls.__name__}: name must be a non-empty str without ':', got {name!r}")
+    if BROKER_STRATEGIES.get(name, cls) is not cls:
+        raise InvalidInput(f"broker strategy {name!r} is already registered")
+    BROKER_STRATEGIES[name] = cls
+    return cls
+
+
+def strategy_names() -> list[str]:
+    """Registered strategy names, in registration order (plug-ins are named ``"package.module:Name"`` besides)."""
+    return list(BROKER_STRATEGIES)
+
+
+def resolve_strategy(name: str | type[BrokerStrategy]) -> type[BrokerStrategy]:
+    """The strategy class of a registered name, a ``"package.module:Name"`` plug-in, or a class.
+
+    Raises ``InvalidInput`` with one line naming the strategy: an unknown name (with the closest
+    known one), a plug-in that cannot be imported, or an object that is not a strategy.
+
+    >>> resolve_strategy("best-effort").__name__, resolve_strategy("agents.strategies:BestEffort").name
+    ('BestEffort', 'best-effort')
+    >>> resolve_strategy("besteffort")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    market.errors.InvalidInput: unknown broker strategy 'besteffort' (did you mean 'best-effort'?); known: ...
+    """
+    if isinstance(name, type) and issubclass(name, BrokerStrategy):
+        return name
+    cls = BROKER_STRATEGIES.get(name) if isinstance(name, str) else None
+    if cls is not None:
+        return cls
+    if is_plugin_name(name):
+        return load_plugin(name, kind="broker strategy", base=BrokerStrategy)
+    close = difflib.get_close_matches(str(name), BROKER_STRATEGIES, n=1)
+    hint = f" (did you mean {close[0]!r}?)" if close else ""
+    raise InvalidInput(f"unknown broker strategy {name!r}{hint}; known: {', '.join(BROKER_STRATEGIES)}, "
+                       "or a plug-in 'package.module:Name'")
+
+
+register_strategy(BestEffort)
