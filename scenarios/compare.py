@@ -133,7 +133,9 @@ def add_subcommands(subparsers) -> None:
     cmp.add_argument("--trace", help="replace the scenario's workload by this SWF/GWF trace")
     cmp.add_argument("--jobs", type=int, help="with --trace: keep the first N jobs (default all)")
     cmp.add_argument("--seed", type=int, help="seed (default: the scenario's)")
-    cmp.add_argument("--models", help="comma-separated interaction models (default: the scenario's)")
+    cmp.add_argument("--models", help="comma-separated interaction models (default: the scenario's); a plug-in "
+                     "'package.module:Name' names a broker strategy, a clearing method or a whole model "
+                     "(docs/extending.md)")
     cmp.add_argument("--out", help="results folder (default results-SCENARIO-seedN); must not exist")
     cmp.add_argument("--force", action="store_true", help="write into an existing results folder")
     cmp.add_argument("--batsim", action="store_true",

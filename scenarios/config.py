@@ -2,7 +2,7 @@
 
 A scenario names its providers (size, local policy, electricity prices), its
 workload (a trace file or a synthetic model with parameters), the interaction
-models to compare, the market parameters (α, w_t, MaxQ, f_g, reservation
+models to compare (:mod:`scenarios.interaction`: registered names or plug-ins), the market parameters (α, w_t, MaxQ, f_g, reservation
 fraction, penalty), a duration and a seed. Everything is checked on
 construction; errors name the key (``providers[1].procs``) and, for unknown
 names, suggest the closest known one.
@@ -44,6 +44,7 @@ from market.scheduling import resolve_policy
 from market.workflows import Network
 from market.validation import suggest
 from market.workloads.behaviour import SCENARIOS as BEHAVIOURS
+from scenarios.interaction import INTERACTION_MODELS, check_model
 
 __all__ = [
     "INTERACTION_MODELS",
@@ -60,68 +61,6 @@ __all__ = [
     "suggest",
     "with_overrides",
 ]
-
-INTERACTION_MODELS = {
-    "best-effort": "users submit every job to their home provider's local queue (no market)",
-    "mcmf": "a metascheduler clears grid jobs each cycle by min-cost max-flow (Murali & Vadhiyar, eqs. 4-6)",
-    "stable": "a metascheduler clears grid jobs each cycle by stable matching, jobs proposing (sec. 3.3.2)",
-    "moga": "advertisement + MOGA: a broker buys advertised slots for workflows by MOGA and eq. 15 "
-            "(Singh ch. 3-4)",
-    "greedy": "adaptive pricing + greedy: providers quote externality prices, a broker buys task by task "
-              "(Singh ch. 5, 7)",
-    "var": "virtual advance reservations: reservation requests become jobs submitted early (Singh ch. 6, Fig. 33)",
-    "combined": "priced reservation raced by a VAR job, the cheaper kept (Singh ch. 6.4, Fig. 45)",
-    "first-price": "providers auction slots every cycle, reserve = externality quote; the broker bids the "
-                   "symmetric equilibrium shaded bid; losers go best effort (issue 17)",
-    "vickrey": "second-price sealed-bid slot auctions, reserve = externality quote; truthful bids (issue 17)",
-    "english": "ascending-clock slot auctions, reserve = externality quote; bidders stay in up to their value",
-    "dutch": "descending-clock slot auctions, reserve = externality quote; equilibrium stop prices",
-    "double": "a continuous double auction every cycle among ZIP traders for slots starting in the "
-                      "cycle: providers ask from externality reserves, the broker bids from job values (issue 17)",
-    "double-gd": "the double auction of 'double' among Gjerstad-Dickhaut traders (belief-based expected-surplus "
-                 "maximisers, Gjerstad & Dickhaut 1998) instead of ZIP (issue 17)",
-    "negotiate": "as each job arrives the broker bargains with each provider in turn by alternating offers over "
-                 "price and start (Faratin time-dependent tactics); the first deal is bought (issue 17)",
-    "dbc": "as each job arrives a deadline-and-budget-constrained broker (Nimrod-G cost-time optimisation) buys "
-           "the cheapest quoted slot that ends by the job's deadline within its value (issue 17)",
-    "sla": "as each job arrives every provider offers a service-level agreement its plan can honour (start window "
-           "from the job's deadline, value-based penalties); the broker signs the cheapest and it is settled after "
-           "the run (issue 17)",
-    "grand": "a greedy broker buys priced slots for workflows and reservations while an MCMF metascheduler "
-             "clears the other jobs across sites by electricity price (no seed studied the two together)",
-}
-"""Interaction models the agents implement today, by name (see ``scenarios.compare``).
-
-Besides these, a model may be named by a plug-in clearing method ``"package.module:function"``
-(:mod:`market.clearing.methods`): the ``mcmf`` set-up, a metascheduler clearing each cycle, with
-that method instead of min-cost max-flow (:func:`check_model`)."""
-
-
-def check_model(name: object, where: str = "models") -> str:
-    """``name`` if it is an interaction model: a built-in one or a plug-in clearing ``"package.module:function"``.
-
-    A plug-in is imported here (a missing module or function is refused now, in one line).
-
-    >>> check_model("mcmf"), check_model("market.clearing.methods:_stable")
-    ('mcmf', 'market.clearing.methods:_stable')
-    >>> check_model("mcfm")
-    Traceback (most recent call last):
-    ...
-    market.errors.InvalidInput: models: unknown interaction model 'mcfm' (did you mean 'mcmf'?)
-    """
-    from market.plugins import is_plugin_name
-
-    if is_plugin_name(name):
-        from market.clearing import resolve_clearing
-
-        try:
-            resolve_clearing(name)
-        except InvalidInput as exc:
-            raise InvalidInput(f"{where}: {exc}") from None
-        return name
-    if name not in INTERACTION_MODELS:
-        raise InvalidInput(f"{where}: unknown interaction model {name!r}{suggest(str(name), INTERACTION_MODELS)}")
-    return name
 
 PRICE_SOURCES = ("synthetic", "fixed")
 """Electricity price sources; any other value is read as a price CSV path (``market.energy.read_prices``)."""

@@ -26,7 +26,7 @@ import numpy as np
 import pandas as pd
 
 from agents import MarketModel, MetaschedulerSpec, ProviderSpec
-from agents.broker import BROKER_METHODS, WorkflowRequest
+from agents.broker import WorkflowRequest
 from agents.model import BrokerSpec, RunResult
 from market.energy.prices import (
     HourlyPrices,
@@ -43,8 +43,8 @@ from market.workloads.behaviour import SCENARIOS as BEHAVIOURS
 from market.workloads.behaviour import apply_behaviour
 from market.workflows.generators import layered_workflow
 from market.workloads.workload import Workload
-from market.plugins import is_plugin_name
 from scenarios.config import ScenarioConfig, check_model
+from scenarios.interaction import resolve_model
 
 __all__ = [
     "SUMMARY_COLUMNS", "ModelRun", "Requests", "build_inputs", "build_market", "build_prices", "build_requests", "build_valuations", "build_workload", "compare", "read_workflow_file",
@@ -345,25 +345,25 @@ def build_market(config: ScenarioConfig, model: str, workload: Workload, prices:
     """The Mesa market of ``config`` for one interaction model, ready to step or run.
 
     ``workload``, ``prices`` and ``requests`` come from :func:`build_inputs`;
-    ``rng`` seeds the model (the third stream of ``config.seed``). Broker
-    models (``moga``, ``greedy``, ``var``, ``combined``) hand workflows and
-    reservation requests to a broker using that method; ``grand`` to a greedy
-    broker beside an MCMF metascheduler; the others to a best-effort broker
-    (tasks just in time, reservations submitted at their start).
+    ``rng`` seeds the model (the third stream of ``config.seed``). The model
+    (:func:`scenarios.interaction.resolve_model`) names the broker strategy that
+    takes the workflows, reservation requests and (job markets) jobs, and the
+    clearing method of a metascheduler beside it, if any: ``grand`` is a greedy
+    broker beside an MCMF metascheduler, ``mcmf`` a best-effort broker (tasks
+    just in time, reservations submitted at their start) beside one.
     """
     check_model(model, "interaction model")
+    spec = resolve_model(model)
     specs = [ProviderSpec(p.name, p.procs, p.policy, prices[p.name], p.watts_per_proc, p.pricing)
              for p in config.providers]
     par = config.parameters
     meta = None
-    if model in ("mcmf", "stable", "grand") or is_plugin_name(model):  # a plug-in names a clearing method
-        clearing = model if is_plugin_name(model) else "stable" if model == "stable" else "mcmf"
-        meta = MetaschedulerSpec(clearing, par.w_t, par.maxq, par.cycle_seconds, history=par.wait_history,
+    if spec.clearing is not None:
+        meta = MetaschedulerSpec(spec.clearing, par.w_t, par.maxq, par.cycle_seconds, history=par.wait_history,
                                  price_forecasts=par.price_forecasts)
     requests = requests or Requests()
-    method = model if model in BROKER_METHODS else "greedy" if model == "grand" else "best-effort"
-    broker = BrokerSpec(method, par.alpha, par.penalty, par.population, par.generations, history=par.wait_history,
-                        cycle=par.cycle_seconds)
+    broker = BrokerSpec(spec.broker, par.alpha, par.penalty, par.population, par.generations,
+                        history=par.wait_history, cycle=par.cycle_seconds)
     return MarketModel(specs, workload, route="site", metascheduler=meta, grid_fraction=par.f_g,
                        workflows=requests.workflows, reservations=requests.reservations, broker=broker,
                        network=par.network(), valuations=requests.valuations or None, rng=rng)

@@ -110,5 +110,5 @@ def test_a_clearing_plugin_that_breaks_the_rules_is_refused_naming_it(monkeypatc
         check_result(ClearingResult({1: "a", 2: "a"}, 0.0, {}, "x"), costs, "x")
     with pytest.raises(InvalidInput, match=r"returned dict, not a ClearingResult"):
         check_result({1: "a"}, costs, "x")
-    with pytest.raises(InvalidInput, match=r"models: clearing 'cheapest_clearing:nothing': module "):
+    with pytest.raises(InvalidInput, match=r"models: interaction model 'cheapest_clearing:nothing': module "):
         check_model("cheapest_clearing:nothing")
