@@ -52,12 +52,16 @@ def model_params(scenario_name: str = "quickstart", interaction_model: str | Non
     """SolaraViz ``model_params``: the scenario's controls at its own values, and the fixed step sizes.
 
     The interaction models are read from ``scenarios.config.INTERACTION_MODELS``
-    when the page is built; the seed is a text field checked on Reset.
+    when the page is built, followed by the scenario's and ``interaction_model``'s plug-ins
+    (``"package.module:Name"``); the seed is a text field checked on Reset.
     """
     config = get_scenario(scenario_name)
     models = list(INTERACTION_MODELS)
+    models += [m for m in config.models if m not in models]  # the scenario's plug-ins
     if interaction_model is None:
         interaction_model = "best-effort" if "best-effort" in models else models[0]
+    elif interaction_model not in models:  # a plug-in given on the command line
+        models.append(interaction_model)
     names = scenario_names()
     if scenario_name not in names:
         names.append(scenario_name)

@@ -24,7 +24,8 @@ from dataclasses import dataclass
 import mesa
 
 from market.errors import InvalidInput
-from scenarios.config import INTERACTION_MODELS, ScenarioConfig, suggest, with_overrides
+from market.plugins import is_plugin_name
+from scenarios.config import INTERACTION_MODELS, ScenarioConfig, check_model, suggest, with_overrides
 from scenarios.experiment import build_inputs, build_market
 from scenarios.registry import get_scenario
 from viz.summary import running_summary
@@ -79,7 +80,8 @@ def parse_controls(scenario_name, interaction_model, alpha=None, w_t=None, load_
 
     Numbers may come as text (the seed is a text field); None keeps the
     scenario's own value. The interaction models are read from
-    ``scenarios.config.INTERACTION_MODELS`` at call time.
+    ``scenarios.config.INTERACTION_MODELS`` at call time; a plug-in
+    ``"package.module:Name"`` (:mod:`scenarios.interaction`) is imported here.
 
     Returns
     -------
@@ -103,7 +105,9 @@ def parse_controls(scenario_name, interaction_model, alpha=None, w_t=None, load_
     """
     if not isinstance(scenario_name, str) or not scenario_name:
         raise InvalidInput(f"scenario must be a scenario name or a .toml file, got {scenario_name!r}")
-    if interaction_model not in INTERACTION_MODELS:
+    if is_plugin_name(interaction_model):
+        check_model(interaction_model, "interaction model")  # imported here: a bad plug-in is one line
+    elif interaction_model not in INTERACTION_MODELS:
         raise InvalidInput(f"unknown interaction model {interaction_model!r}"
                            f"{suggest(str(interaction_model), INTERACTION_MODELS)}")
     config = get_scenario(scenario_name)

@@ -28,7 +28,8 @@ import urllib.error
 import urllib.request
 
 from market.errors import InvalidInput
-from scenarios.config import INTERACTION_MODELS, suggest
+from market.plugins import is_plugin_name
+from scenarios.config import INTERACTION_MODELS, check_model, suggest
 from scenarios.registry import get_scenario, scenario_names
 
 __all__ = ["DEFAULT_PORT", "add_subcommand", "is_loopback", "resolve_host", "run_viz", "solara_command"]
@@ -153,7 +154,9 @@ def _stop(proc: subprocess.Popen) -> None:
 def run_viz(args: argparse.Namespace) -> int:
     """Check the scenario and the address, start the server, print its address, serve until interrupted."""
     get_scenario(args.scenario)  # a bad name or file fails here, in the terminal, not in the page
-    if args.model is not None and args.model not in INTERACTION_MODELS:
+    if args.model is not None and is_plugin_name(args.model):
+        check_model(args.model, "--model")  # the page's process imports it again, from the same PYTHONPATH
+    elif args.model is not None and args.model not in INTERACTION_MODELS:
         raise InvalidInput(f"unknown interaction model {args.model!r}{suggest(args.model, INTERACTION_MODELS)}")
     host = resolve_host(args.host)
     if not 0 <= args.port <= 65535:
@@ -199,7 +202,8 @@ def add_subcommand(subparsers) -> None:
     )
     p.add_argument("scenario", nargs="?", default=DEFAULT_SCENARIO,
                    help=f"a registered scenario ({names}) or a scenario .toml file (default {DEFAULT_SCENARIO})")
-    p.add_argument("--model", help="interaction model shown first (default best-effort)")
+    p.add_argument("--model", help="interaction model shown first (default best-effort); a plug-in "
+                   "'package.module:Name' too (docs/extending.md)")
     p.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"port (default {DEFAULT_PORT}; 0 = a free one)")
     p.add_argument("--host", help="address to bind (default 127.0.0.1; other addresses expose the page)")
     p.add_argument("--timeout", type=float, default=READY_TIMEOUT,
