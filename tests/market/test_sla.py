@@ -12,7 +12,18 @@ from market.job import Job
 from market.pricing.plan import ProviderPlan
 from market.pricing.state import ProviderState, RunningJob, base_profile
 from market.reservation import Reservation
-from market.sla import SLA, PenaltySchedule, SLARequest, ledger, offer_sla, settle
+from market.sla import (
+    SLA,
+    PenaltySchedule,
+    SLARequest,
+    book_capacity,
+    book_plan,
+    honours,
+    ledger,
+    offer_sla,
+    overbooked_state,
+    settle,
+)
 
 from .pricing.strategies import provider_states
 
@@ -156,3 +167,108 @@ def test_on_time_pays_the_price_and_penalties_are_monotone_and_capped(start, wid
         assert r.violated == (late > 0)
         assert r.penalty == pytest.approx(min(cap, rate * late / 3600))
     assert dataclasses.replace(sla, price=price).price == price
+
+
+# ------------------------------------------------------------------ overbooking (the book departs from the plan)
+def test_an_overbooking_provider_signs_a_start_its_machine_cannot_hold_by_hand(fig21):
+    """Fig. 21 overbooked by 1.4: the book has floor(1.4 x 5) = 7 processors, 3 of them free at 0 (A and B
+    hold 4). 3 processors for 1 h in [0, 1 h], refused by the plan (1 free until 2 h), fit the book at 0; the
+    machine could hold them only from 3 h (B ends; R's 2 of 5 from 5 h leave room)."""
+    request = SLARequest("Y", 3, H, 0, H)
+    assert offer_sla(fig21, request, provider="p", penalty=TERMS) is None
+    book = book_plan(fig21, 1.4)
+    assert book.procs == 7 and base_profile(book.state).steps() == [(0, 3), (2 * H, 4), (3 * H, 7), (5 * H, 5),
+                                                                   (8 * H, 7)]
+    sla = offer_sla(book, request, provider="p", penalty=TERMS)
+    assert sla.start == 0 and not honours(fig21, sla)
+    assert base_profile(fig21.state).earliest_start(3, H, 0) == 3 * H and honours(fig21, sla, start=3 * H)
+    # the pending contract holds its 3 book processors over [0, 1 h): a second one starts when it ends
+    book2 = book_plan(fig21, 1.4, [Reservation(sla.reservation_id, 0, 3, H)])
+    assert base_profile(book2.state).steps()[:2] == [(0, 0), (H, 3)]
+    assert offer_sla(book2, SLARequest("Z", 3, H, 0, 4 * H), provider="p", penalty=TERMS).start == H
+
+
+def test_a_non_overbooking_book_is_the_plan_itself(fig21):
+    assert book_plan(fig21, 1.0) is fig21 and book_plan(fig21, 1.1) is fig21  # 5.5 -> 5: no extra processor
+    assert overbooked_state(fig21.state, 1) is fig21.state
+
+
+def test_bad_overbooking_is_refused(fig21):
+    for bad in (0.9, math.nan, math.inf, "2", True):
+        with pytest.raises(InvalidInput, match="overbooking factor"):
+            book_plan(fig21, bad)
+    with pytest.raises(InvalidInput, match="also a reservation"):
+        overbooked_state(fig21.state, 2.0, [Reservation("R", 0, 1, 10)])
+    with pytest.raises(InvalidInput, match="Reservations"):
+        overbooked_state(fig21.state, 2.0, [(0, 1, 10)])
+    sla = SLA("p", "X", 0, H, 1, H, 1.0, TERMS, "r", 0)
+    with pytest.raises(InvalidInput, match="start must be"):
+        honours(fig21, sla, start=-1)
+
+
+def _committed(state, pending, t):
+    """Processors committed at instant ``t`` (brute force): running jobs, reservations and pending contracts."""
+    held = sum(r.procs for r in state.running if state.now <= t < r.end)
+    return held + sum(r.procs for r in (*state.reservations, *pending) if max(r.start, state.now) <= t < r.end)
+
+
+@st.composite
+def pending_contracts(draw, state, factor):
+    """Contracts signed on the book one after another, so together they fit it when signed, or (``stale``) at
+    any start: the machine has since started queued jobs in processors the book had promised them."""
+    pending = []
+    for i in range(draw(st.integers(0, 3))):
+        book = overbooked_state(state, factor, pending)
+        procs, duration = draw(st.integers(1, state.procs)), draw(st.integers(1, 120))
+        after = state.now + draw(st.integers(0, 100))
+        stale = draw(st.booleans())
+        start = after if stale else base_profile(book).earliest_start(procs, duration, after)
+        pending.append(Reservation(f"sla-{i}", start, procs, duration))
+    return pending
+
+
+@settings(max_examples=80, deadline=None)
+@given(data=st.data(), factor=st.sampled_from([1.0, 1.25, 1.5, 2.0, 3.0]))
+def test_the_book_frees_what_the_factor_allows_beyond_every_commitment(data, factor):
+    """At every instant the book frees max(0, floor(factor x procs) - committed) processors (brute force over
+    running jobs, reservations and pending contracts), and an overbooked contract signed on it never takes the
+    commitments above the book: overbooking departs from the plan by at most the factor."""
+    state = data.draw(provider_states())
+    pending = data.draw(pending_contracts(state, factor))
+    book = overbooked_state(state, factor, pending)
+    capacity = book_capacity(state.procs, factor)
+    profile = base_profile(book)
+    ends = {state.now} | {r.end for r in state.running} | {x for r in (*state.reservations, *pending)
+                                                              for x in (r.start, r.end)}
+    for t in sorted(x for x in ends if x >= state.now):
+        assert profile.free_at(t) == max(0, capacity - _committed(state, pending, t)), t
+    event("commitments above the book" if book.procs > capacity else "within the book")
+    assert book.queue == state.queue and set(book.reservations) >= set(state.reservations) | set(pending)
+    request = data.draw(sla_requests(state))
+    plan = ProviderPlan(book, "easy")
+    sla = offer_sla(plan, request, provider="p", penalty=TERMS)
+    first = max(request.earliest, state.now)
+    if sla is None:
+        event("declined")
+        assert all(min(capacity - _committed(state, pending, t) for t in range(s, s + request.duration)) <
+                   request.procs for s in range(first, request.latest + 1))
+        return
+    event("signed")
+    mine = Reservation(sla.reservation_id, sla.start, sla.procs, sla.duration)
+    assert all(_committed(state, [*pending, mine], t) <= max(capacity, _committed(state, pending, t) + sla.procs)
+               for t in range(sla.start, sla.start + sla.duration))
+    assert all(capacity - _committed(state, pending, t) >= sla.procs for t in range(sla.start, sla.start + sla.duration))
+    if factor == 1.0 and not pending:  # a provider that does not overbook signs only what its plan can honour
+        assert honours(ProviderPlan(state, "easy"), sla)
+
+
+@settings(max_examples=60, deadline=None)
+@given(data=st.data(), low=st.sampled_from([1.0, 1.25, 1.5]), extra=st.sampled_from([0.25, 0.5, 1.0]))
+def test_more_overbooking_never_signs_a_later_start(data, low, extra):
+    """The book at a larger factor frees at least as much everywhere: the earliest start it signs is no later."""
+    state = data.draw(provider_states())
+    request = data.draw(sla_requests(state))
+    signed = [offer_sla(ProviderPlan(overbooked_state(state, f), "easy"), request, provider="p", penalty=TERMS)
+              for f in (low, low + extra)]
+    if signed[0] is not None:
+        assert signed[1] is not None and signed[1].start <= signed[0].start
