@@ -49,7 +49,8 @@ def measy(size: str, seed: int, data: Path | None):
     Sizes: ``small`` 1000 jobs per workload, loads 0.7 and 0.9 (about 5 s).
     ``medium`` 40,000 FWload and 20,000 JWload jobs, loads 0.5-0.9 (minutes).
     ``full`` 200,000 FWload and 100,000 JWload jobs (the paper's), loads
-    0.5-0.9: about 30 minutes on one core (``benchmarks/RESULTS_reproductions.md``).
+    0.5-0.9: about 1.5-2.5 minutes a seed on one core with the compiled two-tier engine
+    (``benchmarks/RESULTS_reproductions.md``).
     The paper's averages and maxima are over its loads 0.5-0.9; at ``small``
     they are over two loads only.
     """
