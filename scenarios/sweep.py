@@ -21,7 +21,15 @@ existing folder is refused unless ``resume`` or ``force`` (start over).
 Executors: ``"local"`` (``workers`` processes; 1 = in this process) or
 ``"dask"``: a ``distributed`` scheduler at ``scheduler`` (``tcp://HOST:PORT``,
 e.g. started by dask-jobqueue on an HPC site), or without it a loopback
-``LocalCluster`` of ``workers`` processes, closed at the end.
+``LocalCluster`` of ``workers`` processes, closed at the end. No wait on
+the cluster is unbounded (:func:`run_dask`): if a cluster the sweep started
+has had no worker for :data:`NO_WORKER_SECONDS` (its worker processes died
+and were not restarted), the sweep stops with :class:`NoWorkers`, keeping the
+finished runs for a resume; on an external ``scheduler`` it waits for workers
+to join (dask-jobqueue may start them much later), logging a warning every
+:data:`NO_WORKER_SECONDS` while none is connected. A run whose file is on disk
+is finished, so its result is read from there, not fetched from the worker
+that computed it (which may be gone).
 
 Grid syntax (``parse_grid``): ``name=v1,v2,...`` or ``name=a..b`` (integers,
 inclusive); ``model=mcmf,stable`` picks one interaction model per run. Times
@@ -38,26 +46,48 @@ import logging
 import multiprocessing
 import os
 import re
+import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
 
 import pandas as pd
 
-from market.errors import InvalidInput
+from market.errors import InvalidInput, MarketError
 from scenarios.config import ScenarioConfig, overridable, suggest, with_overrides
 from scenarios.experiment import compare
 from scenarios.interrupts import stop_workers, with_hint
 from scenarios.results import manifest, prepare_out, write_atomic
 
-__all__ = ["EXECUTORS", "MANIFEST", "check_executor", "executor_runs", "parse_grid", "point_id", "read_points",
-           "run_dask", "run_local", "run_point", "run_sweep"]
+__all__ = ["EXECUTORS", "MANIFEST", "NO_WORKER_SECONDS", "NoWorkers", "check_executor", "executor_runs",
+           "parse_grid", "point_id", "read_points", "run_dask", "run_local", "run_point", "run_sweep"]
 
 EXECUTORS = ("local", "dask")
 MANIFEST = "sweep.json"
 """The sweep manifest's file name inside ``OUT/``."""
 
 DASK_HINT = 'pip install "gridmarket[dask]"'
+
+NO_WORKER_SECONDS = 30.0
+"""How long a Dask run tolerates a scheduler without any worker, in seconds.
+
+Longer than a nanny needs to restart a killed worker process (a few seconds,
+more on a loaded machine). A cluster started for the command that stays
+workerless this long is given up (:class:`NoWorkers`); on an external
+scheduler the command keeps waiting and logs a warning this often. Read when a
+run starts, so a test may set it lower.
+"""
+
+_POLL_SECONDS = 0.1  # how often run_dask looks for finished runs (as distributed's own as_completed does)
+_CHECK_SECONDS = 1.0  # at most this long between looks at the workers while nothing comes in
+_ASK_SECONDS = 5.0  # how long the scheduler may take to say how many workers it has
+_FETCH_SECONDS = 60.0  # the longest single wait for one result; a timed-out fetch is retried after a look
+_CLOSE_SECONDS = 30.0  # how long closing the client or the LocalCluster may take before it is left to exit
+
+
+class NoWorkers(MarketError):
+    """The Dask cluster started for this command has had no worker for :data:`NO_WORKER_SECONDS`."""
+
 
 _RANGE = re.compile(r"^(-?\d+)\.\.(-?\d+)$")
 _BAD_RANGE = re.compile(r"^[-\d.]*\.\.[-\d.]*$")
@@ -193,6 +223,21 @@ def run_point(config: ScenarioConfig, point: dict, path: str) -> str:
     return text
 
 
+def _run_document(path: str | Path) -> str | None:
+    """The whole run document at ``path`` (JSON text with its rows), or None: no file (yet), or one cut short."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+        doc = json.loads(text)
+    except (OSError, ValueError):
+        return None
+    return text if isinstance(doc, dict) and isinstance(doc.get("rows"), list) else None
+
+
+def _from_disk(key: tuple[str, str]) -> str | None:
+    """:func:`run_dask`'s ``recover`` for a sweep: the file of run ``key = (run_id, path)``, once written."""
+    return _run_document(key[1])
+
+
 def _finished(path: Path) -> bool:
     """Whether ``path`` holds a whole run document (a file cut short by a crash is redone)."""
     if not path.exists():
@@ -305,14 +350,32 @@ def run_local(fn: Callable, tasks: Sequence[tuple[object, tuple]], workers: int)
 
 
 @contextlib.contextmanager
+def _closed_within(thing, what: str):
+    """Yield ``thing`` (a Dask client or cluster) and close it on exit, waiting at most ``_CLOSE_SECONDS``.
+
+    A close that takes longer is logged and abandoned, not waited on: its
+    error would hide the one that ended the runs (e.g. :class:`NoWorkers`),
+    and worker processes still left end with this one.
+    """
+    try:
+        yield thing
+    finally:
+        try:
+            thing.close(timeout=_CLOSE_SECONDS)
+        except TimeoutError:
+            _log.warning("%s did not close within %g s; left to end with this process", what, _CLOSE_SECONDS)
+
+
+@contextlib.contextmanager
 def _dask_client(scheduler: str | None, workers: int, timeout_seconds: float):
     try:
         from distributed import Client, LocalCluster
     except ImportError:
         raise InvalidInput(f"the dask executor needs dask.distributed, which is not installed: {DASK_HINT}") from None
     if scheduler is None:
-        with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, host="127.0.0.1",
-                          dashboard_address=None) as cluster, Client(cluster) as client:
+        with (_closed_within(LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, host="127.0.0.1",
+                                          dashboard_address=None), "the Dask LocalCluster") as cluster,
+              _closed_within(Client(cluster), "the Dask client") as client):
             yield client
         return
     try:
@@ -320,40 +383,168 @@ def _dask_client(scheduler: str | None, workers: int, timeout_seconds: float):
     except (OSError, TimeoutError, ValueError, TypeError) as err:
         raise InvalidInput(f"cannot reach the Dask scheduler at {scheduler!r} within {timeout_seconds:g} s: "
                            f"{err}") from None
-    with client:
-        if not client.scheduler_info().get("workers"):
+    with _closed_within(client, "the Dask client"):
+        if not _n_workers(client, timeout_seconds):
             _log.warning("the Dask scheduler at %s has no workers yet; runs start when workers join", scheduler)
         yield client
 
 
-def run_dask(client, fn: Callable, tasks: Sequence[tuple[object, tuple]]) -> Iterator[tuple[object, object]]:
-    """:func:`run_local` on a Dask ``client``'s workers; closing the iterator cancels what is left."""
+def _n_workers(client, timeout_seconds: float) -> int | None:
+    """How many workers ``client``'s scheduler has, or None if it does not answer within ``timeout_seconds``."""
+    try:
+        info = client.sync(client.scheduler.identity, callback_timeout=timeout_seconds)
+    except (OSError, TimeoutError):
+        return None
+    return len(info.get("workers", ()))
+
+
+class _WorkerWatch:
+    """Whether a Dask scheduler still has workers, asked at most every ``check_seconds`` while runs wait.
+
+    ``check()`` raises :class:`NoWorkers` once the scheduler has had none for
+    ``no_worker_seconds`` (``give_up``: a cluster started for this command, whose
+    dead workers nothing restarts), or else logs a warning that often (workers
+    of an external scheduler may join later).
+    """
+
+    def __init__(self, client, *, give_up: bool, no_worker_seconds: float, n_total: int):
+        self.client, self.give_up, self.no_worker_seconds, self.n_total = client, give_up, no_worker_seconds, n_total
+        self.check_seconds = min(_CHECK_SECONDS, no_worker_seconds / 4)
+        self.checked = time.monotonic()  # a LocalCluster starts with its workers; a scheduler without is warned of
+        self.workerless_since: float | None = None
+        self.warned: float | None = None
+
+    def has_workers(self) -> bool:
+        """Whether the scheduler had a worker when last asked (asking again if that is ``check_seconds`` old)."""
+        now = time.monotonic()
+        if now - self.checked >= self.check_seconds:
+            self.checked = now
+            if _n_workers(self.client, _ASK_SECONDS):  # no answer counts as no worker
+                self.workerless_since = self.warned = None
+            elif self.workerless_since is None:
+                self.workerless_since = now
+        return self.workerless_since is None
+
+    def check(self, n_waiting: int) -> None:
+        """Give up (NoWorkers) or warn if the scheduler has been without workers too long, ``n_waiting`` runs left."""
+        if self.has_workers():
+            return
+        now = time.monotonic()
+        idle = now - self.workerless_since
+        if idle < self.no_worker_seconds or (self.warned is not None and now - self.warned < self.no_worker_seconds):
+            return
+        if self.give_up:
+            raise NoWorkers(f"the Dask LocalCluster started for this command has had no worker for "
+                            f"{self.no_worker_seconds:g} s (its worker processes died or were killed, e.g. short of "
+                            f"memory, and were not restarted); {n_waiting} of {self.n_total} runs not finished")
+        self.warned = now
+        _log.warning("no worker connected to the Dask scheduler for %.0f s; %d of %d runs waiting (they start when "
+                     "workers join; Ctrl-C stops and keeps the finished runs)", idle, n_waiting, self.n_total)
+
+
+def run_dask(client, fn: Callable, tasks: Sequence[tuple[object, tuple]], *, wait_for_workers: bool = False,
+             no_worker_seconds: float | None = None,
+             recover: Callable[[object], object | None] | None = None) -> Iterator[tuple[object, object]]:
+    """:func:`run_local` on a Dask ``client``'s workers; closing the iterator cancels what is left.
+
+    Every wait is bounded: for the next finished run and for its result, which
+    is lost (and waits for a recomputation) if its worker died before the
+    result was fetched. While nothing comes in, the scheduler is asked every
+    second whether it has a worker left.
+
+    Parameters
+    ----------
+    wait_for_workers
+        False (a cluster started for this command, which nothing refills): once
+        no worker has been connected for ``no_worker_seconds``, raise
+        :class:`NoWorkers` rather than wait forever for runs no one will do.
+        True (an external scheduler, whose workers may join later): keep
+        waiting, logging a warning every ``no_worker_seconds`` while none is.
+    no_worker_seconds
+        The grace period, in seconds (default: :data:`NO_WORKER_SECONDS`).
+    recover
+        ``recover(key)``: the result of task ``key`` if it was kept elsewhere
+        (a sweep's run file, written by the run's own process), else None.
+        Asked before fetching a finished run's result, and for every waiting
+        run while the scheduler has no worker, so a run that finished on a
+        worker that is gone is not lost (nor counted as unfinished).
+
+    Raises
+    ------
+    NoWorkers
+        Without ``wait_for_workers``: no worker for ``no_worker_seconds``.
+    """
     from distributed import as_completed as dask_completed
 
+    if no_worker_seconds is None:
+        no_worker_seconds = NO_WORKER_SECONDS
     futures = {client.submit(fn, *args, pure=False): key for key, args in tasks}
+    waiting = dict(futures)  # not yet yielded
+    watch = _WorkerWatch(client, give_up=not wait_for_workers, no_worker_seconds=no_worker_seconds,
+                         n_total=len(futures))
+    # finished once (their result maybe lost since with its worker, and waiting for a recomputation), not yet
+    # taken -> the time limit of the next fetch (as_completed reports a future once, so they are kept here)
+    fetch_seconds: dict[object, float] = {}
+    scanned = None  # the workerless spell whose finished runs were looked for with recover
     try:
-        for fut in dask_completed(futures):
-            yield futures[fut], fut.result()
+        completed = dask_completed(futures)
+        while waiting:
+            # never a blocking next(completed): once the workers are gone the futures stay pending, with no error
+            for fut in completed.next_batch(block=False):
+                if fut in waiting:
+                    fetch_seconds.setdefault(fut, watch.check_seconds)
+            took = False
+            for fut in [f for f in fetch_seconds if f.done()]:
+                key = waiting[fut]
+                value = recover(key) if recover is not None else None
+                if value is None:
+                    try:
+                        value = fut.result(timeout=fetch_seconds[fut])
+                    except TimeoutError:  # lost with its worker during the fetch, or slow: retry, more patiently
+                        fetch_seconds[fut] = min(2 * fetch_seconds[fut], _FETCH_SECONDS)
+                        continue
+                del fetch_seconds[fut], waiting[fut]
+                took = True
+                yield key, value
+            if took:
+                continue
+            if recover is not None and not watch.has_workers() and scanned != watch.workerless_since:
+                # once a spell: runs that finished (on disk) before their workers died; none finishes during it
+                scanned = watch.workerless_since
+                for fut, key in list(waiting.items()):
+                    value = recover(key)
+                    if value is not None:
+                        del waiting[fut]
+                        fetch_seconds.pop(fut, None)
+                        client.cancel([fut])  # no worker that joins later redoes it
+                        yield key, value
+                continue
+            watch.check(len(waiting))
+            time.sleep(_POLL_SECONDS)
     finally:
         client.cancel(list(futures))
 
 
 @contextlib.contextmanager
 def executor_runs(fn: Callable, tasks: Sequence[tuple[object, tuple]], *, executor: str = "local",
-                  workers: int | None = None, scheduler: str | None = None, timeout_seconds: float = 5.0):
+                  workers: int | None = None, scheduler: str | None = None, timeout_seconds: float = 5.0,
+                  no_worker_seconds: float | None = None):
     """Context yielding the ``(key, fn(*args))`` pairs of ``tasks`` in completion order, on ``executor``.
 
     ``"local"``: ``workers`` processes (default 1, in this process); ``"dask"``:
-    the workers of ``scheduler``, or a loopback cluster of ``workers``
-    processes (default: the CPU count). Arguments are checked first
-    (:func:`check_executor`); leaving the context cancels unfinished runs.
+    the workers of ``scheduler`` (waited for while none is connected), or a
+    loopback cluster of ``workers`` processes (default: the CPU count), given
+    up with :class:`NoWorkers` once workerless for ``no_worker_seconds``
+    (:func:`run_dask`). Arguments are checked first (:func:`check_executor`);
+    leaving the context cancels unfinished runs.
     """
     check_executor(executor, workers, scheduler)
     with contextlib.ExitStack() as stack:
         if executor == "dask" and tasks:
             n = workers if workers is not None else (os.cpu_count() or 1)
             client = stack.enter_context(_dask_client(scheduler, n, timeout_seconds))
-            results = run_dask(client, fn, tasks)
+            results = run_dask(client, fn, tasks, wait_for_workers=scheduler is not None,
+                               no_worker_seconds=no_worker_seconds)
         else:
             results = run_local(fn, tasks, workers or 1)
         yield stack.enter_context(contextlib.closing(results))
@@ -375,6 +566,7 @@ def run_sweep(
     force: bool = False,
     progress: Callable[[str, str, int, int], None] | None = None,
     timeout_seconds: float = 5.0,
+    no_worker_seconds: float | None = None,
 ) -> pd.DataFrame:
     """Run every point of ``grid`` (or ``points``) into ``out``; return the combined table.
 
@@ -397,18 +589,25 @@ def run_sweep(
         ``"dask"``: connect to ``scheduler`` (``tcp://HOST:PORT``; its own
         workers run the sweep, so ``workers`` must be None), or without it
         start a loopback ``LocalCluster`` of ``workers`` processes (default:
-        the CPU count).
+        the CPU count). On ``scheduler`` the runs wait for workers to join
+        (a warning is logged every ``no_worker_seconds`` while none is).
     progress
         Called as ``progress(run_id, status, n_done, n_total)`` with status
         ``"skipped"`` (finished earlier) or ``"done"``, in completion order.
     timeout_seconds
         How long to try to reach ``scheduler``.
+    no_worker_seconds
+        How long the sweep's own ``LocalCluster`` may be without any worker
+        before the sweep gives up (default :data:`NO_WORKER_SECONDS`).
 
     Raises
     ------
     InvalidInput
         Bad arguments or grid values, a refused folder, an unreachable
         scheduler, or dask not installed; all before any run starts.
+    NoWorkers
+        The sweep's own ``LocalCluster`` lost all its workers for
+        ``no_worker_seconds``; the finished runs are kept for ``resume``.
     """
     check_executor(executor, workers, scheduler)
     if resume and force:
@@ -454,7 +653,8 @@ def run_sweep(
         run_config = _absolute_paths(config)
         tasks = [((rid, path), (run_config, point, path)) for rid, point, path in todo]
         if client is not None:
-            results = run_dask(client, run_point, tasks)
+            results = run_dask(client, run_point, tasks, wait_for_workers=scheduler is not None,
+                               no_worker_seconds=no_worker_seconds, recover=_from_disk)
         else:
             results = run_local(run_point, tasks, workers or 1)
         try:
@@ -471,6 +671,10 @@ def run_sweep(
             kept = sum(1 for rid in ids if _finished(runs_dir / f"{rid}.json"))
             raise with_hint(exc, f"{kept} of {n_total} runs finished and are kept in {runs_dir}; repeat the "
                                  "command with --resume to run the rest") from None
+        except NoWorkers as exc:
+            kept = sum(1 for rid in ids if _finished(runs_dir / f"{rid}.json"))
+            raise NoWorkers(f"{exc}; {kept} of {n_total} runs finished and are kept in {runs_dir}; repeat the "
+                            "command with --resume to run the rest") from None
 
     rows = []
     for rid in ids:

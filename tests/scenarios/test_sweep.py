@@ -1,22 +1,26 @@
 """Sweeps: grid syntax, the folder's refuse/resume/force rules, Dask (a real loopback cluster), a kill mid-way."""
 
+import contextlib
 import json
+import logging
 import os
 import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 
 import pandas as pd
 import psutil
 import pytest
 
-from market.errors import InvalidInput
+from market.errors import InvalidInput, MarketError
 from scenarios import compare as compare_cli
+from scenarios import sweep
 from scenarios.config import with_overrides
 from scenarios.registry import get_scenario
-from scenarios.sweep import MANIFEST, parse_grid, read_points, run_sweep
+from scenarios.sweep import MANIFEST, NoWorkers, parse_grid, read_points, run_dask, run_point, run_sweep
 
 distributed = pytest.importorskip("distributed")
 
@@ -36,6 +40,35 @@ def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
+
+
+@contextlib.contextmanager
+def _deadline(seconds: float):
+    """Fail the test, rather than hang it, if the block runs longer than ``seconds`` (what pytest-timeout does)."""
+    def fail(signum, frame):
+        pytest.fail(f"still waiting after {seconds} s: a Dask wait without a bound", pytrace=False)
+
+    previous = signal.signal(signal.SIGALRM, fail)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def _loopback_cluster():
+    return distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True, host="127.0.0.1",
+                                    dashboard_address=None)
+
+
+def _lose_every_worker(client) -> None:
+    """The cluster's workers closed for good (as when they die and are not restarted); returns once none is left."""
+    client.cluster.scale(0)
+    deadline = time.monotonic() + 15
+    while client.scheduler_info()["workers"]:
+        assert time.monotonic() < deadline, "the workers did not go"
+        time.sleep(0.02)
 
 
 @pytest.mark.parametrize(
@@ -207,6 +240,121 @@ def test_dask_runs_give_the_serial_summaries(tmp_path):
     while {p.pid for p in psutil.Process().children(recursive=True)} - before and time.monotonic() < deadline:
         time.sleep(0.1)
     assert not {p.pid for p in psutil.Process().children(recursive=True)} - before  # the cluster was closed
+
+
+@pytest.mark.parametrize("on_disk", [True, False], ids=["result-on-disk", "result-only-on-the-worker"])
+def test_run_finished_on_a_worker_that_is_gone_before_its_result_is_fetched_never_hangs(tmp_path, quick, on_disk):
+    """The hang of the reverted fix (9b1a5e6), reached in a controlled state: no race between kill and fetch.
+
+    Run b has finished on the only worker, which holds its result; the client has not fetched it (the
+    consumer of run_dask is busy with run a); then the worker is closed for good. Its file written by the
+    run's process, b is taken from disk; without one, the sweep gives up after no_worker_seconds.
+    """
+    tasks = [(name, (quick, {"seed": seed}, str(tmp_path / f"{name}.json"))) for name, seed in (("a", 1), ("b", 2))]
+    recover = (lambda name: sweep._run_document(tmp_path / f"{name}.json")) if on_disk else None
+    with _deadline(20), _loopback_cluster() as cluster, distributed.Client(cluster) as client:
+        runs = run_dask(client, run_point, tasks, no_worker_seconds=1, recover=recover)
+        first, _ = next(runs)
+        (other,) = {"a", "b"} - {first}
+        while not (tmp_path / f"{other}.json").exists() or sum(map(len, client.has_what().values())) < 2:
+            time.sleep(0.01)  # the other run finished and its result is held by the worker, not fetched
+        _lose_every_worker(client)
+        start = time.monotonic()
+        if on_disk:
+            assert list(runs) == [(other, (tmp_path / f"{other}.json").read_text())]
+            assert time.monotonic() - start < 5
+        else:
+            with pytest.raises(NoWorkers, match=r"^the Dask LocalCluster started for this command has had no worker "
+                                                r"for 1 s \(.*\); 1 of 2 runs not finished$"):
+                list(runs)
+            assert 1 <= time.monotonic() - start < 5
+
+
+def test_sweep_whose_own_cluster_has_no_worker_stops_in_one_line_and_resumes(tmp_path, monkeypatch, capsys):
+    """No worker from the first run on: the CLI's one line, exit status 2, the finished runs kept for --resume."""
+    out = tmp_path / "sw"
+    args = ["sweep", "quickstart", "--grid", "seed=1..4", "--grid", "workload.n_jobs=30", "--grid",
+            "model=best-effort", "--out", str(out)]
+    assert compare_cli.main(args) == 0
+    whole = pd.read_csv(out / "sweep.csv").drop(columns="seconds")
+    kept = {p.name: p.stat().st_mtime_ns for p in (out / "runs").iterdir() if "seed1" in p.name or "seed3" in p.name}
+    for path in (out / "runs").iterdir():
+        if path.name not in kept:
+            path.unlink()  # as if these runs were lost with the workers
+    capsys.readouterr()
+
+    own_cluster = sweep._dask_client
+
+    @contextlib.contextmanager
+    def without_workers(*args):
+        with own_cluster(*args) as client:
+            _lose_every_worker(client)
+            yield client
+
+    monkeypatch.setattr(sweep, "_dask_client", without_workers)
+    monkeypatch.setattr(sweep, "NO_WORKER_SECONDS", 1.0)
+    start = time.monotonic()
+    with _deadline(20):
+        rc = compare_cli.main(args + ["--executor", "dask", "--workers", "1", "--resume"])
+    assert time.monotonic() - start < 15
+    assert rc == 2  # a MarketError: one line, exit status 2
+    err = capsys.readouterr().err.splitlines()
+    assert [line for line in err if "skipped" not in line] == [
+        "gridmarket: error: the Dask LocalCluster started for this command has had no worker for 1 s (its worker "
+        "processes died or were killed, e.g. short of memory, and were not restarted); 2 of 2 runs not finished; "
+        f"2 of 4 runs finished and are kept in {(out / 'runs').resolve()}; repeat the command with --resume to run "
+        "the rest"]
+    assert {p.name: p.stat().st_mtime_ns for p in (out / "runs").iterdir()} == kept
+
+    monkeypatch.undo()
+    assert compare_cli.main(args + ["--resume"]) == 0
+    err = capsys.readouterr().err
+    assert sum("skipped" in line for line in err.splitlines()) == 2 and sum(
+        "done" in line for line in err.splitlines()) == 2
+    pd.testing.assert_frame_equal(pd.read_csv(out / "sweep.csv").drop(columns="seconds"), whole)
+
+
+def test_external_scheduler_without_workers_warns_and_runs_when_a_worker_joins(tmp_path, quick, caplog):
+    # an in-process scheduler and (later) thread worker, reached over loopback TCP as a remote one would be
+    with _deadline(20), distributed.LocalCluster(n_workers=0, processes=False, protocol="tcp", host="127.0.0.1",
+                                                 dashboard_address=None) as cluster:
+        def add_a_worker_after_two_warnings():
+            deadline = time.monotonic() + 10
+            while sum("no worker connected" in r.getMessage() for r in caplog.records) < 2:
+                if time.monotonic() > deadline:  # no warning: join anyway, so that the assertions say it
+                    break
+                time.sleep(0.02)
+            cluster.scale(1)
+
+        helper = threading.Thread(target=add_a_worker_after_two_warnings, daemon=True)
+        helper.start()
+        with caplog.at_level(logging.WARNING, logger="scenarios.sweep"):
+            table = run_sweep(quick, {"seed": [1, 2]}, tmp_path / "sw", executor="dask",
+                              scheduler=cluster.scheduler_address, no_worker_seconds=0.5)
+        helper.join(timeout=10)
+    messages = [r.getMessage() for r in caplog.records if r.name == "scenarios.sweep"]
+    assert messages[0] == (f"the Dask scheduler at {cluster.scheduler_address} has no workers yet; runs start "
+                           "when workers join")
+    assert len(messages) >= 3
+    for message in messages[1:]:
+        assert message.startswith("no worker connected to the Dask scheduler for ")
+        assert message.endswith(" s; 2 of 2 runs waiting (they start when workers join; Ctrl-C stops and keeps the "
+                                "finished runs)")
+    assert list(table["seed"]) == [1, 2]
+
+
+def test_dask_close_that_times_out_is_logged_and_does_not_hide_the_error(caplog):
+    class Stuck:
+        def close(self, timeout):
+            assert timeout == sweep._CLOSE_SECONDS
+            raise TimeoutError
+
+    with caplog.at_level(logging.WARNING, logger="scenarios.sweep"), pytest.raises(NoWorkers, match="^gone$"):
+        with sweep._closed_within(Stuck(), "the Dask LocalCluster"):
+            raise NoWorkers("gone")
+    assert [r.getMessage() for r in caplog.records] == [
+        "the Dask LocalCluster did not close within 30 s; left to end with this process"]
+    assert issubclass(NoWorkers, MarketError)
 
 
 def test_unreachable_scheduler_is_a_clear_error_within_seconds(tmp_path, capsys):
