@@ -38,7 +38,9 @@ class ProviderSpec:
     """A provider to build: its name, processors, local policy, hourly electricity prices, power and pricing rule.
 
     ``pricing``: the rule that sets the fixed cost ``f`` of its quotes and sales
-    (:mod:`market.pricing.rules`; default ``"externality"``, Singh ch. 5).
+    (:mod:`market.pricing.rules`; default ``"externality"``, Singh ch. 5). ``overbooking``: the
+    factor (>= 1) by which it signs service-level agreements beyond its processors (``sla`` model,
+    :func:`market.sla.overbooked_state`; 1 signs only what its plan can honour).
     """
 
     name: str
@@ -47,6 +49,7 @@ class ProviderSpec:
     prices: HourlyPrices | None = None
     watts_per_proc: float = 0.0
     pricing: str = "externality"
+    overbooking: float = 1.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -165,7 +168,7 @@ class MarketModel(mesa.Model):
             raise InvalidInput(f"collect_every must be >= 1 s, got {collect_every}")
         self.providers: dict[str, ResourceProvider] = {
             p.name: ResourceProvider(self, p.name, p.procs, p.policy, prices=p.prices, watts_per_proc=p.watts_per_proc,
-                                     pricing=p.pricing)
+                                     pricing=p.pricing, overbooking=p.overbooking)
             for p in providers
         }
         if Metascheduler.name in self.providers:

@@ -24,15 +24,21 @@ from market.job import Job
 from market.prediction.queue_wait import QueueWaitPredictor, queue_features
 from market.prediction.wait_replay import warm_predictor
 from market.pricing import ProviderPlan, resolve_pricing, withdraw_reservation
+from market.pricing.state import ProviderState, state_from_scheduler
 from market.reservation import Reservation
 from market.scheduling import make_scheduler
 from market.simulation import MachineSimulation, job_records
+from market.sla import book_capacity
 
 __all__ = ["ResourceProvider"]
 
 
 class ResourceProvider(mesa.Agent):
     """One site: ``procs`` processors under ``policy``, pricing its slots by ``pricing`` (:mod:`market.pricing.rules`).
+
+    ``overbooking`` (>= 1): the factor by which it signs service-level agreements beyond its
+    processors (:func:`market.sla.overbooked_state`; 1, the default, signs only what its plan can
+    honour).
 
     Attributes
     ----------
@@ -52,15 +58,18 @@ class ResourceProvider(mesa.Agent):
         prices: HourlyPrices | None = None,
         watts_per_proc: float = 0.0,
         pricing: str = "externality",
+        overbooking: float = 1.0,
     ) -> None:
         super().__init__(model)
         resolve_pricing(pricing)  # an unknown rule or a plug-in that cannot be imported fails here
+        book_capacity(procs, overbooking)  # a factor below 1 fails here
         self.name = name
         self.procs = procs
         self.policy = policy
         self.prices = prices
         self.watts_per_proc = watts_per_proc
         self.pricing = pricing
+        self.overbooking = overbooking
         self.machine = MachineSimulation(make_scheduler(policy, procs))
         self.wait_predictor: QueueWaitPredictor | None = None
         self._features: dict[int, tuple] = {}  # job id -> (queue features, submit)
@@ -117,8 +126,7 @@ class ResourceProvider(mesa.Agent):
             return None
         if isinstance(message, Query):
             now = message.time
-            self._advance(now)
-            plan = ProviderPlan.from_scheduler(self.machine.scheduler, now, pricing=self.pricing)
+            plan = self.plan(now)
             if message.payload == "advertise":
                 return Advertise(self.name, message.sender, now, plan.advertise())
             if message.payload == "plan":
@@ -142,6 +150,23 @@ class ResourceProvider(mesa.Agent):
             self._schedule_wake(self.machine.now)
             return None
         raise InvalidInput(f"{self.name}: cannot handle a {message.kind!r} message")
+
+    def plan(self, now: int) -> ProviderPlan:
+        """The machine's priced plan at ``now`` (what a ``"plan"`` query answers), without a message."""
+        self._advance(now)
+        return ProviderPlan.from_scheduler(self.machine.scheduler, now, pricing=self.pricing)
+
+    def state(self, now: int) -> ProviderState:
+        """The machine's running jobs, queue and reservations at ``now`` (unpriced: cheaper than :meth:`plan`)."""
+        self._advance(now)
+        return state_from_scheduler(self.machine.scheduler, now)
+
+    def place(self, reservation: Reservation) -> None:
+        """Hold ``reservation`` on the machine from now on (the provider's own act; a ``Reserve`` message does
+        the same for a broker)."""
+        self._advance(int(self.model.time))
+        self.machine.add_reservation(reservation)
+        self._schedule_wake(self.machine.next_time())
 
     def end_reservation(self, reservation_id: str) -> None:
         """The job a reservation was bought for has ended early: the rest of the window returns now.

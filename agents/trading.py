@@ -31,6 +31,19 @@ over the jobs gathered since, the bilateral ones as each job arrives:
   against the job's recorded start and end (:func:`market.sla.settle`): the provider is paid the
   price less its penalty, and the records carry that payment.
 
+  A provider with an ``overbooking`` factor above 1 departs from that on purpose: it signs on its
+  book (:func:`market.sla.book_plan`: ``factor`` times its processors, its contracts not yet on
+  the machine holding theirs), so it may sign a start its machine cannot hold, betting that
+  running jobs end before their estimates (Sulistio, Kim & Buyya 2008 overbook reservations
+  against cancellations and no-shows). From the signed start on, the provider holds the
+  machine's earliest start for such a contract as a reservation (queued jobs plan around it)
+  and looks again every ``cycle`` seconds: the job starts as soon as the machine can hold it
+  (late once after the window; the penalty schedule charges it). While the machine's earliest
+  start would end the job after ``deadline + grace`` (no value left) it holds nothing and only
+  looks again; when no look is left before that, it breaks the contract: the job goes to its
+  home queue and the provider pays the violation penalty. One ``sla`` message tells the broker of
+  a later start or of a breach.
+
 A won slot becomes a reservation on the provider (``Reserve``); the job runs in it and the rest
 of the window returns when the job ends early, as for a reserved job of ``agents.broker``. A job
 that wins nothing in its cycle falls back to best effort: it is submitted at once to its home
@@ -62,7 +75,8 @@ from market.errors import InvalidInput
 from market.job import Job
 from market.pricing import BASE_RATE, SECONDS_PER_HOUR
 from market.reservation import Reservation
-from market.sla import SLA, PenaltySchedule, SLARequest, offer_sla, settle
+from market.pricing.state import base_profile
+from market.sla import SLA, PenaltySchedule, SLARequest, book_plan, honours, offer_sla, settle
 from market.valuation import VALUE_FACTOR, Valuation
 
 __all__ = ["AUCTION_METHODS", "CLOCK_STEP", "DUTCH_OPENING", "JOB_MARKETS", "SLA_COLUMNS", "DBCDesk",
@@ -314,13 +328,22 @@ SLA_COLUMNS = ("job_id", "provider", "earliest", "latest", "signed_start", "star
 
 
 class SLADesk(PerJobDesk):
-    """Service-level agreements per job as it arrives: every provider offers, the cheapest is signed (module notes)."""
+    """Service-level agreements per job as it arrives: every provider offers, the cheapest is signed (module notes).
+
+    ``contracts``: job id -> the signed :class:`market.sla.SLA`; ``unplaced``: provider -> the
+    overbooked contracts whose signed start has not come (reservations of its book, by id);
+    ``n_overbooked`` counts the contracts signed that the machine could not hold at their signed
+    start, ``n_rebooked`` those of them that started later, ``n_broken`` those the provider broke.
+    """
 
     name = "sla"
 
     def __init__(self, broker) -> None:
         super().__init__(broker)
         self.contracts: dict[int, SLA] = {}
+        self.unplaced: dict[str, dict] = {}
+        self.broken: set[int] = set()
+        self.n_overbooked = self.n_rebooked = self.n_broken = 0
 
     def trade(self, jobs: list[Job], now: int) -> None:
         b = self.broker
@@ -338,23 +361,73 @@ class SLADesk(PerJobDesk):
                     continue
                 plan = b.query(p.name, now, "plan")
                 self.model.negotiation_rounds += 1
-                contract = offer_sla(plan, request, provider=p.name, penalty=sla_penalty(v))
+                # the provider signs on its book: the plan itself unless it overbooks (market.sla.book_plan)
+                book = book_plan(plan, p.overbooking, self.unplaced.get(p.name, {}).values())
+                contract = offer_sla(book, request, provider=p.name, penalty=sla_penalty(v))
                 if contract is not None:
                     self.model.message_counts["sla"] += 1
-                    offers.append((contract.price, contract.start, rank, contract))
+                    # on its own plan a signed contract is honoured by construction (offer_sla)
+                    held = book is plan or honours(plan, contract)
+                    offers.append((contract.price, contract.start, rank, contract, held))
             if not offers:
                 self.fallback(job, now)
                 continue
-            contract = min(offers, key=lambda o: o[:3])[3]
+            contract, held = min(offers, key=lambda o: o[:3])[3:]
             self.contracts[job.id] = contract
-            self.hold(job, contract.provider, contract.start, contract.price, now)
+            if held:
+                self.hold(job, contract.provider, contract.start, contract.price, now)
+                continue
+            # overbooked: the machine cannot hold it at its signed start as planned now
+            self.n_overbooked += 1
+            self.n_won += 1
+            if contract.start > now:
+                self.unplaced.setdefault(contract.provider, {})[contract.reservation_id] = Reservation(
+                    contract.reservation_id, contract.start, contract.procs, contract.duration)
+                b.later(contract.start, lambda job=job, contract=contract: self._honour(job, contract))
+            else:
+                self._honour(job, contract)
+
+    def _honour(self, job: Job, contract: SLA) -> None:
+        """Start an overbooked contract's job now if the machine can hold it; else hold the machine's earliest
+        start for it and look again in a cycle (running jobs may end before their estimates), or break the
+        contract when that start would leave the user no value (module notes)."""
+        now = int(self.model.time)
+        self.unplaced.get(contract.provider, {}).pop(contract.reservation_id, None)
+        provider = self.model.providers[contract.provider]
+        wait_id = f"sla-wait-{job.id}"
+        if wait_id in provider.machine.scheduler.reservations:  # the start held last time: free it to look again
+            provider.end_reservation(wait_id)
+        state = provider.state(now)
+        if honours(state, contract, start=now):
+            if now > contract.start:
+                self.n_rebooked += 1
+                self.model.message_counts["sla"] += 1  # the provider tells the broker of the later start
+            self.hold(job, contract.provider, now, contract.price, now)
+            self.n_won -= 1  # counted once, when signed
+            return
+        start = base_profile(state).earliest_start(contract.procs, contract.duration, now)
+        v = self.valuations[job.id]
+        last = v.deadline + v.grace - max(1, min(job.runtime, job.estimate)) - 1  # a later start is worth nothing
+        if start <= last:  # hold the machine's earliest start, and look for an earlier one in a cycle
+            provider.place(Reservation(wait_id, start, contract.procs, contract.duration))
+            self.broker.later(min(start, now + self.cycle), lambda: self._honour(job, contract))
+        elif now + self.cycle <= last:  # only jobs ending before their estimates can save it: look again
+            self.broker.later(now + self.cycle, lambda: self._honour(job, contract))
+        else:
+            self.n_broken += 1
+            self.broken.add(job.id)
+            self.model.message_counts["sla"] += 1  # the provider tells the broker of the breach
+            self.fallback(job, now)
+            self.n_fallback -= 1  # it was sold: the home queue runs it after the breach
 
     def settle(self, records):
         """Settle every contract against its job's row of ``records`` (start, end s); the rows pay the settlement.
 
         Returns ``(records, table)``: the records with each contract's ``cost`` set to its payment
         (price less penalty, SU) and one row per contract (:data:`SLA_COLUMNS`). A contract whose job
-        has no row never ran: the provider pays the violation penalty.
+        has no row on its provider, or that the provider broke, never ran: the provider pays the
+        violation penalty, which the job's own row (if it ran elsewhere, in its home queue) carries
+        as a negative charge beside what it paid there.
         """
         import pandas as pd
 
@@ -362,13 +435,16 @@ class SLADesk(PerJobDesk):
         records = records.copy()
         jobs = records["kind"] == "job"
         for job_id, contract in sorted(self.contracts.items()):
-            at = records.index[jobs & (records["job_id"] == job_id) & (records["site"] == contract.provider)]
+            mine = jobs & (records["job_id"] == job_id)
+            at = records.index[mine & (records["site"] == contract.provider)]
             start = end = None
-            if len(at):
+            if len(at) and job_id not in self.broken:
                 start, end = int(records.at[at[0], "start"]), int(records.at[at[0], "end"])
             s = settle(contract, start, end)
-            if len(at):
+            if start is not None:
                 records.loc[at[0], "cost"] = s.payment
+            elif (elsewhere := records.index[mine]).size:
+                records.loc[elsewhere[0], "cost"] += s.payment
             rows.append({"job_id": job_id, "provider": contract.provider, "earliest": contract.earliest,
                          "latest": contract.latest, "signed_start": contract.start, "start": start, "end": end,
                          "price": contract.price, "penalty": s.penalty, "payment": s.payment, "late": s.late,

@@ -479,8 +479,9 @@ def book_plan(plan: ProviderPlan, factor: float, pending: Iterable[Reservation] 
                         pricing=plan.pricing)
 
 
-def honours(plan: ProviderPlan, contract: SLA, *, start: int | None = None) -> bool:
-    """Whether ``plan``'s machine can hold ``contract`` from ``start`` (default its signed start).
+def honours(plan: ProviderPlan | ProviderState, contract: SLA, *, start: int | None = None) -> bool:
+    """Whether the machine of ``plan`` (or of a bare state) can hold ``contract`` from ``start`` (default its
+    signed start).
 
     True when running jobs and reservations leave ``contract.procs`` processors free over
     ``[start, start + duration)``; a contract held in ``plan`` already counts against itself.
@@ -488,11 +489,13 @@ def honours(plan: ProviderPlan, contract: SLA, *, start: int | None = None) -> b
     >>> from market.pricing.state import RunningJob
     >>> plan = ProviderPlan(ProviderState(0, 4, running=(RunningJob(1, 4, 0, 100),)))
     >>> sla = SLA("p", 9, 0, 60, 2, 50, 1.0, PenaltySchedule(), "sla-9", 0)
-    >>> honours(plan, sla), honours(plan, sla, start=100)
-    (False, True)
+    >>> honours(plan, sla), honours(plan, sla, start=100), honours(plan.state, sla, start=100)
+    (False, True, True)
     """
-    if not isinstance(plan, ProviderPlan):
-        raise InvalidInput(f"honours: plan must be a ProviderPlan, got {type(plan).__name__}")
+    if isinstance(plan, ProviderPlan):
+        plan = plan.state
+    if not isinstance(plan, ProviderState):
+        raise InvalidInput(f"honours: plan must be a ProviderPlan or a ProviderState, got {type(plan).__name__}")
     if not isinstance(contract, SLA):
         raise InvalidInput(f"honours: contract must be an SLA, got {type(contract).__name__}")
     at = contract.start if start is None else start
@@ -500,4 +503,4 @@ def honours(plan: ProviderPlan, contract: SLA, *, start: int | None = None) -> b
         raise InvalidInput(f"honours: start must be an int >= the plan's now ({plan.now}), got {at!r}")
     if contract.procs > plan.procs:
         return False
-    return base_profile(plan.state).min_free(at, contract.duration) >= contract.procs
+    return base_profile(plan).min_free(at, contract.duration) >= contract.procs

@@ -111,6 +111,11 @@ class ProviderConfig:
         How it prices slots for brokers (:mod:`market.pricing.rules`): ``"externality"``
         (Singh ch. 5, default), ``"flat"`` (the base rate only) or a plug-in
         ``"package.module:function"`` (``docs/extending.md``).
+    overbooking : float
+        Factor (>= 1) by which it signs service-level agreements (the ``sla`` model) beyond its
+        processors, betting that jobs end before their estimates (:func:`market.sla.overbooked_state`).
+        1, the default, signs only what its plan can honour; above 1 contracts can start late or
+        never run, and the provider pays their penalties.
     """
 
     name: str
@@ -120,6 +125,7 @@ class ProviderConfig:
     price_per_mwh: float = 40.0
     watts_per_proc: float = 20.0
     pricing: str = "externality"
+    overbooking: float = 1.0
 
     def __post_init__(self) -> None:
         where = f"provider {self.name!r}"
@@ -133,6 +139,9 @@ class ProviderConfig:
         _check_type(f"{where}: prices", self.prices, str, "'synthetic', 'fixed' or a CSV path")
         _number_in(f"{where}: price_per_mwh", self.price_per_mwh, 0, math.inf)
         _number_in(f"{where}: watts_per_proc", self.watts_per_proc, 0, math.inf)
+        _number_in(f"{where}: overbooking", self.overbooking, 1, math.inf)
+        if not math.isfinite(self.overbooking):
+            raise InvalidInput(f"{where}: overbooking must be a finite factor, got {self.overbooking!r}")
         _check_type(f"{where}: pricing", self.pricing, str, "a pricing rule name")
         from market.pricing.rules import resolve_pricing
 

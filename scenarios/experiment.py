@@ -55,7 +55,8 @@ SUMMARY_COLUMNS = (
     "model", "jobs", "makespan", "mean_wait", "mean_response", "mean_bsld", "workflow_makespan",
     "reservation_success", "reservation_cost", "reservation_cost_median", "allocation_cost", "electricity_cost",
     "success_rate", "messages", "users_surplus", "provider_revenue", "social_welfare", "negotiation_messages",
-    "negotiation_rounds", "sla_contracts", "sla_violations", "sla_penalties",
+    "negotiation_rounds", "sla_contracts", "sla_violations", "sla_late", "sla_never_ran", "sla_penalties",
+    "sla_net_revenue",
 )  # fmt: skip
 """Columns of the comparison table, in print order (``msg_<kind>`` columns follow)."""
 
@@ -286,7 +287,9 @@ def _summary(model: str, result: RunResult, procs: int, n_jobs: int, requests: R
     so welfare = surplus + revenue. NaN without valuations. ``negotiation_messages`` leaves out the
     jobs handed over (``submit``, ``dispatch``); ``negotiation_rounds`` counts query-answer exchanges,
     auction rounds (1 sealed, one per clock step) and double-auction shouts. ``sla_contracts``,
-    ``sla_violations`` and ``sla_penalties`` (SU) count the ``sla`` model's settled contracts (0 otherwise).
+    ``sla_violations`` (of which ``sla_late``: started after the window, ``sla_never_ran``: broken),
+    ``sla_penalties`` (SU the providers paid back) and ``sla_net_revenue`` (SU: the contracts' prices
+    less those penalties) count the ``sla`` model's settled contracts (0 otherwise).
     """
     records, messages = result.records, result.messages
     jobs = records[records["kind"] == "job"]
@@ -333,7 +336,10 @@ def _summary(model: str, result: RunResult, procs: int, n_jobs: int, requests: R
         # service-level agreements (the sla model): contracts signed, broken (late or never run), SU paid back
         "sla_contracts": 0 if result.slas is None else len(result.slas),
         "sla_violations": 0 if result.slas is None else int(result.slas["violated"].sum()),
+        "sla_late": 0 if result.slas is None else int((result.slas["late"] > 0).sum()),
+        "sla_never_ran": 0 if result.slas is None else int(result.slas["start"].isna().sum()),
         "sla_penalties": 0.0 if result.slas is None else float(result.slas["penalty"].sum()),
+        "sla_net_revenue": 0.0 if result.slas is None else float(result.slas["payment"].sum()),
     })
     for kind, n in sorted(messages.items()):
         row[f"msg_{kind}"] = int(n)
@@ -354,7 +360,7 @@ def build_market(config: ScenarioConfig, model: str, workload: Workload, prices:
     """
     check_model(model, "interaction model")
     spec = resolve_model(model)
-    specs = [ProviderSpec(p.name, p.procs, p.policy, prices[p.name], p.watts_per_proc, p.pricing)
+    specs = [ProviderSpec(p.name, p.procs, p.policy, prices[p.name], p.watts_per_proc, p.pricing, p.overbooking)
              for p in config.providers]
     par = config.parameters
     meta = None

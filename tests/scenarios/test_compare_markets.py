@@ -65,3 +65,23 @@ def test_compare_command_takes_the_auction_models_by_name(tmp_path, capsys):
     assert compare_cli.main(["compare", "--scenario", str(path), "--models", "vickery", "--out",
                              str(tmp_path / "x")]) == 2
     assert "did you mean 'vickrey'" in capsys.readouterr().err
+
+
+def test_overbooking_providers_in_a_scenario_break_contracts_and_the_columns_settle_them():
+    """The tiny market's providers overbooking by 2 (the TOML key): contracts are violated, late or never run;
+    compare's columns add up from the settled contracts and the revenue is net of the penalties."""
+    text = TOML.replace('models = ["best-effort", "greedy", "first-price", "vickrey", "english", "dutch", "double", '
+                        '"double-gd", "negotiate", "dbc", "sla"]', 'models = ["sla"]')
+    text = text.replace("procs = 16\n[[providers]]", "procs = 16\noverbooking = 2.0\n[[providers]]")
+    text = text.replace('prices = "fixed"\n', 'prices = "fixed"\noverbooking = 2.0\n')
+    config = load_toml_text(text)
+    assert [p.overbooking for p in config.providers] == [2.0, 2.0]
+    (run,) = compare(config)
+    s, slas = run.summary, run.slas
+    assert s["sla_violations"] == s["sla_late"] + s["sla_never_ran"] > 0
+    assert s["sla_penalties"] == pytest.approx(slas["penalty"].sum()) and s["sla_penalties"] > 0
+    ran = slas["start"].notna()  # a broken contract's price is never paid; its penalty is
+    assert s["sla_net_revenue"] == pytest.approx(slas.loc[ran, "price"].sum() - s["sla_penalties"])
+    assert s["provider_revenue"] == pytest.approx(run.records["cost"].sum())
+    with pytest.raises(Exception, match="overbooking"):
+        load_toml_text(text.replace("overbooking = 2.0", "overbooking = 0.5", 1))
