@@ -11,8 +11,8 @@ instant. VAR requests run on a replay too. This module holds no algorithm.
 
 Run ids read ``singh-{method}-{site}-a{alpha}-seed{seed}``; every row records its seed.
 
-Command line (also the body of ``gridmarket provision`` once the main CLI
-registers it)::
+Command line (the body of ``gridmarket provision``; ``--method`` takes any provisioning method of
+:mod:`market.provisioning.methods`, registered or a plug-in ``"package.module:function"``)::
 
     python -m scenarios.provisioning --workflow wf.json --slots slots.json --method moga --alpha 0.5 --seed 1
 
@@ -25,33 +25,36 @@ import argparse
 import math
 import sys
 import time
-from collections.abc import Hashable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 import networkx as nx
 import numpy as np
 
-from market.errors import InvalidInput, MarketError
+from market.errors import Infeasible, InvalidInput, MarketError
 from market.job import Job
 from market.provisioning import (
+    PROVISIONING_METHODS,
     SECONDS_PER_HOUR,
     AdvertisedSlot,
     FreeCapacityProvider,
     PlanEvaluator,
     PlanQuoteProvider,
+    ProvisioningProblem,
     StartFeed,
     WaitPredictor,
     advertise,
+    check_provisioning,
     combine_var_and_reservation,
     moga,
     provision_greedy,
+    resolve_provisioning,
     run_best_effort,
     run_var,
     summarize_reservations,
 )
 from market.scheduling import make_scheduler
-from market.scheduling.slots import FreeSlot
 from market.simulation import MachineSimulation
 from market.validation import check_keys, read_json
 from market.workflows import Network, read_dax, read_workflow_json
@@ -348,82 +351,72 @@ def _read_slots(path: Path) -> tuple[list[AdvertisedSlot], dict, int, Network | 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The options of ``provision`` (for the main CLI's subparser)."""
+    from scenarios.options import checked
+
     parser.add_argument("--workflow", required=True,
                         help="workflow: gridmarket JSON {tasks, edges}, WfCommons JSON, or Pegasus DAX (.xml)")
     parser.add_argument("--slots", required=True,
                         help="slots JSON: a list (or {'slots': [...], 'resources': {name: {procs}}, 'release', "
                         "'network': {latency, bytes_per_second}}) of {resource, start, procs, duration "
                         "(null = endless), divisible, extensible, unit_cost, fixed_cost}")
-    parser.add_argument("--method", choices=("moga", "greedy"), default="moga")
+    parser.add_argument("--method", default="moga", type=checked(resolve_provisioning),
+                        help=f"provisioning method: {', '.join(PROVISIONING_METHODS)} or a plug-in "
+                        "'package.module:function' (docs/extending.md) (default moga)")
     parser.add_argument("--alpha", type=float, default=0.5, help="trade-off factor in [0, 1] (default 0.5)")
-    parser.add_argument("--seed", type=int, default=1, help="MOGA seed (default 1)")
-    parser.add_argument("--population", type=int, default=100)
-    parser.add_argument("--generations", type=int, default=10)
+    parser.add_argument("--seed", type=int, default=1,
+                        help="seed of the method's random draws, e.g. MOGA's (default 1)")
+    parser.add_argument("--population", type=int, default=100, help="MOGA: plans per generation (default 100)")
+    parser.add_argument("--generations", type=int, default=10, help="MOGA: generations (default 10)")
 
 
 def run(args: argparse.Namespace) -> int:
-    """Provision the workflow on the slots and print the plan (and, for MOGA, the Pareto set).
+    """Provision the workflow on the slots by ``--method`` and print the plan (and any Pareto set it chose from).
 
-    Exit status 0 with a plan; 1 with one line "infeasible: ..." when no plan fits the slots (a valid
-    question without an answer); 2 for bad input.
+    The method's answer is checked against the slots (:func:`market.provisioning.check_provisioning`)
+    before it is printed. Exit status 0 with a plan; 1 with one line "infeasible: ..." when no plan
+    fits the slots (a valid question without an answer); 2 for bad input or a method's invalid answer.
     """
     if not 0 <= args.alpha <= 1:
         raise InvalidInput(f"--alpha must be in [0, 1], got {args.alpha}")
+    if args.seed < 0:
+        raise InvalidInput(f"--seed must be >= 0, got {args.seed}")
     wf_path = Path(args.workflow)
     workflow = read_dax(wf_path) if wf_path.suffix.lower() in (".xml", ".dax") else read_workflow_json(wf_path)
     slots, machines, release, network = _read_slots(Path(args.slots))
     if not slots:
         raise InvalidInput(f"{args.slots}: the slot set is empty")
-    if args.method == "moga":
-        evaluator = PlanEvaluator(workflow, slots, network=network, release=release, capacity=machines or None)
-        result = moga(evaluator, population=args.population, generations=args.generations,
-                      rng=np.random.default_rng(args.seed))
-        if not len(result.front):
-            full = evaluator.schedule([1] * evaluator.n_slots)
-            print(f"infeasible: {full.reason or 'no feasible plan found'}")
-            return 1
-        chosen = result.front.select(args.alpha)
-        schedule = evaluator.schedule_indices(chosen.slots)
-        print(f"{run_id('moga', 'cli', args.alpha, args.seed)}: {len(result.front)} Pareto plans, "
+    for option in ("population", "generations"):
+        low = 2 if option == "population" else 0
+        if getattr(args, option) < low:
+            raise InvalidInput(f"--{option} must be >= {low}, got {getattr(args, option)}")
+    problem = ProvisioningProblem(workflow, tuple(slots), machines, release, network, args.alpha,
+                                  args.population, args.generations)
+    method = resolve_provisioning(args.method)
+    try:
+        result = method(problem, rng=np.random.default_rng(args.seed))
+    except Infeasible as exc:
+        print(f"infeasible: {exc}")
+        return 1
+    result = check_provisioning(result, problem, args.method)
+    if result.front is not None:
+        chosen = (result.allocation_cost, result.finish(release) - release)
+        print(f"{run_id(args.method, 'cli', args.alpha, args.seed)}: {len(result.front)} Pareto plans, "
               f"{result.n_evaluations} plans evaluated")
         print("Pareto set (allocation cost SU, makespan s):")
+        marked = False
         for p in result.front.plans:
-            mark = "  <- chosen" if p is chosen else ""
+            mark = ""
+            if not marked and p.makespan == chosen[1] and math.isclose(p.allocation_cost, chosen[0], abs_tol=1e-9):
+                mark, marked = "  <- chosen", True
             print(f"  {p.allocation_cost:12.3f}  {p.makespan:10}  slots {list(p.slots)}{mark}")
-        placements = schedule.placements
-        bought = [f"{i} ({slots[i].resource}, {schedule.slot_costs[i]:.3f} SU)" for i in schedule.bought]
-        makespan, cost = schedule.makespan, schedule.allocation_cost
-    else:
-        providers = _quoting_from_slots(slots, machines, release)
-        try:
-            plan = provision_greedy(workflow, providers, alpha=args.alpha, release=release, network=network)
-        except MarketError as exc:
-            print(f"infeasible: {exc}")
-            return 1
-        placements, makespan, cost = plan.placements, plan.makespan, plan.allocation_cost
-        bought = [f"{t}: {plan.prices[t]:.3f} SU" for t in plan.prices]
     print("plan (task, resource, start, end):")
-    for t, p in placements.items():
+    for t, p in result.placements.items():
         if p.resource is not None:
             print(f"  {t}  {p.resource}  {p.start}  {p.end}")
-    print("bought: " + ", ".join(bought))
-    print(f"makespan (s): {makespan}")
-    print(f"allocation cost (SU): {cost:.3f}")
+    print("bought: " + ", ".join(f"{key}: {price:.3f} SU" for key, price in result.charges.items()))
+    print(f"makespan (s): {result.finish(release) - release}")
+    print(f"allocation cost (SU): {result.allocation_cost:.3f}")
     return 0
-
-
-def _quoting_from_slots(slots: Sequence[AdvertisedSlot], machines: dict, release: int) -> list[FreeCapacityProvider]:
-    by_site: dict[Hashable, list[FreeSlot]] = {}
-    for s in slots:
-        # the edge slots reach the end of the plan: endless for a quoting provider
-        duration = math.inf if s.extensible else s.duration
-        by_site.setdefault(s.resource, []).append(FreeSlot(s.start, s.procs, duration, s.divisible,
-                                                           s.extensible))
-    out = []
-    for site, free in by_site.items():
-        procs = machines.get(site, sum(f.procs for f in free if f.duration == math.inf))
-        out.append(FreeCapacityProvider(site, procs, free, now=release))
-    return out
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -6,7 +6,8 @@
 * :mod:`~market.provisioning.pareto` -- Pareto sets, selection by α (eq. 15), enumeration oracle;
 * :mod:`~market.provisioning.besteffort` -- the just-in-time best-effort baseline (ch. 4.7, eq. 16);
 * :mod:`~market.provisioning.quotes`, :mod:`~market.provisioning.greedy` -- greedy HEFT over quotes (ch. 7, Fig. 51);
-* :mod:`~market.provisioning.var` -- virtual advance reservations and the combined scheme (ch. 6).
+* :mod:`~market.provisioning.var` -- virtual advance reservations and the combined scheme (ch. 6);
+* :mod:`~market.provisioning.methods` -- provisioning methods by name (``moga``, ``greedy``, plug-ins).
 
 Times are integer seconds; costs are SU (processor-hours).
 """
@@ -20,6 +21,15 @@ from market.provisioning.besteffort import (
 )
 from market.provisioning.dbc import DBC_STRATEGIES, DBCPlan, DBCResource, dbc_plan
 from market.provisioning.greedy import GreedyPlan, choose_quote, provision_greedy
+from market.provisioning.methods import (
+    PROVISIONING_METHODS,
+    ProvisioningMethod,
+    ProvisioningProblem,
+    ProvisioningResult,
+    check_provisioning,
+    register_provisioning,
+    resolve_provisioning,
+)
 from market.provisioning.moga import SIGMA_SHARE, MogaResult, moga, moga_fitness
 from market.provisioning.pareto import (
     ParetoPlan,
@@ -53,6 +63,7 @@ from market.provisioning.var import (
 
 __all__ = [
     "DBC_STRATEGIES",
+    "PROVISIONING_METHODS",
     "SECONDS_PER_HOUR",
     "SIGMA_SHARE",
     "VAR_STEP",
@@ -71,6 +82,9 @@ __all__ = [
     "PlanQuoteProvider",
     "PlanSchedule",
     "PriceQuote",
+    "ProvisioningMethod",
+    "ProvisioningProblem",
+    "ProvisioningResult",
     "QuoteLike",
     "QuoteProvider",
     "StartFeed",
@@ -79,6 +93,7 @@ __all__ = [
     "WaitPredictor",
     "advertise",
     "best_effort_cost",
+    "check_provisioning",
     "choose_quote",
     "combine_var_and_reservation",
     "dbc_plan",
@@ -90,6 +105,8 @@ __all__ = [
     "nondominated",
     "plan_var",
     "provision_greedy",
+    "register_provisioning",
+    "resolve_provisioning",
     "run_best_effort",
     "run_var",
     "select_by_tradeoff",
