@@ -11,6 +11,7 @@ algorithm. Times are seconds; values, prices, surplus, revenue and welfare are S
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -38,9 +39,17 @@ MARKET_METRICS = (
 SLA_METRICS = (
     ("sla_contracts", "contracts signed", "contracts"),
     ("sla_violations", "contracts violated", "contracts"),
+    ("sla_late", "contracts started late", "contracts"),
+    ("sla_never_ran", "contracts broken (never ran)", "contracts"),
     ("sla_penalties", "penalties paid", "SU"),
+    ("sla_net_revenue", "SLA revenue net of penalties", "SU"),
 )
-"""The ``sla`` model's extra rows: contracts, violations (late or never run) and penalties paid by providers."""
+"""The ``sla`` model's extra rows: contracts, violations (late or never run), penalties paid by providers and
+what the contracts earned them after those penalties."""
+
+OVERBOOKING = (1.25, 1.5, 2.0)
+"""Overbooking factors at which the ``sla`` model runs again, every provider signing on that many times its
+processors (``ProviderConfig.overbooking``; the plain ``sla`` row is factor 1)."""
 
 REVENUE_TOLERANCE = 0.05
 """Per seed, each auction format's revenue must lie within this share of Vickrey's (revenue equivalence)."""
@@ -63,6 +72,10 @@ def _label(model: str, text: str) -> str:
     return f"{model}: {text}"
 
 
+def _overbooked(factor: float) -> str:
+    return f"sla overbooking x{factor:g}"
+
+
 def run_auction_market(config, *, traders: int = 12, days: int = 5):
     """Run ``config``'s interaction models and the stand-alone double auction; ``(rows, checks, settings, notes)``.
 
@@ -72,10 +85,15 @@ def run_auction_market(config, *, traders: int = 12, days: int = 5):
     does not run are left out.
     """
     from market.auctions.mixed import mixed_market
-    from scenarios.experiment import build_inputs, compare
+    from scenarios.experiment import build_inputs, compare, run_model
 
     runs = compare(config)
-    workload, _, requests, _ = build_inputs(config)
+    workload, prices, requests, _ = build_inputs(config)
+    if "sla" in config.models:  # the same jobs and prices, every provider overbooking by each factor
+        for factor in OVERBOOKING:
+            over = replace(config, providers=tuple(replace(p, overbooking=factor) for p in config.providers))
+            run = run_model(over, "sla", inputs=(workload, prices, requests))
+            runs.append(replace(run, model=_overbooked(factor), summary={**run.summary, "model": _overbooked(factor)}))
     work = {j.id: j.procs * j.estimate * BASE_RATE / SECONDS_PER_HOUR for j in workload.jobs}  # SU
     total = sum(v.value for v in requests.valuations.values())
     total += sum(v.value for v in requests.workflow_valuations.values())
@@ -86,8 +104,10 @@ def run_auction_market(config, *, traders: int = 12, days: int = 5):
         by[r.model] = s
     rows = [Row(_label(m, label), float(by[m][col]), None, units)
             for m in by for col, label, units in MARKET_METRICS]
-    if "sla" in by:
-        rows += [Row(_label("sla", label), float(by["sla"][col]), None, units) for col, label, units in SLA_METRICS]
+    for model in ("sla", *map(_overbooked, OVERBOOKING)):
+        if model in by:
+            rows += [Row(_label(model, label), float(by[model][col]), None, units)
+                     for col, label, units in SLA_METRICS]
     checks = _seed_checks(by)
 
     # ---- the double auction's efficiency, off the simulator: a book of processor-hours
@@ -162,6 +182,23 @@ def _seed_checks(by: dict) -> list[Check]:
                 "a Boulware broker bargaining with conceder providers keeps more surplus for users than "
                 "first-price auctions (Faratin, Sierra & Jennings 1998)", bool(by["negotiate"]["users_surplus"] > fp),
                 f"negotiate {by['negotiate']['users_surplus']:,.0f} SU, first-price {fp:,.0f} SU"))
+    over = [_overbooked(f) for f in OVERBOOKING]
+    if "sla" in by and all(m in by for m in over):
+        chain = ["sla", *over]
+        viol = [by[m]["sla_violations"] for m in chain]
+        checks.append(Check(
+            "no SLA is signed that the provider's plan cannot honour: without overbooking no contract is violated "
+            "(issue 17)", viol[0] == 0, f"{viol[0]} of {by['sla']['sla_contracts']} contracts violated"))
+        checks.append(Check(
+            "overbooking breaks contracts: violations grow with the factor, from none at 1 (Sulistio, Kim & Buyya "
+            "2008: the risk overbooking takes)", viol[-1] > 0 and all(a <= b for a, b in zip(viol, viol[1:])),
+            ", ".join(f"x{f:g} {v}" for f, v in zip((1, *OVERBOOKING), viol)) + " violated"))
+        rev = [by[m]["provider_revenue"] for m in chain]
+        checks.append(Check(
+            f"overbooking by {OVERBOOKING[0]:g} raises providers' revenue net of penalties (Sulistio, Kim & Buyya "
+            "2008, with cancellations and no-shows)", rev[1] > rev[0],
+            ", ".join(f"x{f:g} {r:,.0f}" for f, r in zip((1, *OVERBOOKING), rev)) + " SU; penalties "
+            + ", ".join(f"{by[m]['sla_penalties']:,.0f}" for m in chain) + " SU"))
     if "dbc" in by and "best-effort" in by:
         checks.append(Check(
             "a deadline-and-budget-constrained broker realises more value than the plain queue (Buyya, Abramson & "
@@ -198,7 +235,10 @@ def auction_market(size: str, seed: int, data: Path | None):
     seed's first jobs as buyers) with ZIP, GD and mixed traders. Per model: social welfare,
     users' surplus, provider revenue (SU), the share of the requests' full value realised,
     negotiation messages and rounds, mean wait and response (s); for ``sla`` also the contracts
-    signed and violated and the penalties paid (SU).
+    signed, violated (started late, never run), the penalties paid and the contracts' revenue net
+    of them (SU). The ``sla`` model runs again with every provider overbooking by 1.25, 1.5 and 2
+    (``ProviderConfig.overbooking``): signing on that many times its processors, betting that
+    running jobs end before their estimates.
 
     Published results it can be set beside, and how it compares:
 
@@ -225,6 +265,13 @@ def auction_market(size: str, seed: int, data: Path | None):
     * R. Buyya, D. Abramson, J. Giddy, "Nimrod/G" (HPC Asia 2000) and R. Buyya, M. Murshed,
       "GridSim" (CCPE 2002): a DBC broker meets deadlines within budget; here it realises more
       value than the queue (checked).
+    * A. Sulistio, K. H. Kim, R. Buyya, "Managing cancellations and no-shows of reservations with
+      overbooking to increase resource revenue" (CCGrid 2008, GridSim): overbooking advance
+      reservations raises a provider's revenue net of the compensation it pays when cancellations
+      and no-shows are common. Checked: without overbooking no SLA is violated (the issue's
+      property), violations grow with the factor, and whether overbooking by 1.25 raises the
+      providers' revenue net of penalties (our jobs never cancel or fail to show; they only end
+      before their estimates).
     * P. Faratin, C. Sierra, N. R. Jennings, "Negotiation decision functions for autonomous
       agents" (Robotics Auton. Syst. 1998): a Boulware agent facing a conceder gains most of the
       surplus; here users keep more under negotiation than under first-price auctions (checked).

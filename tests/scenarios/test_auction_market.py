@@ -75,3 +75,19 @@ def test_auction_market_is_listed_as_a_reproduction_with_its_literature():
     assert r.pooled is pooled_checks and r.sizes == ("small", "full")
     for source in ("Assuncao", "Grosu", "Buyya", "revenue equivalence", "small", "full"):
         assert source in r.doc
+
+
+def test_sla_runs_again_with_overbooking_providers_and_reports_their_violations(tiny):
+    from scenarios.reproductions.auctions import OVERBOOKING, SLA_METRICS
+
+    rows, checks, _, _ = tiny
+    ours = {r.metric: r.ours for r in rows}
+    for model in ("sla", *(f"sla overbooking x{f:g}" for f in OVERBOOKING)):
+        for _, label, _ in SLA_METRICS:
+            assert math.isfinite(ours[f"{model}: {label}"]), (model, label)
+        assert ours[f"{model}: contracts violated"] == (ours[f"{model}: contracts started late"]
+                                                         + ours[f"{model}: contracts broken (never ran)"])
+    assert ours["sla: contracts violated"] == 0 and ours["sla: penalties paid"] == 0
+    holds = {c.statement.split(":")[0]: c for c in checks}
+    assert holds["no SLA is signed that the provider's plan cannot honour"].holds
+    assert any(s.startswith("overbooking breaks contracts") for s in holds)
