@@ -36,9 +36,13 @@ from dataclasses import dataclass
 from market.errors import InvalidInput
 from market.pricing.slot import SECONDS_PER_HOUR
 
-__all__ = ["DBC_STRATEGIES", "DBCPlan", "DBCResource", "buy_dbc_slot", "dbc_plan"]
+__all__ = ["DBC_SELLERS", "DBC_STRATEGIES", "DBCOffer", "DBCPlan", "DBCPurchase", "DBCResource", "buy_dbc_slot",
+           "dbc_buy", "dbc_plan"]
 
 DBC_STRATEGIES = ("cost", "time", "cost-time")
+DBC_SELLERS = ("quote", "post", "auction")
+"""How a provider sells: a quoted price for a start (Singh ch. 5), a posted (advertised) slot price (ch. 3),
+or an auction whose price the buyer learns only by bidding."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,6 +55,7 @@ class DBCResource:
     job_time: int
     width: int = 1
     ready: int = 0
+    until: int | None = None
 
     def __post_init__(self) -> None:
         if isinstance(self.price, bool) or not isinstance(self.price, (int, float)) or not (
@@ -60,13 +65,19 @@ class DBCResource:
             value = getattr(self, key)
             if isinstance(value, bool) or not isinstance(value, int) or value < low:
                 raise InvalidInput(f"resource {self.name!r}: {key} must be an int >= {low}, got {value!r}")
+        if self.until is not None and (isinstance(self.until, bool) or not isinstance(self.until, int)
+                                       or self.until < self.ready):
+            raise InvalidInput(f"resource {self.name!r}: until must be None or an int >= ready ({self.ready}), "
+                               f"got {self.until!r}")
 
     def finish(self, jobs: int) -> int:
         """When ``jobs`` jobs given to this resource are all done (seconds from now; 0 for none)."""
         return 0 if jobs == 0 else self.ready + math.ceil(jobs / self.width) * self.job_time
 
     def capacity(self, horizon: int) -> int:
-        """Jobs it finishes by ``horizon`` seconds from now."""
+        """Jobs it finishes by ``horizon`` seconds from now (and by ``until``, the end of a slot, if set)."""
+        if self.until is not None:
+            horizon = min(horizon, self.until)
         return 0 if horizon < self.ready else self.width * ((horizon - self.ready) // self.job_time)
 
 
@@ -143,6 +154,187 @@ def dbc_plan(resources: Sequence[DBCResource], n: int, *, deadline: int, budget:
     k = bisect.bisect_left(horizons, True, key=fits)  # fits() is False then True along the horizons
     counts, cost = _cheapest(resources, n, horizons[k]) if horizons else best
     return _plan(resources, counts, cost)
+
+
+@dataclass(frozen=True, slots=True)
+class DBCOffer:
+    """A place a DBC broker can buy jobs from ``provider``, sold by ``sells`` (:data:`DBC_SELLERS`).
+
+    ``price``: SU per job, known for a quote or a posted slot, the reserve (the least it can cost) for
+    an auction; ``ready``: seconds from now when it is free; ``width``: jobs at once; ``until``:
+    seconds from now when it ends (a posted slot's end; None: open-ended).
+    """
+
+    provider: str
+    sells: str
+    price: float
+    ready: int = 0
+    width: int = 1
+    until: int | None = None
+
+    def __post_init__(self) -> None:
+        if self.sells not in DBC_SELLERS:
+            raise InvalidInput(f"offer of {self.provider!r}: sells must be one of {', '.join(DBC_SELLERS)}, "
+                               f"got {self.sells!r}")
+        DBCResource(self.provider, self.price, 1, self.width, self.ready, self.until)  # the same checks
+
+    def resource(self, name: str, job_time: int) -> DBCResource:
+        """This offer as a :class:`DBCResource` for jobs of ``job_time`` s, priced at ``price``."""
+        return DBCResource(name, self.price, job_time, self.width, self.ready, self.until)
+
+
+@dataclass(frozen=True, slots=True)
+class DBCPurchase:
+    """What :func:`dbc_buy` bought.
+
+    ``bought``: ``(offer index, jobs, SU per job)`` in buying order; ``spent`` SU; ``bids``:
+    ``(offer index, jobs, cap SU per job, price SU per job or None when lost)`` for every auction
+    bid on; ``makespan``: when the last bought job ends (s from now; 0 for none).
+    """
+
+    bought: tuple[tuple[int, int, float], ...]
+    spent: float
+    bids: tuple[tuple[int, int, float, float | None], ...]
+    makespan: int
+
+    @property
+    def n_jobs(self) -> int:
+        """Jobs bought."""
+        return sum(k for _, k, _ in self.bought)
+
+
+def _cheapest_cost(resources: Sequence[DBCResource], n: int, deadline: int) -> float | None:
+    if n == 0:
+        return 0.0
+    found = _cheapest(resources, n, deadline)
+    return None if found is None else found[1]
+
+
+def dbc_buy(offers: Sequence[DBCOffer], n: int, *, job_time: int, deadline: int, budget: float,
+            strategy: str = "cost-time", auction) -> DBCPurchase:
+    """Buy ``n`` jobs of ``job_time`` s from a mix of quoting, posting and auctioning offers by DBC.
+
+    Parameters
+    ----------
+    offers : sequence of DBCOffer
+        What the providers sell (:data:`DBC_SELLERS`).
+    n : int
+        Jobs to place (a task farm of identical jobs; the ``dbc`` model buys one at a time).
+    job_time : int
+        Seconds a job runs (> 0).
+    deadline : int
+        Every job must end by it (seconds from now).
+    budget : float
+        The most the broker spends on all of them (SU).
+    strategy : str
+        ``cost``, ``time`` or ``cost-time`` (:func:`dbc_plan`).
+    auction : callable
+        ``auction(index, offer, jobs, cap)``: the provider of ``offers[index]`` auctions ``jobs``
+        jobs' room; the broker bids at most ``cap`` SU a job. Returns the price (SU a job, at least
+        the reserve and at most ``cap``) when the broker wins, None when it loses.
+
+    Returns
+    -------
+    DBCPurchase
+        The jobs bought, by offer, and the bids made; fewer than ``n`` jobs when the offers left
+        cannot meet the deadline within the budget.
+
+    Raises
+    ------
+    InvalidInput
+        A malformed argument, or an auction that charges more than the cap or less than its reserve.
+
+    Notes
+    -----
+    Nimrod-G's broker re-plans as it learns (Buyya 2002, ch. 6): here it plans by :func:`dbc_plan`
+    with every auction at its reserve (the most optimistic price), then, while the plan uses an
+    auction, bids there for the plan's jobs at most its *remaining budget share*: the budget left
+    after securing the other jobs of the plan, ``cap = (budget left - S) / jobs``, where ``S`` is
+    the cheapest plan for the other jobs over the quoted and posted offers left that meets the
+    deadline (or, when there is none, the cost of the plan's other jobs). Won or lost, that offer
+    is done and the broker re-plans; a plan without auctions is bought outright. So:
+
+    * it never spends more than ``budget``, and every job it buys ends by ``deadline``;
+    * when quoted and posted offers alone can place all ``n`` jobs by the deadline within the
+      budget, it places all ``n``: a win leaves at least ``S`` for the rest, a loss spends nothing;
+    * for one job it buys whenever any offer can take it in time within the budget at the price
+      its auction clears at (the broker bids its whole budget, so it wins every such auction).
+
+    At most one auction per offer, so at most ``len(offers) + 1`` plans.
+
+    Examples
+    --------
+    One job of 100 s by 300 s on 10 SU: a quote at 6 SU ready now, a posted slot at 5 SU ready at
+    100 s, an auction with reserve 2 SU ready now. The cheapest plan uses the auction; the broker
+    bids its budget less nothing (one job: no other job to secure), 10 SU, and a second-price
+    auction with a rival at 7 SU sells at 7. Against a rival at 12 SU it loses and buys the posted slot.
+
+    >>> offers = [DBCOffer("q", "quote", 6.0), DBCOffer("p", "post", 5.0, ready=100),
+    ...           DBCOffer("a", "auction", 2.0)]
+    >>> def vickrey_against(rival):
+    ...     return lambda i, offer, jobs, cap: max(rival, offer.price) if cap >= max(rival, offer.price) else None
+    >>> won = dbc_buy(offers, 1, job_time=100, deadline=300, budget=10.0, strategy="cost", auction=vickrey_against(7.0))
+    >>> won.bought, won.bids
+    (((2, 1, 7.0),), ((2, 1, 10.0, 7.0),))
+    >>> lost = dbc_buy(offers, 1, job_time=100, deadline=300, budget=10.0, strategy="cost",
+    ...                auction=vickrey_against(12.0))
+    >>> lost.bought, lost.spent, lost.makespan
+    (((1, 1, 5.0),), 5.0, 200)
+    """
+    if strategy not in DBC_STRATEGIES:
+        raise InvalidInput(f"unknown DBC strategy {strategy!r}; known: {', '.join(DBC_STRATEGIES)}")
+    if isinstance(n, bool) or not isinstance(n, int) or n < 0:
+        raise InvalidInput(f"n must be an int >= 0 jobs, got {n!r}")
+    if isinstance(job_time, bool) or not isinstance(job_time, int) or job_time < 1:
+        raise InvalidInput(f"job_time must be an int >= 1 s, got {job_time!r}")
+    if isinstance(deadline, bool) or not isinstance(deadline, int) or deadline < 0:
+        raise InvalidInput(f"deadline must be an int >= 0 seconds, got {deadline!r}")
+    if isinstance(budget, bool) or not isinstance(budget, (int, float)) or not budget >= 0:
+        raise InvalidInput(f"budget must be a number >= 0 SU, got {budget!r}")
+    offers = list(offers)
+    for o in offers:
+        if not isinstance(o, DBCOffer):
+            raise InvalidInput(f"offers must be DBCOffer records, got {type(o).__name__}")
+    if not callable(auction):
+        raise InvalidInput(f"auction must be a callable, got {type(auction).__name__}")
+    open_ = list(range(len(offers)))
+    left, money = n, float(budget)
+    bought: list[tuple[int, int, float]] = []
+    bids: list[tuple[int, int, float, float | None]] = []
+    while left:
+        resources = [offers[i].resource(str(i), job_time) for i in open_]
+        plan = dbc_plan(resources, left, deadline=deadline, budget=money, strategy=strategy)
+        if plan is None:
+            break
+        chosen = [(i, k) for i, k in zip(open_, plan.jobs) if k]
+        sold = [(i, k) for i, k in chosen if offers[i].sells == "auction"]
+        if not sold:
+            for i, k in chosen:
+                bought.append((i, k, float(offers[i].price)))
+                money -= k * offers[i].price
+            break
+        i, k = sold[0]
+        # ---- the remaining budget share: what is left after securing the plan's other jobs
+        certain = [offers[j].resource(str(j), job_time) for j in open_ if j != i and offers[j].sells != "auction"]
+        secure = _cheapest_cost(certain, left - k, deadline)
+        if secure is None:
+            secure = sum(kk * offers[j].price for j, kk in chosen if j != i)
+        cap = (money - secure) / k
+        open_.remove(i)
+        if cap < offers[i].price:  # even the reserve would leave too little for the rest
+            continue
+        price = auction(i, offers[i], k, cap)
+        if price is not None:
+            if isinstance(price, bool) or not isinstance(price, (int, float)) or not (
+                    offers[i].price - 1e-9 <= price <= cap + 1e-9):
+                raise InvalidInput(f"auction of offer {i} ({offers[i].provider!r}) charged {price!r} SU a job; "
+                                   f"it must lie in [reserve {offers[i].price}, cap {cap}]")
+            bought.append((i, k, float(price)))
+            money -= k * price
+            left -= k
+        bids.append((i, k, cap, None if price is None else float(price)))
+    makespan = max((offers[i].resource(str(i), job_time).finish(k) for i, k, _ in bought), default=0)
+    return DBCPurchase(tuple(bought), float(budget) - money, tuple(bids), makespan)
 
 
 def buy_dbc_slot(plans, request, *, strategy: str = "cost-time", max_starts: int = 16):

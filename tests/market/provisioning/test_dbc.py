@@ -10,14 +10,15 @@ from market.errors import InvalidInput
 from market.provisioning.dbc import DBCResource, dbc_plan
 
 resources = st.lists(
-    st.builds(lambda p, t, w, r: (p, t, w, r), st.integers(0, 6).map(float), st.integers(1, 50), st.integers(1, 2),
-              st.integers(0, 40)),
+    st.builds(lambda p, t, w, r, u: (p, t, w, r, None if u is None else r + u), st.integers(0, 6).map(float),
+              st.integers(1, 50), st.integers(1, 2), st.integers(0, 40), st.one_of(st.none(), st.integers(0, 120))),
     min_size=1, max_size=3)
 
 
 def _all_plans(rs, n):
+    """Every assignment of ``n`` jobs that the resources' ends allow (an open resource takes any number)."""
     for counts in itertools.product(range(n + 1), repeat=len(rs)):
-        if sum(counts) == n:
+        if sum(counts) == n and all(r.until is None or r.finish(k) <= r.until for r, k in zip(rs, counts)):
             yield counts, sum(k * r.price for k, r in zip(counts, rs)), max((r.finish(k) for r, k in zip(rs, counts)),
                                                                              default=0)
 
