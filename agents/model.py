@@ -40,7 +40,8 @@ class ProviderSpec:
     ``pricing``: the rule that sets the fixed cost ``f`` of its quotes and sales
     (:mod:`market.pricing.rules`; default ``"externality"``, Singh ch. 5). ``overbooking``: the
     factor (>= 1) by which it signs service-level agreements beyond its processors (``sla`` model,
-    :func:`market.sla.overbooked_state`; 1 signs only what its plan can honour).
+    :func:`market.sla.overbooked_state`; 1 signs only what its plan can honour). ``sells``: how it
+    sells to a DBC broker (``"quote"``, ``"post"`` or ``"auction"``; :mod:`agents.trading`).
     """
 
     name: str
@@ -50,6 +51,7 @@ class ProviderSpec:
     watts_per_proc: float = 0.0
     pricing: str = "externality"
     overbooking: float = 1.0
+    sells: str = "quote"
 
 
 @dataclass(frozen=True, slots=True)
@@ -168,7 +170,7 @@ class MarketModel(mesa.Model):
             raise InvalidInput(f"collect_every must be >= 1 s, got {collect_every}")
         self.providers: dict[str, ResourceProvider] = {
             p.name: ResourceProvider(self, p.name, p.procs, p.policy, prices=p.prices, watts_per_proc=p.watts_per_proc,
-                                     pricing=p.pricing, overbooking=p.overbooking)
+                                     pricing=p.pricing, overbooking=p.overbooking, sells=p.sells)
             for p in providers
         }
         if Metascheduler.name in self.providers:

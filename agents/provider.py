@@ -28,6 +28,7 @@ from market.pricing.state import ProviderState, state_from_scheduler
 from market.reservation import Reservation
 from market.scheduling import make_scheduler
 from market.simulation import MachineSimulation, job_records
+from market.provisioning.dbc import DBC_SELLERS
 from market.sla import book_capacity
 
 __all__ = ["ResourceProvider"]
@@ -38,7 +39,9 @@ class ResourceProvider(mesa.Agent):
 
     ``overbooking`` (>= 1): the factor by which it signs service-level agreements beyond its
     processors (:func:`market.sla.overbooked_state`; 1, the default, signs only what its plan can
-    honour).
+    honour). ``sells``: how it sells to a DBC broker (the ``dbc`` model): ``"quote"`` (priced
+    starts, the default), ``"post"`` (advertised slots at posted prices) or ``"auction"`` (a
+    second-price auction of the job's slot, its quote the reserve).
 
     Attributes
     ----------
@@ -59,10 +62,13 @@ class ResourceProvider(mesa.Agent):
         watts_per_proc: float = 0.0,
         pricing: str = "externality",
         overbooking: float = 1.0,
+        sells: str = "quote",
     ) -> None:
         super().__init__(model)
         resolve_pricing(pricing)  # an unknown rule or a plug-in that cannot be imported fails here
         book_capacity(procs, overbooking)  # a factor below 1 fails here
+        if sells not in DBC_SELLERS:
+            raise InvalidInput(f"{name}: sells must be one of {', '.join(DBC_SELLERS)}, got {sells!r}")
         self.name = name
         self.procs = procs
         self.policy = policy
@@ -70,6 +76,7 @@ class ResourceProvider(mesa.Agent):
         self.watts_per_proc = watts_per_proc
         self.pricing = pricing
         self.overbooking = overbooking
+        self.sells = sells
         self.machine = MachineSimulation(make_scheduler(policy, procs))
         self.wait_predictor: QueueWaitPredictor | None = None
         self._features: dict[int, tuple] = {}  # job id -> (queue features, submit)

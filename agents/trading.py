@@ -18,10 +18,14 @@ over the jobs gathered since, the bilateral ones as each job arrives:
   its slot with one provider after another (home first), by alternating offers over price and start
   (:func:`market.negotiation.negotiate_slot`: a Boulware broker, a conceder provider, ten rounds
   each, starts within the next ``cycle`` seconds); the first deal is bought.
-* :class:`DBCDesk` (``dbc``): no cycle; when a job arrives the broker asks every provider for its
-  priced plan and buys by Nimrod-G's deadline-and-budget-constrained cost-time optimisation over
-  the quoted starts (:func:`market.provisioning.dbc.buy_dbc_slot`: budget the job's value,
-  deadline its valuation's); no plan within both means the home queue.
+* :class:`DBCDesk` (``dbc``): no cycle; when a job arrives the broker asks every provider for what
+  it sells (its ``sells``): a quoting provider's priced starts (its plan, form 19), an advertising
+  provider's posted slots at the best-effort rate, an auctioning provider's slot at the machine's
+  earliest start with its quote as the reserve. It buys by Nimrod-G's deadline-and-budget-
+  constrained cost-time optimisation (:func:`market.provisioning.dbc.dbc_buy`: budget the job's
+  value, deadline its valuation's), bidding at an auction at most its remaining budget share in a
+  sealed second-price auction (one bidder at a time here: it pays the reserve, or loses when the
+  reserve is above its cap and re-plans); no plan within both means the home queue.
 * :class:`SLADesk` (``sla``): no cycle; when a job arrives the broker asks every provider for a
   service-level agreement: a start in ``[now, deadline - runtime]`` (the job's valuation, so an
   on-time start ends by the deadline), at most the job's value, penalties that repay the value the
@@ -70,7 +74,8 @@ from agents.strategies import BrokerStrategy, register_strategy
 from market.auctions.slot import SlotRequest, auction_round
 from market.auctions.window import trade_window
 from market.negotiation import negotiate_slot
-from market.provisioning.dbc import buy_dbc_slot
+from market.auctions.single import vickrey
+from market.provisioning.dbc import DBCOffer, auctioned_offers, dbc_buy, posted_offers, quoted_offers
 from market.errors import InvalidInput
 from market.job import Job
 from market.pricing import BASE_RATE, SECONDS_PER_HOUR
@@ -287,22 +292,57 @@ class NegotiationDesk(PerJobDesk):
 
 
 class DBCDesk(PerJobDesk):
-    """A deadline-and-budget-constrained broker buying each job's slot as it arrives (module notes)."""
+    """A deadline-and-budget-constrained broker buying each job's slot as it arrives (module notes).
+
+    ``n_bids`` and ``n_bids_won`` count its bids at auctioning providers.
+    """
 
     name = "dbc"
 
     def __init__(self, broker, strategy: str = "cost-time") -> None:
         super().__init__(broker)
         self.strategy = strategy
+        self.n_bids = self.n_bids_won = 0
+
+    def offers(self, job: Job, now: int) -> list[tuple[DBCOffer, int]]:
+        """Every provider's offers for ``job`` by the way it sells: ``(offer, start s)`` (one query each)."""
+        b = self.broker
+        request = SlotRequest(job.id, job.procs, job.estimate, self.valuations[job.id], job.runtime)
+        found = []
+        for p in b.providers():
+            if p.sells == "post":
+                slots = b.query(p.name, now, "advertise")
+                if p.procs >= job.procs:
+                    found += posted_offers(slots, request, provider=p.name, now=now)
+                continue
+            plan = b.query(p.name, now, "plan")
+            sell = quoted_offers if p.sells == "quote" else auctioned_offers
+            found += sell(plan, request, provider=p.name)
+        return found
+
+    def _auction(self, index: int, offer: DBCOffer, jobs: int, cap: float) -> float | None:
+        """The provider's sealed second-price auction of the slot; the broker bids its cap (truthful)."""
+        result = vickrey([cap], reserve=offer.price)
+        self.n_bids += 1
+        self.model.message_counts["bid"] += 1
+        self.model.negotiation_rounds += 1
+        if result.winner is None:
+            return None
+        self.n_bids_won += 1
+        return result.price
 
     def trade(self, jobs: list[Job], now: int) -> None:
         for job in jobs:
-            request = SlotRequest(job.id, job.procs, job.estimate, self.valuations[job.id], job.runtime)
-            bought = buy_dbc_slot(self.plans(now), request, strategy=self.strategy)
-            if bought is None:
+            v = self.valuations[job.id]
+            found = self.offers(job, now)
+            buy = dbc_buy([o for o, _ in found], 1, job_time=max(1, min(job.runtime, job.estimate)),
+                          deadline=max(0, v.deadline - now), budget=v.value, strategy=self.strategy,
+                          auction=self._auction)
+            if not buy.bought:
                 self.fallback(job, now)
-            else:
-                self.hold(job, *bought, now)
+                continue
+            index, _, price = buy.bought[0]
+            self.hold(job, found[index][0].provider, found[index][1], price, now)
 
 
 def sla_penalty(valuation: Valuation) -> PenaltySchedule:

@@ -116,6 +116,11 @@ class ProviderConfig:
         processors, betting that jobs end before their estimates (:func:`market.sla.overbooked_state`).
         1, the default, signs only what its plan can honour; above 1 contracts can start late or
         never run, and the provider pays their penalties.
+    sells : str
+        How it sells to a deadline-and-budget-constrained broker (the ``dbc`` model; the other
+        models fix how providers sell): ``"quote"`` (priced starts, Singh ch. 5; default),
+        ``"post"`` (advertised slots at posted prices, ch. 3) or ``"auction"`` (a second-price
+        auction of the job's slot with its quote as the reserve).
     """
 
     name: str
@@ -126,6 +131,7 @@ class ProviderConfig:
     watts_per_proc: float = 20.0
     pricing: str = "externality"
     overbooking: float = 1.0
+    sells: str = "quote"
 
     def __post_init__(self) -> None:
         where = f"provider {self.name!r}"
@@ -142,6 +148,11 @@ class ProviderConfig:
         _number_in(f"{where}: overbooking", self.overbooking, 1, math.inf)
         if not math.isfinite(self.overbooking):
             raise InvalidInput(f"{where}: overbooking must be a finite factor, got {self.overbooking!r}")
+        from market.provisioning.dbc import DBC_SELLERS
+
+        if self.sells not in DBC_SELLERS:
+            raise InvalidInput(f"{where}: sells must be one of {', '.join(map(repr, DBC_SELLERS))}, "
+                               f"got {self.sells!r}{suggest(str(self.sells), DBC_SELLERS)}")
         _check_type(f"{where}: pricing", self.pricing, str, "a pricing rule name")
         from market.pricing.rules import resolve_pricing
 

@@ -360,8 +360,8 @@ def build_market(config: ScenarioConfig, model: str, workload: Workload, prices:
     """
     check_model(model, "interaction model")
     spec = resolve_model(model)
-    specs = [ProviderSpec(p.name, p.procs, p.policy, prices[p.name], p.watts_per_proc, p.pricing, p.overbooking)
-             for p in config.providers]
+    specs = [ProviderSpec(p.name, p.procs, p.policy, prices[p.name], p.watts_per_proc, p.pricing, p.overbooking,
+                          p.sells) for p in config.providers]
     par = config.parameters
     meta = None
     if spec.clearing is not None:

@@ -31,13 +31,13 @@ from __future__ import annotations
 import bisect
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from market.errors import InvalidInput
 from market.pricing.slot import SECONDS_PER_HOUR
 
-__all__ = ["DBC_SELLERS", "DBC_STRATEGIES", "DBCOffer", "DBCPlan", "DBCPurchase", "DBCResource", "buy_dbc_slot",
-           "dbc_buy", "dbc_plan"]
+__all__ = ["DBC_SELLERS", "DBC_STRATEGIES", "DBCOffer", "DBCPlan", "DBCPurchase", "DBCResource", "auctioned_offers",
+           "buy_dbc_slot", "dbc_buy", "dbc_plan", "posted_offers", "quoted_offers"]
 
 DBC_STRATEGIES = ("cost", "time", "cost-time")
 DBC_SELLERS = ("quote", "post", "auction")
@@ -337,6 +337,70 @@ def dbc_buy(offers: Sequence[DBCOffer], n: int, *, job_time: int, deadline: int,
     return DBCPurchase(tuple(bought), float(budget) - money, tuple(bids), makespan)
 
 
+def _last_start(request) -> tuple[int, int]:
+    """The job's real length (s) and its latest start that ends by its valuation's deadline."""
+    run = request.duration if request.runtime is None else max(1, min(request.runtime, request.duration))
+    return run, request.valuation.deadline - run
+
+
+def quoted_offers(plan, request, *, provider: str, max_starts: int = 16) -> list[tuple[DBCOffer, int]]:
+    """A quoting provider's offers for ``request``: ``(offer, start s)`` per quoted start (module notes).
+
+    The plan's first ``max_starts`` feasible starts (the earliest and the plan's change points after it)
+    up to the latest start that meets the deadline, each at the plan's total price (SU); none when the
+    machine is too small.
+    """
+    if isinstance(max_starts, bool) or not isinstance(max_starts, int) or max_starts < 1:
+        raise InvalidInput(f"max_starts must be an int >= 1, got {max_starts!r}")
+    if request.procs > plan.procs:
+        return []
+    run, last = _last_start(request)
+    first = plan.pricer.base.earliest_start(request.procs, request.duration, after=plan.now)
+    if first > last:
+        return []
+    starts = ([first] + [t for t in plan.pricer.instants() if first < t <= last])[:max_starts]
+    out = []
+    for t, f in zip(starts, plan.pricer.prices_ps(request.procs, request.duration, starts)):
+        if f is None:
+            continue
+        quote = plan.price(t, request.procs, request.duration) if plan.pricing != "externality" else None
+        total = quote.total_cost if quote is not None else request.hours * plan.unit_cost + f / SECONDS_PER_HOUR
+        out.append((DBCOffer(provider, "quote", total, t - plan.now), t))
+    return out
+
+
+def posted_offers(slots, request, *, provider: str, now: int) -> list[tuple[DBCOffer, int]]:
+    """An advertising provider's offers for ``request``: ``(offer, start s)`` per posted slot it fits in.
+
+    A slot fits when it has the processors and holds the estimate before its end (or is extensible),
+    and starts by the latest start that meets the deadline; the job is offered the slot's start at its
+    posted price, ``procs x estimate`` processor-hours at the slot's unit cost plus its fixed cost (SU;
+    Singh 2008 ch. 3: advertised slots are free capacity at the best-effort rate, ``f`` = 0).
+    """
+    run, last = _last_start(request)
+    out = []
+    for slot in slots:
+        if slot.procs < request.procs or slot.start < now or slot.start > last:
+            continue
+        if not slot.extensible and slot.duration < request.duration:
+            continue
+        price = slot.unit_cost * request.procs * request.duration / SECONDS_PER_HOUR + slot.fixed_cost
+        until = None if slot.extensible else slot.start + slot.duration - now
+        out.append((DBCOffer(provider, "post", price, slot.start - now, 1, until), slot.start))
+    return out
+
+
+def auctioned_offers(plan, request, *, provider: str) -> list[tuple[DBCOffer, int]]:
+    """An auctioning provider's offer for ``request``: the slot at its earliest start, the reserve its quote.
+
+    The provider auctions the job's slot at the machine's earliest start with the slot's externality
+    price as the reserve (:func:`market.auctions.slot.reserve_price`, Singh ch. 5): the buyer sees the
+    reserve, not the price. None when the start misses the deadline or the machine is too small.
+    """
+    found = quoted_offers(plan, request, provider=provider, max_starts=1)
+    return [(replace(offer, sells="auction"), t) for offer, t in found]
+
+
 def buy_dbc_slot(plans, request, *, strategy: str = "cost-time", max_starts: int = 16):
     """Buy ``request``'s slot from ``plans`` by DBC (module notes); returns ``(provider, start, price SU)`` or None.
 
@@ -362,35 +426,21 @@ def buy_dbc_slot(plans, request, *, strategy: str = "cost-time", max_starts: int
     """
     if strategy not in DBC_STRATEGIES:
         raise InvalidInput(f"unknown DBC strategy {strategy!r}; known: {', '.join(DBC_STRATEGIES)}")
-    if isinstance(max_starts, bool) or not isinstance(max_starts, int) or max_starts < 1:
-        raise InvalidInput(f"max_starts must be an int >= 1, got {max_starts!r}")
-    run = request.duration if request.runtime is None else max(1, min(request.runtime, request.duration))
-    candidates: list[tuple[str, int, float]] = []
-    now = None
-    for name, plan in plans.items():
-        if request.procs > plan.procs:
-            continue
-        now = plan.now
-        last = request.valuation.deadline - run  # a later start misses the deadline
-        first = plan.pricer.base.earliest_start(request.procs, request.duration, after=plan.now)
-        if first > last:
-            continue
-        starts = [first] + [t for t in plan.pricer.instants() if first < t <= last]
-        starts = starts[:max_starts]
-        prices = plan.pricer.prices_ps(request.procs, request.duration, starts)
-        for t, f in zip(starts, prices):
-            if f is None:
-                continue
-            quote = plan.price(t, request.procs, request.duration) if plan.pricing != "externality" else None
-            total = quote.total_cost if quote is not None else request.hours * plan.unit_cost + f / SECONDS_PER_HOUR
-            candidates.append((name, t, total))
-    if not candidates:
+    found = [(name, offer, t) for name, plan in plans.items()
+             for offer, t in quoted_offers(plan, request, provider=name, max_starts=max_starts)]
+    if not found:
         return None
-    resources = [DBCResource(f"{k}", price, run, 1, t - now) for k, (_, t, price) in enumerate(candidates)]
-    deadline = max(0, request.valuation.deadline - now)
-    chosen = dbc_plan(resources, 1, deadline=deadline, budget=request.valuation.value, strategy=strategy)
-    if chosen is None:
+    now = plans[found[0][0]].now
+    run, _ = _last_start(request)
+    buy = dbc_buy([o for _, o, _ in found], 1, job_time=run, deadline=max(0, request.valuation.deadline - now),
+                  budget=request.valuation.value, strategy=strategy, auction=_no_auction)
+    if not buy.bought:
         return None
-    name, start, price = candidates[chosen.jobs.index(1)]
+    name, _, start = found[buy.bought[0][0]]
+    price = buy.bought[0][2]
     plans[name].reserve(start, request.procs, request.duration, reservation_id=f"auction-{request.id}")
     return name, start, price
+
+
+def _no_auction(index, offer, jobs, cap):  # pragma: no cover - quotes only
+    raise InvalidInput(f"offer {index} of {offer.provider!r} is not auctioned")

@@ -85,3 +85,16 @@ def test_overbooking_providers_in_a_scenario_break_contracts_and_the_columns_set
     assert s["provider_revenue"] == pytest.approx(run.records["cost"].sum())
     with pytest.raises(Exception, match="overbooking"):
         load_toml_text(text.replace("overbooking = 2.0", "overbooking = 0.5", 1))
+
+
+def test_a_dbc_market_of_quoting_advertising_and_auctioning_providers_runs_from_toml():
+    text = TOML.replace('models = ["best-effort", "greedy", "first-price", "vickrey", "english", "dutch", "double", '
+                        '"double-gd", "negotiate", "dbc", "sla"]', 'models = ["dbc"]')
+    text = text.replace("procs = 16\n[[providers]]", 'procs = 16\nsells = "post"\n[[providers]]')
+    text = text.replace('prices = "fixed"\n', 'prices = "fixed"\nsells = "auction"\n')
+    config = load_toml_text(text)
+    assert [p.sells for p in config.providers] == ["post", "auction"]
+    (run,) = compare(config)
+    assert run.summary["jobs"] == 30 and run.messages["advertise"] > 0 and run.messages["bid"] > 0
+    with pytest.raises(Exception, match="sells must be one of 'quote', 'post', 'auction', got 'auctions'"):
+        load_toml_text(text.replace('sells = "auction"', 'sells = "auctions"'))
