@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from market.errors import InvalidInput
 from market.reservation import Reservation
+from market.scheduling import ConservativeScheduler, EASYScheduler, FCFSScheduler
 
 __all__ = ["withdraw_reservation"]
 
@@ -28,7 +29,8 @@ def withdraw_reservation(scheduler, reservation_id: str | int, now: int) -> Rese
     Parameters
     ----------
     scheduler : LocalScheduler
-        A ``conservative``, ``slots``, ``easy`` or ``fcfs`` scheduler.
+        A ``conservative``, ``slots``, ``easy`` or ``fcfs`` scheduler, or a subclass of one
+        (a plug-in such as the SJF-over-EASY of ``docs/extending.md``, PSP), withdrawn as its base.
     reservation_id : str or int
         The reservation to drop.
     now : int
@@ -59,9 +61,10 @@ def withdraw_reservation(scheduler, reservation_id: str | int, now: int) -> Rese
     if reservation_id not in scheduler.reservations:
         known = ", ".join(repr(k) for k in scheduler.reservations) or "none"
         raise InvalidInput(f"unknown reservation id {reservation_id!r}; held: {known}")
-    name = scheduler.name
-    if name not in ("conservative", "slots", "easy", "fcfs"):
-        raise InvalidInput(f"withdraw_reservation: policy {name!r} is not supported")
+    plans_queue = isinstance(scheduler, ConservativeScheduler)  # the slot scheduler plans conservatively
+    if not (plans_queue or isinstance(scheduler, (EASYScheduler, FCFSScheduler))):
+        raise InvalidInput(f"withdraw_reservation: policy {scheduler.name!r} ({type(scheduler).__name__}) is not "
+                           "supported: it is neither conservative, slots, easy, fcfs nor a subclass of one")
     reservation = scheduler.reservations[reservation_id]
     if reservation.end <= now:
         del scheduler.reservations[reservation_id]
@@ -71,6 +74,6 @@ def withdraw_reservation(scheduler, reservation_id: str | int, now: int) -> Rese
     profile.advance(now)
     profile.release(start, reservation.end - start, reservation.procs)
     del scheduler.reservations[reservation_id]
-    if name in ("conservative", "slots"):  # the slot scheduler plans conservatively (SlotScheduler)
+    if plans_queue:
         scheduler.compress(now)
     return reservation

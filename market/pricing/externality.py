@@ -34,6 +34,7 @@ from market.pricing.forecast import BACKFILL_POLICIES, check_policy, forecast
 from market.pricing.slot import SECONDS_PER_HOUR
 from market.pricing.state import ProviderState, RunningJob
 from market.reservation import Reservation
+from market.scheduling import policy_of
 from market.scheduling.profile import Profile
 
 __all__ = ["ExternalityPricer", "slot_price"]
@@ -114,7 +115,11 @@ class ExternalityPricer:
     with estimates as runtimes and no arrival, each head starts at its
     shadow time and every job the policy starts fits beside the plan at
     every pass, so the slot changes no decision and costs nothing (checked
-    against the forward runs by the property tests).
+    against the forward runs by the property tests). Every other forward-run
+    policy (registered or a plug-in) gets the same shortcut: it holds for the
+    EASY family whatever its queue order (the SJF plug-in of
+    ``docs/extending.md`` is checked against forward runs), and a policy of
+    one's own should be checked the same way.
 
     Examples
     --------
@@ -168,7 +173,8 @@ class ExternalityPricer:
         planned=scheduler.planned)`` (``planned`` for conservative and slots only), built
         straight from the scheduler's running jobs, reservations and queue: the
         :attr:`state` record is made only if asked for. ``policy`` defaults to the
-        scheduler's. The scheduler is trusted to be consistent (its state is not re-validated).
+        scheduler's own class (:func:`market.scheduling.policy_of`: a plug-in is run forward as
+        itself). The scheduler is trusted to be consistent (its state is not re-validated).
 
         Examples
         --------
@@ -181,7 +187,7 @@ class ExternalityPricer:
         ({2: 100}, 2.0)
         """
         self = cls.__new__(cls)
-        self.policy = check_policy(scheduler.name if policy is None else policy)
+        self.policy = check_policy(policy_of(scheduler) if policy is None else policy)
         self._state = None
         self.now, self.procs = now, scheduler.procs
         self._snapshot = running = list(scheduler.running.values())

@@ -16,7 +16,10 @@ a scheduler can know); no further job arrives.
   forward from the state: a fresh
   scheduler gets the running jobs, the reservations and the queue, and is
   driven with the simulator's protocol (ends, then one pass) at every planned
-  end and reservation end until the queue is empty.
+  end and reservation end until the queue is empty. The queue is handed over
+  in the state's order (a live scheduler's own): exact for policies that order
+  their queue by arrival or by a key of the job (FCFS, EASY, SJF, PSP), not for
+  one whose order depends on the order it was handed the jobs.
 """
 
 from __future__ import annotations

@@ -32,6 +32,7 @@ from market.pricing.rules import apply_rule, resolve_pricing
 from market.pricing.slot import BASE_RATE, PENALTY_FACTOR, SECONDS_PER_HOUR, Slot
 from market.pricing.state import ProviderState, state_from_dict, state_from_scheduler
 from market.reservation import Reservation
+from market.scheduling import policy_of
 
 __all__ = ["Booking", "ProviderPlan"]
 
@@ -139,10 +140,13 @@ class ProviderPlan:
         """The plan of a live :class:`~market.scheduling.base.LocalScheduler` at ``now``.
 
         Conservative and slot schedulers keep their planned starts; they are
-        used as they are. The scheduler is not changed. Mid-run:
+        used as they are. Any other policy, a plug-in among them, is run forward as its own
+        class (:func:`market.scheduling.policy_of`). The scheduler is not changed. Mid-run:
         ``ProviderPlan.from_scheduler(sim.scheduler, sim.now)``.
         """
-        policy = kwargs.pop("policy", scheduler.name)
+        policy = kwargs.pop("policy", None)
+        if policy is None:
+            policy = policy_of(scheduler)
         planned = getattr(scheduler, "planned", None) if policy in BACKFILL_POLICIES else None
         state = state_from_scheduler(scheduler, now)
         if planned is not None:

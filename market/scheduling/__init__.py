@@ -33,6 +33,7 @@ __all__ = [
     "SlurmPSPScheduler",
     "make_scheduler",
     "policy_names",
+    "policy_of",
     "register_policy",
     "resolve_policy",
 ]
@@ -84,6 +85,35 @@ def resolve_policy(policy: str | type[LocalScheduler]) -> type[LocalScheduler]:
     raise InvalidInput(
         f"unknown policy {policy!r}{hint}; known: {', '.join(policy_names())}, or a plug-in 'package.module:Name'"
     )
+
+
+def policy_of(scheduler: LocalScheduler | type[LocalScheduler]) -> str | type[LocalScheduler]:
+    """The policy name that resolves to ``scheduler``'s class: what pricing and advertising a live scheduler need.
+
+    Its registered name if that name is registered for this very class; else its plug-in name
+    ``"module:Qualname"`` when that imports back to the class; else the class itself (a class defined
+    in a function: :func:`resolve_policy` takes classes). A scheduler's ``name`` alone is not enough:
+    a plug-in's name is not registered (``sjf`` of ``docs/extending.md``), and a subclass that keeps
+    its base's name (an EASY variant still called ``easy``) is not the registered class.
+
+    >>> policy_of(make_scheduler("easy", 4)), policy_of(make_scheduler("market.scheduling.psp:PSPScheduler", 4))
+    ('easy', 'psp')
+    >>> class Cautious(EASYScheduler):  # inherits the name 'easy'; defined here, so no name reaches it
+    ...     pass
+    >>> policy_of(Cautious(4)) is Cautious
+    True
+    """
+    cls = scheduler if isinstance(scheduler, type) else type(scheduler)
+    if POLICIES.get(cls.name) is cls:
+        return cls.name
+    name = f"{cls.__module__}:{cls.__qualname__}"
+    if is_plugin_name(name):
+        try:
+            if resolve_policy(name) is cls:
+                return name
+        except InvalidInput:
+            pass
+    return cls
 
 
 def make_scheduler(policy: str | type[LocalScheduler], procs: int) -> LocalScheduler:
