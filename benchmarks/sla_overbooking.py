@@ -1,0 +1,124 @@
+"""What overbooking does to service-level agreements: the auction-market scenario's ``sla`` model as every
+provider signs on more and more of its processors (issue 17).
+
+For each load factor and seed the scenario's jobs, prices and valuations are built once; the ``sla``
+model then runs with every provider's ``overbooking`` set to each factor (1 signs only what the plan can
+honour). Prints, as Markdown, the mean over seeds and 95 % t interval of the contracts signed and
+violated (started late, never run), the penalties paid, what the contracts that ran were priced at,
+the contracts' revenue net of penalties, every provider's revenue, social welfare and users' surplus;
+then, paired by seed, each factor's change in provider revenue against factor 1 and in how many
+seeds it rose ("k of n").
+
+    python benchmarks/sla_overbooking.py --seeds 1..5 --loads 10,40 --factors 1,1.1,1.25,1.5,2,3
+
+Money SU (processor-hours at the base rate), times seconds.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from dataclasses import replace
+from pathlib import Path
+
+import pandas as pd
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from scenarios.config import with_overrides  # noqa: E402
+from scenarios.experiment import build_inputs, run_model  # noqa: E402
+from scenarios.registry import get_scenario  # noqa: E402
+from scenarios.results import ci95  # noqa: E402
+
+METRICS = (
+    ("sla_contracts", "contracts signed", 1),
+    ("sla_violations", "contracts violated", 1),
+    ("sla_late", "of which started late", 1),
+    ("sla_never_ran", "of which never ran (broken)", 1),
+    ("sla_penalties", "penalties paid, SU", 0),
+    ("sla_gross", "prices of the contracts that ran, SU", 0),
+    ("sla_net_revenue", "contracts' revenue net of penalties, SU", 0),
+    ("provider_revenue", "providers' revenue (contracts and home queues), SU", 0),
+    ("social_welfare", "social welfare, SU", 0),
+    ("users_surplus", "users' surplus, SU", 0),
+    ("mean_response", "mean response, s", 0),
+)
+
+
+def _seeds(text: str) -> list[int]:
+    if ".." in text:
+        a, b = text.split("..")
+        return list(range(int(a), int(b) + 1))
+    return [int(x) for x in text.split(",")]
+
+
+def run(seeds: list[int], loads: list[float], factors: list[float]) -> pd.DataFrame:
+    """One row per (load, seed, factor): the ``sla`` run's summary."""
+    rows = []
+    for load in loads:
+        for seed in seeds:
+            base = with_overrides(get_scenario("auction-market"),
+                                  {"seed": seed, "workload.load_factor": load, "models": ("sla",)})
+            inputs = build_inputs(base)[:3]
+            for factor in factors:
+                config = replace(base, providers=tuple(replace(p, overbooking=factor) for p in base.providers))
+                s = run_model(config, "sla", inputs=inputs).summary
+                rows.append({"load": load, "seed": seed, "factor": factor, **{k: s[k] for k, _, _ in METRICS
+                                                                             if k in s},
+                             "sla_gross": s["sla_net_revenue"] + s["sla_penalties"], "seconds": s["seconds"]})
+                print(f"load x{load:g} seed {seed} factor {factor:g}: {s['sla_violations']} violated, "
+                      f"revenue {s['provider_revenue']:,.0f} SU ({s['seconds']:.1f} s)", file=sys.stderr)
+    return pd.DataFrame(rows)
+
+
+def _cell(values, digits: int) -> str:
+    m, lo, hi = ci95(list(values))
+    return f"{m:,.{digits}f} [{lo:,.{digits}f}, {hi:,.{digits}f}]"
+
+
+def markdown(frame: pd.DataFrame) -> str:
+    """The tables: per load, a metric a row and a factor a column; then the paired revenue change."""
+    out = []
+    factors = sorted(frame["factor"].unique())
+    for load in sorted(frame["load"].unique()):
+        at = frame[frame["load"] == load]
+        n = at["seed"].nunique()
+        out.append(f"#### load x{load:g}: mean [95 % t interval] over {n} seeds\n")
+        out.append("| metric | " + " | ".join(f"x{f:g}" for f in factors) + " |")
+        out.append("|---|" + "---:|" * len(factors))
+        for key, label, digits in METRICS:
+            out.append(f"| {label} | " + " | ".join(_cell(at[at["factor"] == f][key], digits) for f in factors) + " |")
+        base = at[at["factor"] == 1.0].set_index("seed")["provider_revenue"]
+        cells, held = [], []
+        for f in factors:
+            d = at[at["factor"] == f].set_index("seed")["provider_revenue"] - base
+            cells.append(_cell(d, 0))
+            held.append(f"{int((d > 0).sum())} of {len(d)}")
+        out.append("| providers' revenue minus factor 1's, same seed, SU | " + " | ".join(cells) + " |")
+        out.append("| seeds where overbooking raised providers' revenue | " + " | ".join(held) + " |")
+        out.append("")
+    return "\n".join(out)
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--seeds", default="1..5")
+    ap.add_argument("--loads", default="10,40", help="load factors of the auction-market workload")
+    ap.add_argument("--factors", default="1,1.1,1.25,1.5,2,3", help="overbooking factors (>= 1)")
+    ap.add_argument("--csv", help="also write the per-run rows here")
+    args = ap.parse_args(argv)
+    started = time.perf_counter()
+    frame = run(_seeds(args.seeds), [float(x) for x in args.loads.split(",")],
+                [float(x) for x in args.factors.split(",")])
+    if args.csv:
+        frame.to_csv(args.csv, index=False)
+    print(markdown(frame))
+    print(f"{len(frame)} runs, {frame['seconds'].sum():.0f} s of runs, {time.perf_counter() - started:.0f} s in all",
+          file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
