@@ -373,7 +373,8 @@ class SLADesk(PerJobDesk):
     ``contracts``: job id -> the signed :class:`market.sla.SLA`; ``unplaced``: provider -> the
     overbooked contracts whose signed start has not come (reservations of its book, by id);
     ``n_overbooked`` counts the contracts signed that the machine could not hold at their signed
-    start, ``n_rebooked`` those of them that started later, ``n_broken`` those the provider broke.
+    start, ``n_rebooked`` those of them that started later, ``n_broken`` those the provider broke;
+    ``waiting`` holds the jobs of overbooked contracts not yet started nor broken.
     """
 
     name = "sla"
@@ -383,6 +384,7 @@ class SLADesk(PerJobDesk):
         self.contracts: dict[int, SLA] = {}
         self.unplaced: dict[str, dict] = {}
         self.broken: set[int] = set()
+        self.waiting: set[int] = set()  # overbooked contracts' jobs not yet started nor broken
         self.n_overbooked = self.n_rebooked = self.n_broken = 0
 
     def trade(self, jobs: list[Job], now: int) -> None:
@@ -420,6 +422,7 @@ class SLADesk(PerJobDesk):
             # overbooked: the machine cannot hold it at its signed start as planned now
             self.n_overbooked += 1
             self.n_won += 1
+            self.waiting.add(job.id)
             if contract.start > now:
                 self.unplaced.setdefault(contract.provider, {})[contract.reservation_id] = Reservation(
                     contract.reservation_id, contract.start, contract.procs, contract.duration)
@@ -444,6 +447,7 @@ class SLADesk(PerJobDesk):
                 self.model.message_counts["sla"] += 1  # the provider tells the broker of the later start
             self.hold(job, contract.provider, now, contract.price, now)
             self.n_won -= 1  # counted once, when signed
+            self.waiting.discard(job.id)
             return
         start = base_profile(state).earliest_start(contract.procs, contract.duration, now)
         v = self.valuations[job.id]
@@ -456,6 +460,7 @@ class SLADesk(PerJobDesk):
         else:
             self.n_broken += 1
             self.broken.add(job.id)
+            self.waiting.discard(job.id)
             self.model.message_counts["sla"] += 1  # the provider tells the broker of the breach
             self.fallback(job, now)
             self.n_fallback -= 1  # it was sold: the home queue runs it after the breach

@@ -128,6 +128,7 @@ def running_summary(market, now: int) -> dict:
             bslds.append(max((end - row["submit"]) / max(end - start, 10), 1.0))
     if desk is not None:
         n_submitted += len(desk.pending)  # handed to the broker, waiting for the market's next cycle
+        n_submitted += len(getattr(desk, "waiting", ()))  # under an overbooked SLA, waiting for the machine
     if meta is not None:
         n_submitted += len(meta.pending)
     return {

@@ -145,3 +145,16 @@ def test_the_same_market_without_overbooking_signs_only_what_it_can_honour():
     rec = r.records.set_index("job_id")
     assert (rec.loc[2, "start"], rec.loc[3, "start"]) == (3610, 7210)  # queued at home; job 1 ended early
     assert m.broker.desk.n_overbooked == 0 and m.broker.desk.n_fallback == 2
+
+
+def test_a_waiting_overbooked_contract_counts_as_submitted_in_the_running_summary():
+    from viz.summary import running_summary
+
+    jobs = (Job(1, 10, 4, H, 2 * H, site="a"), Job(2, 20, 4, H, H, site="a"))
+    vals = {1: Valuation(10.0, 10 + 3 * H, 3 * H), 2: Valuation(6.0, 20 + H + 1800, 3 * H)}
+    m = MarketModel([ProviderSpec("a", 4, "conservative", overbooking=2.0)], Workload(jobs), route="site",
+                    broker=BrokerSpec("sla", cycle=60), valuations=vals, rng=0)
+    m.run_until(1000)  # job 2 signed at 20 s on the book, the machine busy with job 1 until it ends at 3,610 s
+    assert m.broker.desk.waiting == {2} and running_summary(m, 1000)["submitted"] == 2
+    m.run()
+    assert m.broker.desk.waiting == set()
