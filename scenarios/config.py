@@ -472,21 +472,30 @@ _TOP = ("seed", "duration_seconds", "models")
 
 
 def overridable() -> list[str]:
-    """Names :func:`with_overrides` accepts: top-level keys, parameters, ``workload.*``."""
+    """Names :func:`with_overrides` accepts: top-level keys, parameters, ``workload.*``, ``providers.*``."""
     return (list(_TOP) + [f.name for f in fields(Parameters)]
-            + [f"workload.{f.name}" for f in fields(WorkloadConfig)])
+            + [f"workload.{f.name}" for f in fields(WorkloadConfig)]
+            + [f"providers.{f.name}" for f in fields(ProviderConfig) if f.name != "name"])
 
 
 def with_overrides(config: ScenarioConfig, values: Mapping[str, Any]) -> ScenarioConfig:
     """A copy of ``config`` with parameter values replaced (for sweeps and the CLI).
 
     Keys are parameter names (``alpha``, ``w_t``, ...), ``seed``,
-    ``duration_seconds``, ``models`` or ``workload.<key>``. Unknown names
+    ``duration_seconds``, ``models``, ``workload.<key>`` or ``providers.<key>``
+    (every provider's ``<key>``, e.g. ``providers.overbooking`` or
+    ``providers.policy``; each provider checks its new value). Unknown names
     raise ``InvalidInput`` suggesting the closest.
+
+    >>> from scenarios.registry import get_scenario
+    >>> cfg = with_overrides(get_scenario("quickstart"), {"providers.overbooking": 1.5, "alpha": 0.2})
+    >>> [p.overbooking for p in cfg.providers], cfg.parameters.alpha
+    ([1.5, 1.5, 1.5], 0.2)
     """
-    params, work, top = {}, {}, {}
+    params, work, top, prov = {}, {}, {}, {}
     pnames = {f.name for f in fields(Parameters)}
     wnames = {f.name for f in fields(WorkloadConfig)}
+    provnames = {f.name for f in fields(ProviderConfig)} - {"name"}
     for key, value in values.items():
         if key in _TOP:
             top[key] = tuple(value) if key == "models" else value
@@ -494,8 +503,12 @@ def with_overrides(config: ScenarioConfig, values: Mapping[str, Any]) -> Scenari
             params[key] = value
         elif key.startswith("workload.") and key.removeprefix("workload.") in wnames:
             work[key.removeprefix("workload.")] = value
+        elif key.startswith("providers.") and key.removeprefix("providers.") in provnames:
+            prov[key.removeprefix("providers.")] = value
         else:
             raise InvalidInput(f"unknown parameter {key!r}{suggest(key, overridable())}")
+    if prov:
+        top["providers"] = tuple(replace(p, **prov) for p in config.providers)
     return replace(
         config,
         parameters=replace(config.parameters, **params),

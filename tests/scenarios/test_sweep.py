@@ -441,3 +441,21 @@ def test_readme_sweep_commands_parse_and_the_jobqueue_snippet_compiles():
     (snippet,) = re.findall(r"```python\n(.*?)```", section, flags=re.DOTALL)
     compile(snippet, "README.md", "exec")
     assert "SLURMCluster" in snippet and "scheduler_address" in snippet
+
+
+def test_a_providers_key_sweeps_every_providers_setting(tmp_path, quick):
+    """``providers.<key>`` sets that key on every provider: the same rows as providers written so by hand."""
+    from dataclasses import replace
+
+    grid = parse_grid(["providers.policy=fcfs,conservative", "workload.load_factor=4"])
+    table = run_sweep(quick, grid, tmp_path / "grid").set_index("grid.providers.policy")
+    for policy in ("fcfs", "conservative"):
+        by_hand = replace(with_overrides(quick, {"workload.load_factor": 4}),
+                          providers=tuple(replace(p, policy=policy) for p in quick.providers))
+        want = run_sweep(by_hand, {"seed": [1]}, tmp_path / policy).iloc[0]
+        assert table.loc[policy, "mean_wait"] == want["mean_wait"]
+    assert table.loc["fcfs", "mean_wait"] != table.loc["conservative", "mean_wait"]
+    with pytest.raises(InvalidInput, match=r"did you mean 'providers.overbooking'"):
+        parse_grid(["providers.overbookin=1,2"])
+    with pytest.raises(InvalidInput, match=r"provider 'north': overbooking must be in \[1, inf\]"):
+        with_overrides(quick, {"providers.overbooking": 0.5})
