@@ -18,7 +18,7 @@ thesis's tolerance (+-0.1 on makespan ratios).
 
     PYTHONPATH=$PWD GRIDMARKET_DATA=../shared/data .venv/bin/python \\
         benchmarks/singh_small_task_ratio_vs_load.py --method greedy --seeds 1..3 --loads 0.3,0.45,own,0.76 \\
-        [--every 5] [--procs-per-task 3] [--json out/x.json]
+        [--every 5] [--procs-per-task 3] [--json out/x.json] [--population 100 --generations 10] [--procs-shape constant] [--best-effort-policy easy]
 """
 
 from __future__ import annotations
@@ -72,7 +72,9 @@ def _window_load(jobs, procs: int, t0: int, t1: int) -> float:
     return sum(j.procs * j.runtime for j in jobs if t0 <= j.submit < t1) / (procs * (t1 - t0))
 
 
-def sweep(method: str, seed: int, target, every: int, procs_per_task: int, data, site: str = "ctc") -> dict:
+def sweep(method: str, seed: int, target, every: int, procs_per_task: int, data, site: str = "ctc",
+          population: int = 100, generations: int = 10, procs_shape: str = "uniform",
+          best_effort_policy: str = "conservative") -> dict:
     """One seed at one load: the reproduction's sweep at ``procs_per_task`` (every ``every``-th instant)."""
     from market.provisioning import run_best_effort
     from market.workflows import layered_workflow
@@ -99,6 +101,9 @@ def sweep(method: str, seed: int, target, every: int, procs_per_task: int, data,
         points = _points(len(jobs), count + 1)[1:]
         moga_seeds = [seed] * count
     graph = layered_workflow(100, depth=10, mean_procs=procs_per_task, rng=np.random.default_rng(graph_stream))
+    if procs_shape == "constant":  # the thesis gives only the average; every task at it (runtimes, edges unchanged)
+        for v in graph:
+            graph.nodes[v]["procs"] = procs_per_task
     own = offered_load(w, procs)
     exact = [replace(j, estimate=j.runtime) for j in jobs]
     loaded = _loaded(exact, own, target, np.random.default_rng([seed, 14, 2026]))
@@ -114,11 +119,13 @@ def sweep(method: str, seed: int, target, every: int, procs_per_task: int, data,
         provider = Provider(site, procs, window)
         if method == "moga":
             res = compare_moga(graph, [provider], at=at, alphas=(0.0, 1.0), seed=moga_seeds[i],
-                               population=100, generations=10)
+                               population=population, generations=generations,
+                               best_effort_policy=best_effort_policy)
         else:
-            res = compare_greedy(graph, [provider], at=at, alphas=(0.0, 1.0), seed=seed)
+            res = compare_greedy(graph, [provider], at=at, alphas=(0.0, 1.0), seed=seed,
+                                 best_effort_policy=best_effort_policy)
         by = {r["alpha"] if r["method"] != "best-effort" else "be": r for r in res}
-        be = run_best_effort(graph, {site: provider.at(at, "conservative")}, release=at)
+        be = run_best_effort(graph, {site: provider.at(at, best_effort_policy)}, release=at)
         assert be.makespan == by["be"]["makespan"]
         waits = [be.placements[v].start - be.submit[v] for v in graph if graph.nodes[v]["runtime"] > 0]
         rows.append({"at": at, "load_window": _window_load(window, procs, at - _DAY, at + _DAY),
@@ -156,6 +163,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--procs-per-task", type=int, default=3)
     ap.add_argument("--site", choices=("ctc", "sdsc"), default="ctc")
     ap.add_argument("--json", help="also write every per-seed row to this file")
+    ap.add_argument("--population", type=int, default=100, help="MOGA population (the thesis and the reproduction: 100)")
+    ap.add_argument("--generations", type=int, default=10,
+                    help="MOGA generations (the thesis and the reproduction: 10)")
+    ap.add_argument("--procs-shape", choices=("uniform", "constant"), default="uniform",
+                    help="task sizes: uniform on 1 .. 2 x mean - 1 (the generator's, the reproduction's) or all "
+                         "equal to the mean (the thesis states only the average)")
+    ap.add_argument("--best-effort-policy", choices=("conservative", "easy"), default="conservative",
+                    help="the site's policy for the best-effort run (ch. 4.7: conservative); the provisioned "
+                         "plans always use the conservative plan's slots or quotes")
     args = ap.parse_args(argv)
     loads = [x if x == "own" else float(x) for x in args.loads.split(",")]
     thesis = THESIS[args.method]
@@ -167,7 +183,9 @@ def main(argv: list[str] | None = None) -> int:
     for target in loads:
         for seed in _seeds(args.seeds):
             started = time.perf_counter()
-            r = sweep(args.method, seed, target, args.every, args.procs_per_task, None, args.site)
+            r = sweep(args.method, seed, target, args.every, args.procs_per_task, None, args.site,
+                      population=args.population, generations=args.generations, procs_shape=args.procs_shape,
+                      best_effort_policy=args.best_effort_policy)
             r["seconds"] = time.perf_counter() - started
             out.append(r)
             print(f"{args.method} load={target} seed={seed}: whole {100 * r['whole_load']:.1f} %, window "
