@@ -17,8 +17,9 @@ import math
 from dataclasses import dataclass
 
 from market.errors import InvalidInput
-from market.pricing.forecast import FORWARD_POLICIES, forecast
+from market.pricing.forecast import BACKFILL_POLICIES, check_policy, forecast
 from market.pricing.state import state_from_scheduler
+from market.scheduling import policy_of
 from market.scheduling.profile import Profile
 from market.scheduling.slots import decompose
 
@@ -31,10 +32,11 @@ PLAN_KINDS = ("done", "running", "reservation", "queued", "projected", "free", "
 planned end (start + estimate: the plan does not know the runtime);
 ``reservation`` advance reservations; ``queued`` queued jobs at the start the
 policy planned (conservative backfilling, the slot scheduler); ``projected``
-queued jobs of a policy that keeps no plan, at a forecast start: FCFS and
-EASY are run forward from the state (``market.pricing.forecast``, what
-adaptive pricing plans with, Singh 2008 ch. 5.3), other policies (PSP,
-two-tier) are placed in queue order at their earliest start;
+queued jobs of a policy that keeps no plan, at a forecast start: FCFS, EASY
+and any other policy pricing can run forward (plug-ins included) are run
+forward from the state (``market.pricing.forecast``, what adaptive pricing
+plans with, Singh 2008 ch. 5.3); a policy that cannot be (PSP, which ranks
+users) is placed in queue order at its jobs' earliest starts;
 ``free`` free capacity cut into the layered slots of Fig. 1 around running
 jobs, reservations and a forecast; ``advertised`` the same cut around a real
 plan: non-delaying slots, what a provider advertises (ch. 3).
@@ -145,8 +147,15 @@ def machine_plan(machine, now: int, *, window: tuple[int, int], advertised=None)
     planned = getattr(sched, "planned", None)
     queue = list(sched.queue)
     forecast_starts = {}
-    if planned is None and queue and getattr(sched, "name", None) in FORWARD_POLICIES:
-        forecast_starts = forecast(state_from_scheduler(sched, now), sched.name)
+    if planned is None and queue:
+        # the policy run forward, as pricing does (plug-ins too, by the name that leads back to their class)
+        policy = policy_of(sched)
+        try:
+            check_policy(policy)
+        except InvalidInput:  # a policy that cannot run forward (PSP ranks users): queue order below
+            policy = None
+        if policy is not None and policy not in BACKFILL_POLICIES:
+            forecast_starts = forecast(state_from_scheduler(sched, now), policy)
     if planned is not None:
         for job in queue:
             if job.id in planned:

@@ -103,3 +103,43 @@ def test_plan_block_rejects_bad_values(kwargs, match):
     values = {"kind": "running", "start": 0, "end": 10, "procs": 1, **kwargs}
     with pytest.raises(InvalidInput, match=match):
         PlanBlock(**values)
+
+
+class _SJF(EASYScheduler):
+    """EASY over a queue kept shortest-estimate first (docs/examples/plugins/sjf_policy.py), unregistered."""
+
+    name = "sjf"
+
+    def submit(self, job, now):
+        super().submit(job, now)
+        self.queue.pop()
+        self.queue.append(job)
+        self.queue.sort(key=lambda j: (j.estimate, j.submit, j.id))
+
+
+def test_a_plug_in_policy_queue_is_drawn_where_the_policy_itself_would_start_it():
+    # 4 procs; R1 2 x 100, R2 1 x 20, R3 1 x 30 start at 0; at 1 arrive H 4 x 10, B 2 x 60, C 1 x 70 (SJF's
+    # order is theirs). SJF's own forward run: H holds the shadow at 100, C backfills at 20 (ends by 100), B
+    # waits for H: B at 110. Queue order at earliest starts would put B at 30 and C at 110.
+    jobs = [Job(i, t, n, d, d) for i, (t, n, d) in
+            enumerate([(0, 2, 100), (0, 1, 20), (0, 1, 30), (1, 4, 10), (1, 2, 60), (1, 1, 70)])]
+    m = MachineSimulation(_SJF(4), jobs)
+    m.run_until(1)
+    blocks = machine_plan(m, 1, window=(0, 4 * H))
+    projected = {b.label: b.start for b in blocks if b.kind == "projected"}
+    assert projected == {"3": 100, "4": 110, "5": 20}
+    assert all(_busy(blocks, t) == 4 for t in range(1, 4 * H, 5))
+
+
+def test_a_policy_that_cannot_run_forward_keeps_queue_order_at_earliest_starts():
+    from market.scheduling import make_scheduler
+
+    sched = make_scheduler("psp", 4)  # PSP ranks users: pricing refuses to run it forward
+    m = MachineSimulation(sched, [Job(i, 0, n, d, d, user=i) for i, (n, d) in
+                                  enumerate([(2, 100), (1, 20), (1, 30), (4, 10), (2, 60), (1, 70)])])
+    m.run_until(0)
+    blocks = machine_plan(m, 0, window=(0, 4 * H))
+    projected = {b.label: b.start for b in blocks if b.kind == "projected"}
+    queue = [j.id for j in sched.queue]
+    assert sorted(projected) == sorted(str(j) for j in queue)
+    assert all(_busy(blocks, t) == 4 for t in range(0, 4 * H, 5))
