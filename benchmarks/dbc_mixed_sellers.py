@@ -52,11 +52,7 @@ METRICS = (
 )
 
 
-def _seeds(text: str) -> list[int]:
-    if ".." in text:
-        a, b = text.split("..")
-        return list(range(int(a), int(b) + 1))
-    return [int(x) for x in text.split(",")]
+from scenarios.reproductions.cli import parse_seeds  # noqa: E402 (the CLI's A..B / a,b,c rule)
 
 
 def run(seeds: list[int]) -> pd.DataFrame:
@@ -99,7 +95,7 @@ def main(argv=None) -> int:
     ap.add_argument("--csv", help="also write the per-run rows here")
     args = ap.parse_args(argv)
     started = time.perf_counter()
-    frame = run(_seeds(args.seeds))
+    frame = run(parse_seeds(args.seeds))
     if args.csv:
         frame.to_csv(args.csv, index=False)
     print(markdown(frame))

@@ -44,11 +44,7 @@ _PAPER = {  # change vs BS in %, Table IV and sec. 5.7.2
 }
 
 
-def _seeds(text: str) -> list[int]:
-    if ".." in text:
-        a, b = text.split("..")
-        return list(range(int(a), int(b) + 1))
-    return [int(s) for s in text.split(",")]
+from scenarios.reproductions.cli import parse_seeds  # noqa: E402 (the CLI's A..B / a,b,c rule)
 
 
 def _systems(variant: str):
@@ -108,7 +104,7 @@ def main(argv: list[str] | None = None) -> int:
         import scenarios.metascheduling as meta
 
         meta.TAIL_DAYS = args.tail_days
-    seeds = _seeds(args.seeds)
+    seeds = parse_seeds(args.seeds)
     labels = args.policies.split(",")
     if labels[0] != "bs":
         labels = ["bs"] + [x for x in labels if x != "bs"]

@@ -39,11 +39,7 @@ _SPREAD = {"CF": 2.43, "CFG": 2.88, "DI": 2.43, "HDI": 2.25}  # Sec. 6
 _BE = 820.05  # Table 3, minutes
 
 
-def _seeds(text: str) -> list[int]:
-    if ".." in text:
-        a, b = text.split("..")
-        return list(range(int(a), int(b) + 1))
-    return [int(s) for s in text.split(",")]
+from scenarios.reproductions.cli import parse_seeds  # noqa: E402 (the CLI's A..B / a,b,c rule)
 
 
 def _policy(spec: str):
@@ -109,7 +105,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--policies", default="easy,psp,slurm:10000:1000,slurm:0:1000")
     parser.add_argument("--procs", type=int, default=64)
     args = parser.parse_args(argv)
-    seeds = _seeds(args.seeds)
+    seeds = parse_seeds(args.seeds)
     paper_top = {"CF": 450.30 / _BE, "CFG": 517.35 / _BE, "DI": 424.43 / _BE, "HDI": 484.20 / _BE}
     paper_bottom = {"CF": 1093.12 / _BE, "CFG": 1488.60 / _BE, "DI": 1030.25 / _BE, "HDI": 1091.58 / _BE}
     for spec in args.policies.split(","):

@@ -38,11 +38,7 @@ _DAY = 86400
 _THESIS_RATIO, _TOL = 1.43, 0.2
 
 
-def _seeds(text: str) -> list[int]:
-    if ".." in text:
-        a, b = text.split("..")
-        return list(range(int(a), int(b) + 1))
-    return [int(s) for s in text.split(",")]
+from scenarios.reproductions.cli import parse_seeds  # noqa: E402 (the CLI's A..B / a,b,c rule)
 
 
 def providers_at(seed: int, scale):
@@ -124,7 +120,7 @@ def main(argv: list[str] | None = None) -> int:
     for scale in [s if s == "repro" else float(s) for s in args.scales.split(",")]:
         runs = []
         print(f"\n== scale {scale}")
-        for seed in _seeds(args.seeds):
+        for seed in parse_seeds(args.seeds):
             t0 = time.perf_counter()
             r = one(seed, scale, counts)
             runs.append(r)

@@ -32,11 +32,7 @@ _NAMES = {("easy", "requested"): "AB+recorded", ("easy", "exact"): "AB+actual",
           ("conservative", "requested"): "CB+recorded", ("conservative", "exact"): "CB+actual"}
 
 
-def _seeds(text: str) -> list[int]:
-    if ".." in text:
-        a, b = text.split("..")
-        return list(range(int(a), int(b) + 1))
-    return [int(s) for s in text.split(",")]
+from scenarios.reproductions.cli import parse_seeds  # noqa: E402 (the CLI's A..B / a,b,c rule)
 
 
 def one(seed: int, site: str) -> dict:
@@ -65,7 +61,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--site", choices=("sdsc", "ctc"), default="sdsc")
     args = parser.parse_args(argv)
     runs = []
-    for seed in _seeds(args.seeds):
+    for seed in parse_seeds(args.seeds):
         t0 = time.perf_counter()
         r = one(seed, args.site)
         runs.append(r)
