@@ -8,10 +8,11 @@ time, which schedulers plan with (Singh 2008, ch. 3; Mu'alem & Feitelson 2001).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from itertools import repeat
 
 from market.errors import InvalidInput
 
-__all__ = ["Job"]
+__all__ = ["Job", "checked_jobs"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,3 +81,48 @@ class Job:
     def effective_runtime(self) -> int:
         """Seconds the job actually occupies its processors: killed at its estimate."""
         return min(self.runtime, self.estimate)
+
+
+_FIELDS = ("id", "submit", "procs", "runtime", "estimate", "user", "group", "site", "power_watts", "data_bytes")
+
+
+def checked_jobs(ids, submit, procs, runtime, estimate, user, group, site=None) -> tuple[Job, ...]:
+    """Jobs from columns a reader has already checked as a whole: the same jobs, no per-job check.
+
+    The trusted path of the trace readers (``market.workloads._tracefile``), which
+    check every column with numpy before building jobs, so the checks of
+    :class:`Job` would only repeat them; skipping them builds a trace's jobs in
+    about a third of the time (77,205 CTC-SP2 jobs: 0.16 -> 0.05 s). Every
+    column is a sequence of Python ints (``site`` of str or None, default all
+    None), one item per job; ``power_watts`` and ``data_bytes`` are None. The
+    caller guarantees what :class:`Job` would check (ints, ``submit >= 0``,
+    ``procs``, ``runtime`` and ``estimate >= 1``).
+
+    >>> checked_jobs([7], [0], [4], [3600], [7200], [-1], [-1]) == (Job(7, 0, 4, 3600, 7200),)
+    True
+    """
+    new = object.__new__
+    set_id, set_submit, set_procs, set_runtime, set_estimate, set_user, set_group, set_site, set_power, set_data = (
+        _SETTERS
+    )
+    out = []
+    append = out.append
+    for i, s, p, r, e, u, g, site_ in zip(ids, submit, procs, runtime, estimate, user, group,
+                                           repeat(None) if site is None else site):
+        job = new(Job)
+        set_id(job, i)
+        set_submit(job, s)
+        set_procs(job, p)
+        set_runtime(job, r)
+        set_estimate(job, e)
+        set_user(job, u)
+        set_group(job, g)
+        set_site(job, site_)
+        set_power(job, None)
+        set_data(job, None)
+        append(job)
+    return tuple(out)
+
+
+# the slots' own setters: a frozen dataclass refuses setattr, its slot descriptors do not
+_SETTERS = tuple(Job.__dict__[name].__set__ for name in _FIELDS)

@@ -15,14 +15,13 @@ import warnings
 import zlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from itertools import starmap
 from os import PathLike
 from pathlib import Path
 
 import numpy as np
 
 from market.errors import InvalidInput
-from market.job import Job
+from market.job import checked_jobs
 from market.workloads.workload import Workload
 
 __all__ = ["DroppedJobsWarning"]
@@ -416,7 +415,12 @@ def build_workload(
     offset = int(submit[0]) if rebase else 0
     submit = submit - offset
     order = np.lexsort((ids, submit))
-    fields = [
+    sites = None
+    if cols.sites is not None:
+        sites = [cols.sites[r] for r in np.flatnonzero(keep)[order].tolist()]
+    # every column is checked above (ids >= 0, submit >= 0 after the rebase, procs, runtime and
+    # estimate >= 1), so the jobs are built without Job's per-field checks
+    jobs = checked_jobs(
         ids[order].tolist(),
         submit[order].tolist(),
         procs[order].tolist(),
@@ -424,11 +428,8 @@ def build_workload(
         estimate[order].tolist(),
         ints["user"][keep][order].tolist(),
         ints["group"][keep][order].tolist(),
-    ]
-    if cols.sites is not None:
-        kept_rows = np.flatnonzero(keep)[order].tolist()
-        fields.append([cols.sites[r] for r in kept_rows])
-    jobs = tuple(starmap(Job, zip(*fields, strict=True)))
+        sites,
+    )
 
     header = dict(header)
     header[ESTIMATES_FILLED_KEY] = str(int(filled.sum()))
