@@ -46,10 +46,11 @@ def compiled_module(name: str) -> ModuleType | None:
     except ImportError:
         if not _warned:
             _warned = True
-            warnings.warn(
-                "gridmarket: the compiled scheduling kernel is not built (no C compiler at install?); "
+            # warn_explicit at "line 0" of "gridmarket": one line on stderr, no source line under it
+            warnings.warn_explicit(
+                "the compiled scheduling kernel is not built (no C compiler at install?); "
                 "running the pure-Python reference: same results, slower",
-                KernelFallbackWarning, stacklevel=3,
+                KernelFallbackWarning, "gridmarket", 0, module="market.kernel",
             )
         return None
 

@@ -16,3 +16,40 @@ def test_setup_refuses_python_older_than_3_12_with_a_sentence(monkeypatch):
         runpy.run_path(str(SETUP), run_name="not_main")
     assert str(exc.value).startswith("gridmarket needs Python 3.12 or newer")
     assert "3.11.2" in str(exc.value)
+
+
+# A machine without a C compiler installs without the extensions (setup.py's OptionalBuildExt);
+# this blocks them at import, which is what such an install looks like to the package.
+_WITHOUT_EXTENSIONS = """
+import importlib.abc, sys
+class NoExtensions(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path, target=None):
+        if name.startswith("market.") and name.rsplit(".", 1)[-1].startswith("_c"):
+            raise ModuleNotFoundError(name)
+        return None
+sys.meta_path.insert(0, NoExtensions())
+"""
+
+_RUN = """
+from market.kernel import KERNEL
+from market.job import Job
+from market.simulation import simulate
+jobs = [Job(i, 10 * i, 1 + i % 3, 50 + 7 * i, 60 + 7 * i) for i in range(30)]
+starts = [simulate(jobs, procs=4, policy=p).records["start"].tolist() for p in ("easy", "conservative")]
+print(KERNEL, starts)
+"""
+
+
+def test_without_the_compiled_kernel_the_reference_runs_with_a_one_line_notice():
+    import subprocess
+
+    plain = subprocess.run([sys.executable, "-c", _RUN], capture_output=True, text=True, check=True)
+    bare = subprocess.run([sys.executable, "-c", _WITHOUT_EXTENSIONS + _RUN], capture_output=True, text=True,
+                          check=True)
+    assert plain.stdout.split(" ", 1)[0] == "compiled"
+    assert bare.stdout.split(" ", 1)[0] == "reference"
+    assert bare.stdout.split(" ", 1)[1] == plain.stdout.split(" ", 1)[1]  # same schedule
+    notice = bare.stderr.strip().splitlines()
+    assert len(notice) == 1, bare.stderr
+    assert "KernelFallbackWarning" in notice[0] and "pure-Python reference" in notice[0]
+    assert plain.stderr == ""
