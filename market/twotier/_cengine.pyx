@@ -361,20 +361,18 @@ cdef class _Engine:
         """Process indices by descending seen usage, ties by index (cached)."""
         cdef long long o = self.off[j]
         cdef int i, k = self.procs[j]
-        cdef KeyIdx *tmp
+        cdef KeyIdx *tmp = self.keys  # scratch of P >= k entries; _pick is done with it here
         if not self.ordered[j]:
             self.ordered[j] = 1
             if k == 1:
                 self.order[o] = 0
             else:
-                tmp = <KeyIdx *>malloc(k * sizeof(KeyIdx))
                 for i in range(k):
                     tmp[i].key = -self.seen[o + i]
                     tmp[i].idx = i
                 qsort(tmp, k, sizeof(KeyIdx), _cmp_keyidx)
                 for i in range(k):
                     self.order[o + i] = <int>tmp[i].idx
-                free(tmp)
         return &self.order[o]
 
     cdef int _pick(self, int need, double *key, bint fg_tier, bint use_avoid) except -1:
