@@ -65,7 +65,7 @@ __all__ = [
 PRICE_SOURCES = ("synthetic", "fixed")
 """Electricity price sources; any other value is read as a price CSV path (``market.energy.read_prices``)."""
 
-WORKLOAD_SOURCES = ("lublin", "trace")
+WORKLOAD_SOURCES = ("lublin", "trace", "providers")
 
 
 def _check_type(where: str, value, kinds, what: str):
@@ -121,6 +121,10 @@ class ProviderConfig:
         models fix how providers sell): ``"quote"`` (priced starts, Singh ch. 5; default),
         ``"post"`` (advertised slots at posted prices, ch. 3) or ``"auction"`` (a second-price
         auction of the job's slot with its quote as the reserve).
+    trace : str or None
+        This site's own jobs: an SWF/GWF file (``.gz`` read directly; path relative to the
+        working directory), read when ``workload.source = "providers"``. Its jobs' home is
+        this provider and its users are this site's users (:func:`scenarios.experiment.build_workload`).
     """
 
     name: str
@@ -132,6 +136,7 @@ class ProviderConfig:
     pricing: str = "externality"
     overbooking: float = 1.0
     sells: str = "quote"
+    trace: str | None = None
 
     def __post_init__(self) -> None:
         where = f"provider {self.name!r}"
@@ -153,6 +158,10 @@ class ProviderConfig:
         if self.sells not in DBC_SELLERS:
             raise InvalidInput(f"{where}: sells must be one of {', '.join(map(repr, DBC_SELLERS))}, "
                                f"got {self.sells!r}{suggest(str(self.sells), DBC_SELLERS)}")
+        if self.trace is not None:
+            _check_type(f"{where}: trace", self.trace, str, "an SWF/GWF file path")
+            if not self.trace:
+                raise InvalidInput(f"{where}: trace must be a file path, got ''")
         _check_type(f"{where}: pricing", self.pricing, str, "a pricing rule name")
         from market.pricing.rules import resolve_pricing
 
@@ -170,9 +179,12 @@ class WorkloadConfig:
     ----------
     source : str
         ``"lublin"``: ``market.workloads.lublin_workload`` (Lublin & Feitelson 2003)
-        with ``n_jobs``, ``procs`` and ``estimates``; ``"trace"``: an SWF/GWF file ``trace``.
+        with ``n_jobs``, ``procs`` and ``estimates``; ``"trace"``: an SWF/GWF file ``trace``;
+        ``"providers"``: each provider's own trace (``providers[].trace``; a provider without one
+        has no users of its own), merged in submit order, every trace starting at 0 s.
     n_jobs : int
-        Jobs of the synthetic model, or the first jobs kept of a trace (0 = all).
+        Jobs of the synthetic model, or the first jobs kept of a trace (0 = all; with
+        ``"providers"``, of each provider's trace).
     procs : int
         Machine size the synthetic model draws job sizes for.
     estimates : str
@@ -231,7 +243,7 @@ class WorkloadConfig:
             raise InvalidInput("workload.trace: a trace source needs a file path")
         if self.trace is not None:
             _check_type("workload.trace", self.trace, str, "a file path")
-        _int_at_least("workload.n_jobs", self.n_jobs, 0 if self.source == "trace" else 1)
+        _int_at_least("workload.n_jobs", self.n_jobs, 0 if self.source in ("trace", "providers") else 1)
         _int_at_least("workload.procs", self.procs, 1)
         known = ("tsafrir", "exact", *BEHAVIOURS)
         if self.estimates not in known:
@@ -367,6 +379,13 @@ class ScenarioConfig:
         dup = sorted({n for n in names if names.count(n) > 1})
         if dup:
             raise InvalidInput(f"providers: names must be unique, {dup} repeated")
+        traced = [i for i, p in enumerate(self.providers) if p.trace is not None]
+        if self.workload.source == "providers" and not traced:
+            raise InvalidInput("workload.source = 'providers' reads each provider's own trace: give at least one "
+                               "provider a trace (providers[].trace = \"FILE.swf\")")
+        if self.workload.source != "providers" and traced:
+            raise InvalidInput(f"providers[{traced[0]}].trace ({self.providers[traced[0]].trace!r}) is read only "
+                               f"with workload.source = 'providers', not {self.workload.source!r}")
         if not self.models:
             raise InvalidInput("models: name at least one interaction model")
         for m in self.models:

@@ -43,7 +43,7 @@ from market.workloads.behaviour import SCENARIOS as BEHAVIOURS
 from market.workloads.behaviour import apply_behaviour
 from market.workflows.generators import layered_workflow
 from market.workloads.workload import Workload
-from scenarios.config import ScenarioConfig, check_model
+from scenarios.config import ProviderConfig, ScenarioConfig, check_model
 from scenarios.interaction import resolve_model
 
 __all__ = [
@@ -79,20 +79,20 @@ def build_workload(config: ScenarioConfig, *, rng: np.random.Generator) -> Workl
     users. ``estimates`` set to a user-behaviour tag (BE, GE, CF, CFG, DI,
     HDI; Rocchetti et al. Table 2) rewrites every job's estimate with the
     accuracy of its user's group (``market.workloads.behaviour``). A user's home provider is ``user mod n_providers`` in config order;
-    a job wider than its home goes to the smallest provider that fits (a job
+    with ``source = "providers"`` it is the provider whose trace the job came from (:func:`_provider_traces`).
+    A job wider than its home goes to the smallest provider that fits (a job
     wider than every provider is dropped, with one ``DroppedJobsWarning`` counting them).
     """
     w = config.workload
+    homes: dict[int, ProviderConfig] = {}  # job id -> its site (per-provider traces)
     if w.source == "lublin":
         workload = lublin_workload(w.n_jobs, procs=w.procs, rng=rng,
                                    estimates="tsafrir" if w.estimates == "tsafrir" else None)
+    elif w.source == "trace":
+        workload = _read_trace(w.trace, w.n_jobs)
     else:
-        path = Path(w.trace)
-        reader = read_gwf if path.name.removesuffix(".gz").endswith(".gwf") else read_swf
-        workload = reader(path)
-        if w.n_jobs:
-            workload = truncate(workload, w.n_jobs)
-    if w.load_factor != 1.0:
+        workload, homes = _provider_traces(config)
+    if w.load_factor != 1.0 and w.source != "providers":
         workload = scale_load(workload, w.load_factor)
     providers = sorted(config.providers, key=lambda p: (p.procs, config.providers.index(p)))
     users = sorted({j.user for j in workload.jobs})
@@ -107,7 +107,7 @@ def build_workload(config: ScenarioConfig, *, rng: np.random.Generator) -> Workl
             too_wide += 1
             continue
         user = job.id % w.n_users if w.source == "lublin" else index[job.user]
-        home = config.providers[user % len(config.providers)]
+        home = homes[job.id] if homes else config.providers[user % len(config.providers)]
         if job.procs > home.procs:
             home = next(p for p in providers if p.procs >= job.procs)
         jobs.append(replace(job, user=user, site=home.name))
@@ -122,6 +122,46 @@ def build_workload(config: ScenarioConfig, *, rng: np.random.Generator) -> Workl
     if w.estimates in BEHAVIOURS:  # each user estimates with the accuracy of its Rocchetti et al. group
         out = apply_behaviour(out, w.estimates, n_users=None, rng=rng)
     return out
+
+
+def _read_trace(path: str, n_jobs: int) -> Workload:
+    """An SWF/GWF trace (``.gz`` read directly), its first ``n_jobs`` (0 = all), submits rebased to 0 s."""
+    path = Path(path)
+    reader = read_gwf if path.name.removesuffix(".gz").endswith(".gwf") else read_swf
+    workload = reader(path)
+    return truncate(workload, n_jobs) if n_jobs else workload
+
+
+def _provider_traces(config: ScenarioConfig) -> tuple[Workload, dict[int, ProviderConfig]]:
+    """Every provider's own trace (``providers[].trace``) merged into one workload, and each job's site.
+
+    Each trace keeps its first ``workload.n_jobs`` jobs (0 = all), starts at 0 s (the readers
+    rebase submits) and has its load scaled by ``workload.load_factor``. Jobs are merged in
+    ``(submit, provider order, trace id)`` order and renumbered 1..n; a site's users stay its
+    own (user ``u`` of provider ``k`` becomes ``(k, u)``, numbered in that order), so two
+    sites' user 1 are two users. Returns the workload and job id -> its provider.
+    """
+    w = config.workload
+    merged = []
+    for k, provider in enumerate(config.providers):
+        if provider.trace is None:
+            continue
+        try:
+            trace = _read_trace(provider.trace, w.n_jobs)
+        except (InvalidInput, OSError) as err:
+            why = f"{provider.trace}: cannot read ({err.strerror})" if isinstance(err, OSError) else err
+            raise InvalidInput(f"provider {provider.name!r}: trace: {why}") from None
+        if w.load_factor != 1.0:
+            trace = scale_load(trace, w.load_factor)
+        merged += [(job.submit, k, job.id, job) for job in trace.jobs]
+    merged.sort(key=lambda item: item[:3])
+    users = {u: i for i, u in enumerate(sorted({(k, job.user) for _, k, _, job in merged}))}
+    jobs, homes = [], {}
+    for new_id, (_, k, _, job) in enumerate(merged, 1):
+        jobs.append(replace(job, id=new_id, user=users[(k, job.user)]))
+        homes[new_id] = config.providers[k]
+    name = "+".join(Path(p.trace).name for p in config.providers if p.trace is not None)
+    return Workload(tuple(jobs), name=name, max_procs=max(p.procs for p in config.providers)), homes
 
 
 @dataclass(frozen=True)

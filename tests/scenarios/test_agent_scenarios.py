@@ -91,8 +91,9 @@ def test_the_documented_example_scenario_shows_every_key():
     from scenarios.config import Parameters, ProviderConfig, ScenarioConfig, WorkloadConfig
 
     doc = tomllib.loads((Path(__file__).parents[2] / "docs" / "example-scenario.toml").read_text())
-    # trace: only with source = "trace"; duration_seconds: absent = run until every job ended
+    # trace: only with source = "trace" (providers[].trace: with source = "providers");
+    # duration_seconds: absent = run until every job ended
     assert set(doc) | {"duration_seconds"} == {f.name for f in fields(ScenarioConfig)}
-    assert set(doc["providers"][0]) == {f.name for f in fields(ProviderConfig)}
+    assert set(doc["providers"][0]) | {"trace"} == {f.name for f in fields(ProviderConfig)}
     assert set(doc["workload"]) | {"trace"} == {f.name for f in fields(WorkloadConfig)}
     assert set(doc["parameters"]) == {f.name for f in fields(Parameters)}
