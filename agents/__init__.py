@@ -14,6 +14,14 @@ from agents.messages import (
 from agents.metascheduler import CLEARINGS, Metascheduler, MetaschedulerSpec
 from agents.model import BrokerSpec, MarketModel, ProviderSpec, RunResult
 from agents.provider import ResourceProvider
+from agents.registry import (
+    PROVIDER_AGENTS,
+    USER_AGENTS,
+    register_provider_agent,
+    register_user_agent,
+    resolve_provider_agent,
+    resolve_user_agent,
+)
 from agents.strategies import (
     BROKER_STRATEGIES,
     BrokerStrategy,
@@ -28,7 +36,9 @@ __all__ = [
     "BROKER_METHODS",
     "BROKER_STRATEGIES",
     "CLEARINGS",
+    "PROVIDER_AGENTS",
     "ROUTES",
+    "USER_AGENTS",
     "Advertise",
     "Broker",
     "BrokerSpec",
@@ -52,6 +62,10 @@ __all__ = [
     "User",
     "WorkflowPlan",
     "WorkflowRequest",
+    "register_provider_agent",
     "register_strategy",
+    "register_user_agent",
+    "resolve_provider_agent",
     "resolve_strategy",
+    "resolve_user_agent",
 ]

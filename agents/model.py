@@ -21,6 +21,7 @@ from agents.strategies import resolve_strategy
 from agents.messages import Message
 from agents.metascheduler import Metascheduler, MetaschedulerSpec
 from agents.provider import ResourceProvider
+from agents.registry import resolve_provider_agent, resolve_user_agent
 from agents.user import User
 from market.energy.prices import HourlyPrices
 from market.errors import InvalidInput
@@ -42,6 +43,8 @@ class ProviderSpec:
     factor (>= 1) by which it signs service-level agreements beyond its processors (``sla`` model,
     :func:`market.sla.overbooked_state`; 1 signs only what its plan can honour). ``sells``: how it
     sells to a DBC broker (``"quote"``, ``"post"`` or ``"auction"``; :mod:`agents.trading`).
+    ``agent``: its class, a registered name (``"provider"``) or a plug-in ``"package.module:Name"``
+    subclassing :class:`agents.ResourceProvider` (:func:`agents.registry.resolve_provider_agent`).
     """
 
     name: str
@@ -52,6 +55,7 @@ class ProviderSpec:
     pricing: str = "externality"
     overbooking: float = 1.0
     sells: str = "quote"
+    agent: str = "provider"
 
 
 @dataclass(frozen=True, slots=True)
@@ -130,6 +134,9 @@ class MarketModel(mesa.Model):
     network : market.workflows.Network, optional
         Transfer times of workflow data between providers (Singh ch. 4.9);
         none: transfers are free.
+    user_agent : str or type
+        The users' class: ``"user"`` (:class:`agents.User`) or a plug-in ``"package.module:Name"``
+        subclassing it (:func:`agents.registry.resolve_user_agent`).
     rng : int or numpy Generator
         Seeds Mesa's ``model.rng``; the same seed gives the same run.
 
@@ -157,6 +164,7 @@ class MarketModel(mesa.Model):
         broker: BrokerSpec | None = None,
         network: Network | None = None,
         valuations=None,
+        user_agent: str | type[User] = "user",
         rng=None,
     ) -> None:
         super().__init__(rng=rng)
@@ -168,9 +176,16 @@ class MarketModel(mesa.Model):
             raise InvalidInput(f"provider names must be unique, got {names}")
         if collect_every < 1:
             raise InvalidInput(f"collect_every must be >= 1 s, got {collect_every}")
+        user_class = resolve_user_agent(user_agent)  # a bad name fails before any agent is built
+        classes = {}
+        for p in providers:
+            try:
+                classes[p.name] = resolve_provider_agent(p.agent)
+            except InvalidInput as err:
+                raise InvalidInput(f"provider {p.name!r}: {err}") from None
         self.providers: dict[str, ResourceProvider] = {
-            p.name: ResourceProvider(self, p.name, p.procs, p.policy, prices=p.prices, watts_per_proc=p.watts_per_proc,
-                                     pricing=p.pricing, overbooking=p.overbooking, sells=p.sells)
+            p.name: classes[p.name](self, p.name, p.procs, p.policy, prices=p.prices, watts_per_proc=p.watts_per_proc,
+                                    pricing=p.pricing, overbooking=p.overbooking, sells=p.sells)
             for p in providers
         }
         if Metascheduler.name in self.providers:
@@ -211,7 +226,8 @@ class MarketModel(mesa.Model):
         for items in by_user.values():
             items.sort(key=lambda x: x.submit)  # stable: workload order within a second
         fraction = grid_fraction if metascheduler is not None else 0.0
-        self.users = [User(self, f"user{u}", jobs, route, grid_fraction=fraction) for u, jobs in sorted(by_user.items())]
+        self.users = [user_class(self, f"user{u}", jobs, route, grid_fraction=fraction)
+                      for u, jobs in sorted(by_user.items())]
         self.submitted: dict[int, int] = {j.id: j.submit for j in workload.jobs}
         self.datacollector = mesa.DataCollector(
             model_reporters={
@@ -288,6 +304,12 @@ class MarketModel(mesa.Model):
             records["submit"] = records["job_id"].map(self.submitted).fillna(records["submit"]).astype("int64")
             records["wait"] = records["start"] - records["submit"]
             records["routed"] = records["job_id"].isin(self.metascheduler.predicted_wait)
+        # a user's job keeps the user's own submit time, whenever its user agent sent it (a plug-in user may
+        # hold jobs back: docs/extending.md's off-peak users); the same time for gridmarket's own users
+        mine = records["kind"] == "job"
+        records.loc[mine, "submit"] = records.loc[mine, "job_id"].map(self.submitted).fillna(
+            records.loc[mine, "submit"]).astype("int64")
+        records["wait"] = records["start"] - records["submit"]
         slas = None
         if self.broker is not None and hasattr(self.broker.desk, "settle"):  # SLAs paid after penalties
             records, slas = self.broker.desk.settle(records)

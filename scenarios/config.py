@@ -125,6 +125,9 @@ class ProviderConfig:
         This site's own jobs: an SWF/GWF file (``.gz`` read directly; path relative to the
         working directory), read when ``workload.source = "providers"``. Its jobs' home is
         this provider and its users are this site's users (:func:`scenarios.experiment.build_workload`).
+    agent : str
+        The provider's agent class: ``"provider"`` (:class:`agents.ResourceProvider`) or a plug-in
+        ``"package.module:Name"`` subclassing it (``docs/extending.md``).
     """
 
     name: str
@@ -137,6 +140,7 @@ class ProviderConfig:
     overbooking: float = 1.0
     sells: str = "quote"
     trace: str | None = None
+    agent: str = "provider"
 
     def __post_init__(self) -> None:
         where = f"provider {self.name!r}"
@@ -162,6 +166,13 @@ class ProviderConfig:
             _check_type(f"{where}: trace", self.trace, str, "an SWF/GWF file path")
             if not self.trace:
                 raise InvalidInput(f"{where}: trace must be a file path, got ''")
+        _check_type(f"{where}: agent", self.agent, str, "a provider agent name")
+        from agents.registry import resolve_provider_agent
+
+        try:
+            resolve_provider_agent(self.agent)
+        except InvalidInput as err:
+            raise InvalidInput(f"{where}: {err}") from None
         _check_type(f"{where}: pricing", self.pricing, str, "a pricing rule name")
         from market.pricing.rules import resolve_pricing
 
@@ -212,6 +223,9 @@ class WorkloadConfig:
         ``.dax``; one processor per task). Paths are relative to the
         working directory, as ``trace`` is. All workflows arrive at evenly
         spread instants over the jobs' submit span, generated ones first.
+    user_agent : str
+        The users' agent class: ``"user"`` (:class:`agents.User`) or a plug-in
+        ``"package.module:Name"`` subclassing it (``docs/extending.md``).
     """
 
     source: str = "lublin"
@@ -227,6 +241,7 @@ class WorkloadConfig:
     workflow_procs: float = 4.0
     workflow_data_gb: float = 0.0
     workflow_files: tuple[str, ...] = ()
+    user_agent: str = "user"
 
     def __post_init__(self) -> None:
         if isinstance(self.workflow_files, list):  # TOML arrays and JSON manifests give lists
@@ -259,6 +274,13 @@ class WorkloadConfig:
         _number_in("workload.workflow_data_gb", self.workflow_data_gb, 0, math.inf)
         if self.workflow_data_gb == math.inf:
             raise InvalidInput("workload.workflow_data_gb must be finite, got inf")
+        _check_type("workload.user_agent", self.user_agent, str, "a user agent name")
+        from agents.registry import resolve_user_agent
+
+        try:
+            resolve_user_agent(self.user_agent)
+        except InvalidInput as err:
+            raise InvalidInput(f"workload.user_agent: {err}") from None
 
 
 @dataclass(frozen=True, slots=True)

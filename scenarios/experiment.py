@@ -401,7 +401,7 @@ def build_market(config: ScenarioConfig, model: str, workload: Workload, prices:
     check_model(model, "interaction model")
     spec = resolve_model(model)
     specs = [ProviderSpec(p.name, p.procs, p.policy, prices[p.name], p.watts_per_proc, p.pricing, p.overbooking,
-                          p.sells) for p in config.providers]
+                          p.sells, p.agent) for p in config.providers]
     par = config.parameters
     meta = None
     if spec.clearing is not None:
@@ -412,7 +412,8 @@ def build_market(config: ScenarioConfig, model: str, workload: Workload, prices:
                         history=par.wait_history, cycle=par.cycle_seconds)
     return MarketModel(specs, workload, route="site", metascheduler=meta, grid_fraction=par.f_g,
                        workflows=requests.workflows, reservations=requests.reservations, broker=broker,
-                       network=par.network(), valuations=requests.valuations or None, rng=rng)
+                       network=par.network(), valuations=requests.valuations or None,
+                       user_agent=config.workload.user_agent, rng=rng)
 
 
 def build_inputs(config: ScenarioConfig) -> tuple[Workload, dict[str, HourlyPrices], Requests,
