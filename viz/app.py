@@ -45,7 +45,30 @@ _CSS = """
 .gm-table th:first-child, .gm-table td:first-child { text-align: left; }
 .gm-table td.gm-error { color: #b71c1c; white-space: normal; text-align: left; }
 .gm-chart img { max-width: 100%; height: auto; }
+.gm-help { font-size: 11px; color: #555; }
 """
+
+
+def default_model(config) -> str:
+    """The model a page shows first: ``moga`` where the scenario runs it on workflows, as it fills every panel.
+
+    A MOGA broker provisions the workflows over advertised slots (Pareto front in the agents panel,
+    slot prices in the prices panel) while the other jobs queue at home (Gantt, load); without
+    workflows or without ``moga`` among the scenario's models: ``best-effort``, else its first model.
+    """
+    workflows = config.workload.n_workflows > 0 or len(config.workload.workflow_files) > 0
+    if "moga" in config.models and workflows:
+        return "moga"
+    return "best-effort" if "best-effort" in config.models else config.models[0]
+
+
+CONTROLS_HELP = (
+    "Mesa's controls: Play Interval is the pause between steps while playing (ms); Render Interval "
+    "redraws the charts every N steps (a step is one simulated hour); Use Threads steps the market "
+    "in a background thread so the page stays responsive (raise Play Interval if charts are skipped). "
+    "Reset applies the controls below them."
+)
+"""Shown under the status line: what the controls Mesa's SolaraViz adds mean for this page."""
 
 
 def model_params(scenario_name: str = "quickstart", interaction_model: str | None = None) -> dict:
@@ -59,7 +82,7 @@ def model_params(scenario_name: str = "quickstart", interaction_model: str | Non
     models = list(INTERACTION_MODELS)
     models += [m for m in config.models if m not in models]  # the scenario's plug-ins
     if interaction_model is None:
-        interaction_model = "best-effort" if "best-effort" in models else models[0]
+        interaction_model = default_model(config)
     elif interaction_model not in models:  # a plug-in given on the command line
         models.append(interaction_model)
     names = scenario_names()
@@ -146,6 +169,7 @@ def _summary(model: MarketView):
     with solara.Column(classes=["gm-summary"]) as column:
         solara.Style(_CSS)
         solara.Text(status_line(model), classes=["gm-status"])
+        solara.Text(CONTROLS_HELP, classes=["gm-help"])
         if model.error:
             solara.Error(model.error, classes=["gm-error-panel"])
             if model.details:

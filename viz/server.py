@@ -8,10 +8,14 @@ the environment (``$HOST`` or ``$SOLARA_HOST``, which ``solara run`` would
 otherwise obey) is refused, so a page that runs models is never exposed to a
 network by accident.
 
-Offline machines: Solara fetches the page's JavaScript through a CDN proxy;
-point ``SOLARA_ASSETS_PROXY_CACHE_DIR`` at a cache filled by
-``viz/offline_assets.sh`` (from the npm registry). With internet access
-nothing is needed.
+Offline machines: Solara fetches the page's JavaScript through a proxy to the
+jsDelivr CDN, caching it in ``SOLARA_ASSETS_PROXY_CACHE_DIR``. Without the CDN
+and without a filled cache the page stays blank, so before starting the
+server :func:`asset_cache` checks: a complete cache (``$SOLARA_ASSETS_PROXY_CACHE_DIR``,
+else ``.solara-cdn`` beside ``viz/``) is used; else, when the CDN does not
+answer, the cache is filled from the npm registry by ``viz/offline_assets.sh``
+if npm is present, and otherwise the command stops in one line saying how to
+fill it. With the CDN reachable nothing is needed.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ from __future__ import annotations
 import argparse
 import ipaddress
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -26,18 +31,85 @@ import sys
 import time
 import urllib.error
 import urllib.request
+from pathlib import Path
 
 from market.errors import InvalidInput
 from market.plugins import is_plugin_name
 from scenarios.config import INTERACTION_MODELS, check_model, suggest
 from scenarios.registry import get_scenario, scenario_names
 
-__all__ = ["DEFAULT_PORT", "add_subcommand", "is_loopback", "resolve_host", "run_viz", "solara_command"]
+__all__ = ["ASSET_PACKAGES", "DEFAULT_PORT", "add_subcommand", "asset_cache", "is_loopback", "missing_assets",
+           "resolve_host", "run_viz", "solara_command"]
 
 DEFAULT_PORT = 8765
 DEFAULT_SCENARIO = "quickstart"
 READY_TIMEOUT = 120.0
 """Seconds to wait for the server's first page before giving up."""
+
+
+ASSET_PACKAGES = ("@widgetti/solara-vuetify-app@10.1.1", "requirejs@2.3.6", "font-awesome@4.5.0", "vega@5",
+                  "vega-lite@5", "vega-embed@6", "@widgetti/vue-grid-layout@2.3.13-alpha.2")
+"""What the page asks Solara's CDN proxy for (the list of ``viz/offline_assets.sh``), as ``package@version``."""
+ASSET_SCRIPT = Path(__file__).resolve().parent / "offline_assets.sh"
+DEFAULT_ASSET_CACHE = ASSET_SCRIPT.parent.parent / ".solara-cdn"
+CDN_PROBE = "https://cdn.jsdelivr.net/npm/requirejs@2.3.6/package.json"
+CACHE_ENV = "SOLARA_ASSETS_PROXY_CACHE_DIR"
+
+
+def missing_assets(cache: Path) -> list[str]:
+    """The packages of :data:`ASSET_PACKAGES` that ``cache`` lacks (a package is there with its ``package.json``)."""
+    return [spec for spec in ASSET_PACKAGES if not (cache / spec / "package.json").is_file()]
+
+
+def _cdn_answers(timeout: float = 5.0) -> bool:
+    try:
+        with urllib.request.urlopen(urllib.request.Request(CDN_PROBE, method="HEAD"), timeout=timeout) as reply:
+            return reply.status == 200
+    except (OSError, urllib.error.URLError, ValueError):
+        return False
+
+
+def _fill_cache(cache: Path) -> str | None:
+    """Run ``viz/offline_assets.sh cache``; None when it worked, else its last error line."""
+    if shutil.which("npm") is None:
+        return "npm is not installed"
+    print(f"gridmarket viz: the CDN does not answer; filling the asset cache {cache} from npm "
+          "(viz/offline_assets.sh, once)", file=sys.stderr, flush=True)
+    done = subprocess.run(["bash", str(ASSET_SCRIPT), str(cache)], capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        lines = (done.stderr.strip() or done.stdout.strip() or f"exit status {done.returncode}").splitlines()
+        return lines[-1]
+    return None
+
+
+def asset_cache(environ=None, *, cdn_answers=_cdn_answers, fill=_fill_cache) -> Path | None:
+    """The asset cache the page should be served from, or None to let Solara fetch from the CDN.
+
+    ``$SOLARA_ASSETS_PROXY_CACHE_DIR`` if set, else ``.solara-cdn`` beside ``viz/``: used when
+    complete (:func:`missing_assets`). An incomplete one is used only when the CDN does not
+    answer (``cdn_answers()``), after ``fill(cache)`` (npm, ``viz/offline_assets.sh``) completed it.
+
+    Raises
+    ------
+    InvalidInput
+        The CDN does not answer and the cache cannot be filled: one line naming the cache, what
+        it lacks and the command that fills it (the page would be blank).
+    """
+    environ = os.environ if environ is None else environ
+    given = environ.get(CACHE_ENV)
+    cache = Path(given) if given else DEFAULT_ASSET_CACHE
+    if not missing_assets(cache):
+        return cache
+    if cdn_answers():
+        return Path(given) if given else None
+    why = fill(cache)
+    lacking = missing_assets(cache)
+    if why is None and not lacking:
+        return cache
+    raise InvalidInput(
+        f"the page's JavaScript comes from cdn.jsdelivr.net, which does not answer, and the asset cache {cache} "
+        f"lacks {len(lacking)} of {len(ASSET_PACKAGES)} packages ({why or 'not filled'}): fill it where npm works "
+        f"with 'bash viz/offline_assets.sh {cache}' and start again")
 
 
 def is_loopback(host: str) -> bool:
@@ -166,9 +238,12 @@ def run_viz(args: argparse.Namespace) -> int:
               file=sys.stderr)
     if args.port:
         _check_port_free(host, args.port)  # else another server's page would answer our readiness probe
+    cache = asset_cache()  # before any address is printed: a page without its JavaScript is blank
     port = args.port or _free_port("127.0.0.1" if not is_loopback(host) else host)
     env = {**os.environ, "SOLARA_TELEMETRY_MIXPANEL_ENABLE": "False", "GRIDMARKET_VIZ_SCENARIO": args.scenario,
            "PYTHONWARNINGS": _quiet_warnings(os.environ.get("PYTHONWARNINGS", ""))}
+    if cache is not None:
+        env[CACHE_ENV] = str(cache)
     if args.model is not None:
         env["GRIDMARKET_VIZ_MODEL"] = args.model
     probe = "127.0.0.1" if host in ("0.0.0.0", "::", "[::]") else host
@@ -198,11 +273,14 @@ def add_subcommand(subparsers) -> None:
         description="Serve a page that steps SCENARIO's market an hour at a time: each provider's plan as a "
         "Gantt chart, slot and electricity prices, queues and utilization, the broker's Pareto front or the "
         "metascheduler's dispatches, and running metrics per interaction model. Prints the address to open. "
-        "Offline: set SOLARA_ASSETS_PROXY_CACHE_DIR to a cache made by viz/offline_assets.sh.",
+        "Offline (no cdn.jsdelivr.net): the page's JavaScript is served from a cache filled by "
+        "viz/offline_assets.sh (.solara-cdn, or $SOLARA_ASSETS_PROXY_CACHE_DIR), filled at the first start when "
+        "npm is present.",
     )
     p.add_argument("scenario", nargs="?", default=DEFAULT_SCENARIO,
                    help=f"a registered scenario ({names}) or a scenario .toml file (default {DEFAULT_SCENARIO})")
-    p.add_argument("--model", help="interaction model shown first (default best-effort); a plug-in "
+    p.add_argument("--model", help="interaction model shown first (default moga where the scenario runs it on "
+                   "workflows: it fills every panel; else best-effort); a plug-in "
                    "'package.module:Name' too (docs/extending.md)")
     p.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"port (default {DEFAULT_PORT}; 0 = a free one)")
     p.add_argument("--host", help="address to bind (default 127.0.0.1; other addresses expose the page)")

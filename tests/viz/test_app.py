@@ -35,7 +35,7 @@ def _html(widget) -> list[str]:
 @pytest.fixture
 def rendered():
     """The page for a fast single-model view, rendered in an AppLayout as ``solara run`` does."""
-    params = {**app.model_params("quickstart"), "compare_models": {"type": "Checkbox", "value": False,
+    params = {**app.model_params("quickstart", "best-effort"), "compare_models": {"type": "Checkbox", "value": False,
                                                                      "label": "run every model for the table"}}
     view = MarketView(**{k: (p["value"] if isinstance(p, dict) else p) for k, p in params.items()})
     model = solara.reactive(view)
