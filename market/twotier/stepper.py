@@ -1,0 +1,284 @@
+"""One two-tier machine (KEASY, REASY, MEASY; Liu et al. 2012) steppable by an outer clock, jobs added as they come.
+
+The same event loop as :func:`market.twotier.simulation.reference_run_events` (same rates, same
+same-timestamp rule: completions, then arrivals in id order, then ONE scheduling pass, then the new
+rates), kept between calls so that a provider agent can submit jobs at the instant they arrive and
+run the machine up to the market's clock: the interface of :class:`market.simulation.MachineSimulation`
+that a provider drives (``submit``, ``run_until``, ``advance``, ``next_time``, ``start``, ``end``,
+``jobs``, ``upcoming``, and a read-only ``scheduler`` view with ``queue``, ``running`` and ``n_free``).
+Times are integer seconds from simulation start; progress is in dedicated seconds.
+
+What it does not do: reservations, cancellations and kills from outside (the paper's machine takes
+jobs, not plans), so it cannot price or advertise slots either (a job's progress rate changes with
+every placement on its processors: there is no plan to price).
+"""
+
+from __future__ import annotations
+
+import bisect
+import heapq
+import math
+from collections.abc import Mapping
+
+import numpy as np
+
+from market.errors import InvalidInput, MarketError
+from market.job import Job
+from market.twotier.policies import TwoTierPolicy
+from market.twotier.progress import (
+    BETA_MULTI_MEAN,
+    BETA_MULTI_SD,
+    BG_MODELS,
+    DEFAULT_BG_MODEL,
+    USAGE_THRESHOLD,
+    JobTraits,
+    draw_traits,
+)
+from market.twotier.simulation import DEFAULT_MIGRATION_COST, TWO_TIER_POLICIES
+from market.twotier.vm import Run, TwoTierMachine
+
+__all__ = ["TwoTierMachineSimulation"]
+
+_END, _WAKE = 0, 1
+_EPS = 1e-6  # progress tolerance against float drift, dedicated seconds (as the engine's)
+
+
+class _SchedulerView:
+    """What readers of a provider's scheduler see of a two-tier machine (read only).
+
+    ``queue``: the waiting jobs in arrival order; ``running``: job id -> (job, first start) of the
+    jobs holding a fg or bg VM; ``n_free``: processors whose fg VM is idle; ``procs``; ``name``.
+    """
+
+    def __init__(self, sim: TwoTierMachineSimulation) -> None:
+        self._sim = sim
+        self.procs = sim.procs
+        self.name = sim.policy.name
+
+    @property
+    def queue(self) -> list[Job]:
+        return [run.job for run in self._sim._queue]
+
+    @property
+    def running(self) -> dict[int, tuple[Job, int]]:
+        m = self._sim.machine
+        return {run.id: (run.job, run.start) for run in (*m.fg_runs.values(), *m.bg_runs.values())}
+
+    @property
+    def n_free(self) -> int:
+        return self._sim.machine.n_idle_fg
+
+
+class TwoTierMachineSimulation:
+    """A two-tier machine of ``procs`` processors under ``policy``, jobs submitted one by one.
+
+    Parameters
+    ----------
+    procs : int
+        Processors (each with a fg and a bg VM).
+    policy : {"keasy", "reasy", "measy"} or TwoTierPolicy
+    rng : numpy.random.Generator
+        Draws each job's traits (process usages, bg efficiency beta, fg loss) when it is submitted
+        (:func:`market.twotier.progress.draw_traits`), unless ``traits`` gives them.
+    usage, usage_known, beta_multi_mean, beta_multi_sd
+        As :func:`market.twotier.simulation.simulate_twotier`.
+    migration_cost : int
+        Seconds a MEASY migration freezes the job (sec. 3: 20).
+    bg_model, threshold
+        As :func:`market.twotier.simulation.simulate_twotier`.
+    traits : mapping of int to JobTraits, optional
+        Given traits by job id (nothing is drawn for those jobs).
+
+    Examples
+    --------
+    The example of :func:`~market.twotier.simulation.simulate_twotier`, one job at a time: job 2
+    waits for job 1's processors in a bg VM, then swaps to the fg tier when job 1 ends at 100 s.
+
+    >>> from market.twotier.progress import JobTraits
+    >>> sim = TwoTierMachineSimulation(2, "measy", rng=np.random.default_rng(1),
+    ...                                traits={1: JobTraits((0.5, 0.5), (0.5, 0.5), 0.9, 0.0),
+    ...                                        2: JobTraits((1.0,), (1.0,), 0.9, 0.0)})
+    >>> sim.submit(Job(1, 0, 2, 100, 100)); sim.submit(Job(2, 0, 1, 60, 60))
+    >>> sim.run_until(50)
+    >>> sim.start, sorted(sim.scheduler.running), sim.scheduler.n_free
+    ({1: 0, 2: 0}, [1, 2], 0)
+    >>> sim.run_until(None)
+    >>> sim.end[1], 100 < sim.end[2] < 160
+    (100, True)
+    """
+
+    def __init__(
+        self,
+        procs: int,
+        policy: str | TwoTierPolicy = "measy",
+        *,
+        rng: np.random.Generator,
+        usage: str | Mapping[int, object] = "paper",
+        usage_known: bool = True,
+        migration_cost: int = DEFAULT_MIGRATION_COST,
+        bg_model: str = DEFAULT_BG_MODEL,
+        beta_multi_mean: float = BETA_MULTI_MEAN,
+        beta_multi_sd: float = BETA_MULTI_SD,
+        threshold: float = USAGE_THRESHOLD,
+        traits: Mapping[int, JobTraits] | None = None,
+    ) -> None:
+        if isinstance(policy, str):
+            if policy not in TWO_TIER_POLICIES:
+                raise InvalidInput(f"unknown two-tier policy {policy!r}; known: {', '.join(TWO_TIER_POLICIES)}")
+            policy = TWO_TIER_POLICIES[policy]
+        if not isinstance(policy, TwoTierPolicy):
+            raise InvalidInput(f"policy must be a two-tier policy name or TwoTierPolicy, got {policy!r}")
+        if not isinstance(procs, int) or isinstance(procs, bool) or procs < 1:
+            raise InvalidInput(f"procs must be a positive int, got {procs!r}")
+        if not isinstance(rng, np.random.Generator):
+            raise InvalidInput(f"rng must be a numpy.random.Generator, got {rng!r}")
+        if isinstance(migration_cost, bool) or not isinstance(migration_cost, int) or migration_cost < 0:
+            raise InvalidInput(f"migration_cost must be an int >= 0 s, got {migration_cost!r}")
+        if bg_model not in BG_MODELS:
+            raise InvalidInput(f"bg_model must be one of {BG_MODELS}, got {bg_model!r}")
+        self.procs, self.policy, self.rng = procs, policy, rng
+        self.migration_cost = migration_cost
+        self._draw = {"usage": usage, "usage_known": usage_known, "beta_multi_mean": beta_multi_mean,
+                      "beta_multi_sd": beta_multi_sd}
+        self._given = dict(traits or {})
+        self.machine = TwoTierMachine(procs, two_tier=policy.two_tier, bg_model=bg_model, threshold=threshold)
+        self.runs: dict[int, Run] = {}
+        self.machine.runs = self.runs
+        self.jobs: list[Job] = []  # every job submitted, by (submit, id)
+        self.start: dict[int, int] = {}  # first start, any tier
+        self.end: dict[int, int] = {}
+        self.killed: set[int] = set()  # never: kept for MachineSimulation's readers
+        self.cancelled: set[int] = set()
+        self.now = 0
+        self._next = 0  # index in jobs of the next arrival
+        self._queue: list[Run] = []
+        self._heap: list[tuple[int, int, int, int, int]] = []  # (time, seq, kind, job id, version)
+        self._seq = 0
+        self.scheduler = _SchedulerView(self)
+
+    @property
+    def upcoming(self) -> list[Job]:
+        """Jobs submitted for a time not yet simulated, by submit time."""
+        return self.jobs[self._next:]
+
+    def traits_of(self, job_id: int) -> JobTraits:
+        """The traits job ``job_id`` runs with (drawn at its submission, or given)."""
+        return self.runs[job_id].traits
+
+    def submit(self, job: Job) -> None:
+        """Add an arrival (not before now, not wider than the machine, a new id); draws its traits."""
+        if job.procs > self.procs:
+            raise InvalidInput(f"job {job.id} needs {job.procs} processors; machine has {self.procs}")
+        if job.submit < self.now:
+            raise InvalidInput(f"job {job.id} submits at {job.submit}, before now ({self.now})")
+        if job.id in self.runs:
+            raise InvalidInput(f"job id {job.id} was submitted twice")
+        traits = self._given.get(job.id)
+        if traits is None:
+            traits = draw_traits([job], rng=self.rng, **self._draw)[job.id]
+        self.runs[job.id] = Run(job, traits, float(job.effective_runtime))
+        key = (job.submit, job.id)
+        at = bisect.bisect_right(self.jobs, key, lo=self._next, key=lambda j: (j.submit, j.id))
+        self.jobs.insert(at, job)
+
+    def next_time(self) -> int | None:
+        """Time of the next event (an arrival, a predicted completion or a migration's end), or None."""
+        heap = self._heap
+        while heap and self._stale(heap[0]):
+            heapq.heappop(heap)
+        t = heap[0][0] if heap else None
+        if self._next < len(self.jobs):
+            submit = self.jobs[self._next].submit
+            if t is None or submit < t:
+                t = submit
+        return t
+
+    def _stale(self, event) -> bool:
+        run = self.runs[event[3]]
+        return event[4] != run.version or run.tier is None
+
+    def advance(self, t: int) -> None:
+        """Process every event before ``t``; the clock then reads ``t``."""
+        if t > self.now:
+            self.run_until(t - 1)
+            self.now = t
+
+    def run_until(self, until: int | None) -> None:
+        """Process every event at times <= ``until`` (all of them if None)."""
+        machine, runs, jobs, heap, queue = self.machine, self.runs, self.jobs, self._heap, self._queue
+        heappush, heappop = heapq.heappush, heapq.heappop
+        last_t = self.now
+        while True:
+            t = heap[0][0] if heap else None
+            if self._next < len(jobs) and (t is None or jobs[self._next].submit < t):
+                t = jobs[self._next].submit
+            if t is None or (until is not None and t > until):
+                break
+            last_t = machine.now = t
+            event = False
+            while heap and heap[0][0] == t:
+                _, _, kind, job_id, version = heappop(heap)
+                run = runs[job_id]
+                if version != run.version or run.tier is None:
+                    continue  # outdated by a later rate change
+                if kind == _WAKE:
+                    machine.dirty.add(job_id)
+                    continue
+                machine.snapshot(run)
+                if run.progress < run.work - _EPS:  # float drift: not done yet
+                    machine.dirty.add(job_id)
+                    continue
+                run.progress, run.end = run.work, t
+                run.finished_in = run.tier
+                if run.tier == "bg":
+                    run.fg_start = None
+                machine.vacate(run)
+                self.end[job_id] = t
+                event = True
+            while self._next < len(jobs) and jobs[self._next].submit == t:
+                queue.append(runs[jobs[self._next].id])
+                self._next += 1
+                event = True
+            if event:
+                self.policy.schedule(machine, queue, migration_cost=self.migration_cost)
+                for run in machine.fg_runs.values():
+                    if run.id not in self.start:
+                        self.start[run.id] = run.start
+                for run in machine.bg_runs.values():
+                    if run.id not in self.start:
+                        self.start[run.id] = run.start
+            for run in machine.refresh_rates():
+                if run.tier == "fg" and t < run.frozen_until:
+                    self._seq += 1
+                    heappush(heap, (run.frozen_until, self._seq, _WAKE, run.id, run.version))
+                elif run.rate > 0.0:
+                    left = run.work - run.progress
+                    end = max(t + 1, math.ceil(t + left / run.rate - 1e-9))
+                    self._seq += 1
+                    heappush(heap, (end, self._seq, _END, run.id, run.version))
+        if until is None:
+            self.now = max(self.now, last_t)
+            stuck = [r.id for r in runs.values() if r.end is None]
+            if stuck:
+                raise MarketError(f"two-tier machine stalled with {len(stuck)} unfinished job(s), e.g. {stuck[:5]}")
+        else:
+            self.now = max(self.now, until)
+
+    # ------------------------------------------------------------- what a plan-based machine offers, refused
+    def _refuse(self, what: str):
+        raise InvalidInput(f"a two-tier machine ({self.policy.name}) does not take {what}: it runs jobs, not a plan "
+                           "(a job's progress rate changes with every placement on its processors)")
+
+    def add_reservation(self, reservation) -> None:
+        self._refuse("reservations")
+
+    def cancel(self, job_id: int):
+        self._refuse("cancellations")
+
+    def kill(self, job_id: int) -> None:
+        self._refuse("kills from outside")
+
+    def wake_at(self, t: int) -> None:
+        """A pass at ``t`` changes nothing on a two-tier machine without outside changes: accepted, ignored."""
+        if t < self.now:
+            raise InvalidInput(f"cannot wake the machine at {t}, before now ({self.now})")
