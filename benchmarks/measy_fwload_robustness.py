@@ -118,29 +118,34 @@ def _shared_loss(on: bool):
         sim._compiled, sim.TwoTierMachine = saved
 
 
-def _workload(seed: int, n_jobs: int, serial: float | None):
-    """FWload as ``run_tables`` builds it for ``seed`` (workload index 0), optionally another serial share."""
+def _workload(seed: int, n_jobs: int, serial: float | None, name: str = "feitelson96"):
+    """FWload (or ``name``) as the reproductions build it for ``seed`` (``run_tables`` with one workload:
+    index 0), optionally FWload with another serial share."""
     from market.workloads import tsafrir_estimates
     from market.workloads.feitelson96 import FEITELSON96_LIU2012, feitelson96_workload
     from scenarios.twotier_tables import base_workload
 
     seeds = np.random.SeedSequence(seed).spawn(3)
     if serial is None:
-        return base_workload("feitelson96", n_jobs, _PROCS, seeds), seeds
+        return base_workload(name, n_jobs, _PROCS, seeds), seeds
     params = replace(FEITELSON96_LIU2012, serial_share=serial)
     w = feitelson96_workload(n_jobs, rng=np.random.default_rng(seeds[0]), procs=_PROCS, params=params)
     return tsafrir_estimates(w, max_estimate=params.max_runtime, rng=np.random.default_rng(seeds[1])), seeds
 
 
-def run(setting: str, seed: int, loads: list[float], n_jobs: int) -> list[dict]:
-    """Every load of one seed under one setting: EASY and KEASY/MEASY in the three usage cases."""
+def run(setting: str, seed: int, loads: list[float], n_jobs: int, workload: str = "feitelson96",
+        costs: tuple[int, ...] = ()) -> list[dict]:
+    """Every load of one seed under one setting: EASY and KEASY/MEASY in the three usage cases, and MEASY
+    (usages known) at each migration cost of ``costs``."""
     from market.simulation import simulate
     from market.twotier import paper_metrics, simulate_twotier
     from market.workloads import scale_interarrival
     from scenarios.twotier_tables import offered_load
 
     parts = set(setting.split("+"))
-    base, seeds = _workload(seed, n_jobs, 0.41 if "serial41" in parts else None)
+    if "serial41" in parts and workload != "feitelson96":
+        raise ValueError("serial41 changes FWload's sizes only")
+    base, seeds = _workload(seed, n_jobs, 0.41 if "serial41" in parts else None, workload)
     natural = offered_load(base, _PROCS)
     sizes = np.array([j.procs for j in base.jobs])
     kw = {"bg_model": "product" if "product" in parts else "ratio"}
@@ -172,6 +177,13 @@ def run(setting: str, seed: int, loads: list[float], n_jobs: int) -> list[dict]:
                     row[f"{policy}_{case}"] = (m["mean_response"], m["mean_bsld"])
                     row[f"{policy}_{case}_bg_share"] = s["finished_in_bg"] / len(res.records)
                     row[f"{policy}_{case}_kills"] = s["kills"] / len(res.records)
+                    row[f"{policy}_{case}_wasted"] = float(res.records["wasted"].sum()) / len(res.records)
+                    row[f"{policy}_{case}_migrations"] = s["migrations_per_job"]
+            for cost in costs:  # sec. 3.5.3: MEASY's response against KEASY's as the migration cost grows
+                res = simulate_twotier(w, procs=_PROCS, policy="measy", rng=np.random.default_rng(seeds[2]),
+                                       migration_cost=int(cost), **kw)
+                row[f"measy_cost{cost}"] = paper_metrics(res.records)["mean_response"]
+                row[f"measy_cost{cost}_migrations"] = res.summary["migrations_per_job"]
         row["seconds"] = time.perf_counter() - t0
         out.append(row)
     return out
@@ -195,6 +207,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seeds", default="1..3")
     ap.add_argument("--loads", default="0.5,0.7,0.9")
     ap.add_argument("--jobs", type=int, default=40_000, help="FWload jobs (medium 40,000; full 200,000)")
+    ap.add_argument("--workload", choices=("feitelson96", "jann97"), default="feitelson96",
+                    help="jann97: JWload as the reproduction builds it (serial41 does not apply)")
+    ap.add_argument("--costs", default="", help="also MEASY (usages known) at these migration costs, seconds")
     ap.add_argument("--settings", default="base,loss0")
     ap.add_argument("--json")
     args = ap.parse_args(argv)
@@ -204,11 +219,15 @@ def main(argv: list[str] | None = None) -> int:
         print(f"--settings: unknown {bad}; known: {', '.join(SETTINGS)}", file=sys.stderr)
         return 2
     loads = [float(x) for x in args.loads.split(",")]
+    costs = tuple(int(c) for c in args.costs.split(",") if c)
+    if "serial41" in settings and args.workload != "feitelson96":
+        print("--settings serial41 applies to --workload feitelson96 only", file=sys.stderr)
+        return 2
     seeds = _seeds(args.seeds)
     rows = []
     for setting in settings:
         for seed in seeds:
-            part = run(setting, seed, loads, args.jobs)
+            part = run(setting, seed, loads, args.jobs, args.workload, costs)
             rows += part
             for r in part:
                 cases = "; ".join(f"{c} K {_gain(r, f'keasy_{c}'):+.1f} M {_gain(r, f'measy_{c}'):+.1f}"
@@ -218,7 +237,8 @@ def main(argv: list[str] | None = None) -> int:
             if args.json:
                 with open(args.json, "w") as fh:
                     json.dump(rows, fh, indent=1)
-    print(f"\nFWload, {args.jobs} jobs, seeds {args.seeds}: response gain over EASY %, mean [95 % t] over seeds")
+    label = "FWload" if args.workload == "feitelson96" else "JWload"
+    print(f"\n{label}, {args.jobs} jobs, seeds {args.seeds}: response gain over EASY %, mean [95 % t] over seeds")
     print("| setting | load | known: MEASY | no usage: KEASY | no usage: MEASY | 100 %: KEASY | 100 %: MEASY | "
           "MEASY jobs ending in bg (no usage / 100 %) |")
     print("|---|---:|---|---|---|---|---|---|")
@@ -253,6 +273,22 @@ def main(argv: list[str] | None = None) -> int:
                 k = sum(all(test(r) for r in rs) for rs in by_seed.values())
                 cells.append(f"{k}/{len(seeds)}")
         print(f"| {setting} | {' | '.join(cells)} |")
+    if costs:
+        print("\nsec. 3.5.3: MEASY's response over KEASY's (usages known), mean over the loads per seed, then mean "
+              "[95 % t] over seeds; k = seeds with the ratio in [1, 1.1] ('comparable, a little worse') / <= 1; "
+              "KEASY's work lost to kills and MEASY's migrations, per job, mean over loads and seeds")
+        print("| setting | cost s | MEASY / KEASY | k in [1, 1.1] | k <= 1 | MEASY migrations a job | "
+              "migrations x cost, s a job | KEASY work lost to kills, s a job |")
+        print("|---|---:|---|---:|---:|---:|---:|---:|")
+        for setting in settings:
+            by_seed = [[r for r in rows if r["setting"] == setting and r["seed"] == s] for s in seeds]
+            lost = np.mean([r["keasy_known_wasted"] for rs in by_seed for r in rs])
+            for cost in costs:
+                ratios = [float(np.mean([r[f"measy_cost{cost}"] / r["keasy_known"][0] for r in rs])) for rs in by_seed]
+                mig = float(np.mean([r[f"measy_cost{cost}_migrations"] for rs in by_seed for r in rs]))
+                print(f"| {setting} | {cost} | " + "{:.3f} [{:.3f}, {:.3f}]".format(*_ci(ratios))
+                      + f" | {sum(1 <= x <= 1.1 for x in ratios)}/{len(ratios)} | {sum(x <= 1 for x in ratios)}/"
+                      f"{len(ratios)} | {mig:.3f} | {mig * cost:.0f} | {lost:.0f} |")
     return 0
 
 

@@ -135,6 +135,8 @@ def sweep(method: str, seed: int, target, every: int, procs_per_task: int, data,
                      "slots": by[0.0].get("n_slots", float("nan"))})
     be = np.mean([r["be"] for r in rows])
     be_cost = np.mean([r["be_cost"] for r in rows])
+    c0 = sorted(r["c0"] for r in rows)
+    top = c0[-max(1, len(c0) // 10):]  # the tenth of the instants with the dearest alpha-0 plans
     return {"seed": seed, "load": target, "whole_load": whole, "n_instants": len(rows),
             "window_load": float(np.mean([r["load_window"] for r in rows])),
             "critical_path_h": _critical_path(graph) / _H, "be_h": be / _H,
@@ -142,7 +144,9 @@ def sweep(method: str, seed: int, target, every: int, procs_per_task: int, data,
             "slots": float(np.mean([r["slots"] for r in rows])),
             "m0": float(np.mean([r["m0"] for r in rows]) / be), "m1": float(np.mean([r["m1"] for r in rows]) / be),
             "c0": float(np.mean([r["c0"] for r in rows]) / be_cost),
-            "c1": float(np.mean([r["c1"] for r in rows]) / be_cost)}
+            "c1": float(np.mean([r["c1"] for r in rows]) / be_cost),
+            "c0_top_share": float(sum(top) / sum(c0)),
+            "c0_median_ratio": float(np.median([r["c0"] / r["be_cost"] for r in rows]))}
 
 
 def _ci(values):
@@ -215,6 +219,9 @@ def main(argv: list[str] | None = None) -> int:
         # the reproduction's check: Fig. 54's cost ratio within FIG54_COST_TOLERANCE (relative) of the thesis's
         kc = sum(abs(r["c0"] - thesis[2]) <= FIG54_COST_TOLERANCE * thesis[2] for r in rs)
         per_seed = ", ".join(format(r["c0"], ".2f") for r in rs)
+        if "c0_top_share" in rs[0]:  # how much of the alpha-0 cost the dearest tenth of the instants carries
+            per_seed += (f" (dearest tenth of the instants: {100 * np.mean([r['c0_top_share'] for r in rs]):.0f} % "
+                         f"of the cost; median per-instant ratio {np.mean([r['c0_median_ratio'] for r in rs]):.2f})")
         print(f"| {target} | {n} | {100 * np.mean([r['whole_load'] for r in rs]):.1f} | "
               f"{100 * np.mean([r['window_load'] for r in rs]):.1f} | {np.mean([r['be_h'] for r in rs]):.2f} | "
               f"{np.mean([r['wait_h'] for r in rs]):.3f} | {fmt('m0')} | {k0}/{n} | {fmt('m1')} | {k1}/{n} | "
