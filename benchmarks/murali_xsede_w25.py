@@ -113,37 +113,40 @@ def main(argv: list[str] | None = None) -> int:
     data = Path(os.environ.get("GRIDMARKET_DATA", "../shared/data"))
     pjm = data / "prices" / "pjm_comed_2013-2018_epftoolbox.csv"
     seeds = parse_seeds(args.seeds)
+    settings = args.settings.split(",")
+    runs: dict = {}
     for variant in args.variants.split(","):
         systems = _systems(variant)
-        for setting in args.settings.split(","):
-            print(f"\n== {variant}, {setting}, MCMF w_t = {args.w_t:g} %", flush=True)
-            runs = []
-            for seed in seeds:
+        for seed in seeds:
+            sites = xsede_sites(args.days, seed=seed, systems=systems, pjm_csv=pjm)  # forecasts shared by settings
+            for setting in settings:
                 t0 = time.perf_counter()
-                sites = xsede_sites(args.days, seed=seed, systems=systems, pjm_csv=pjm)
                 r = one(seed, sites, setting, args.days, args.w_t)
-                runs.append(r)
+                runs.setdefault((variant, setting), []).append(r)
                 bs, mc = r["bs"], r["mcmf"]
-                print(f"  seed {seed} ({time.perf_counter() - t0:.0f} s): response {100 * (mc['response'] / bs['response'] - 1):+.1f} % "
-                      f"(BS wait {bs['wait']:.0f} + run {bs['run']:.0f}; MCMF wait {mc['wait']:.0f} + run {mc['run']:.0f} min), "
-                      f"cost {100 * (mc['cost'] / bs['cost'] - 1):+.1f} %; least eq. 6 cost at: " + ", ".join(
+                print(f"{variant} {setting} seed {seed} ({time.perf_counter() - t0:.0f} s): response "
+                      f"{100 * (mc['response'] / bs['response'] - 1):+.1f} % (BS wait {bs['wait']:.0f} + run "
+                      f"{bs['run']:.0f}; MCMF wait {mc['wait']:.0f} + run {mc['run']:.0f} min), cost "
+                      f"{100 * (mc['cost'] / bs['cost'] - 1):+.1f} %; least eq. 6 cost at: " + ", ".join(
                           f"{k} {100 * v:.0f} %" for k, v in r["decided"].items()), flush=True)
-            n = len(runs)
-            resp = [100 * (r["mcmf"]["response"] / r["bs"]["response"] - 1) for r in runs]
-            m, lo, hi = ci95(resp) if n > 1 else (resp[0],) * 3
-            both = sum(r["mcmf"]["response"] < r["bs"]["response"] and r["mcmf"]["cost"] < r["bs"]["cost"] for r in runs)
-            print(f"  response change {m:+.1f} % [{lo:+.1f}, {hi:+.1f}]; faster than BS {sum(v < 0 for v in resp)}/{n}; "
-                  f"better on both {both}/{n}; within 10 of -24.6 {sum(abs(v + 24.6) <= 10 for v in resp)}/{n}")
-            print("  least eq. 6 cost at (mean over seeds): " + ", ".join(
-                f"{k} {100 * np.mean([r['decided'][k] for r in runs]):.0f} %" for k in runs[0]["decided"]))
-            print("  system      BS share / wait   MCMF share / wait   MCMF sent there: predicted / actual wait (min)")
-            for name in runs[0]["bs"]["per"]:
-                b = [r["bs"]["per"][name] for r in runs]
-                c = [r["mcmf"]["per"][name] for r in runs]
-                print(f"  {name:<10} {100 * np.mean([x['share'] for x in b]):5.1f} % / {np.nanmean([x['wait'] for x in b]):6.0f}"
-                      f"   {100 * np.mean([x['share'] for x in c]):5.1f} % / {np.nanmean([x['wait'] for x in c]):6.0f}"
-                      f"     {np.nanmean([x['pred'] for x in c]):6.0f} / {np.nanmean([x['actual'] for x in c]):6.0f}")
-            sys.stdout.flush()
+    for (variant, setting), rs in runs.items():
+        print(f"\n== {variant}, {setting}, MCMF w_t = {args.w_t:g} %")
+        n = len(rs)
+        resp = [100 * (r["mcmf"]["response"] / r["bs"]["response"] - 1) for r in rs]
+        m, lo, hi = ci95(resp) if n > 1 else (resp[0],) * 3
+        both = sum(r["mcmf"]["response"] < r["bs"]["response"] and r["mcmf"]["cost"] < r["bs"]["cost"] for r in rs)
+        print(f"  response change {m:+.1f} % [{lo:+.1f}, {hi:+.1f}]; faster than BS {sum(v < 0 for v in resp)}/{n}; "
+              f"better on both {both}/{n}; within 10 of -24.6 {sum(abs(v + 24.6) <= 10 for v in resp)}/{n}")
+        print("  least eq. 6 cost at (mean over seeds): " + ", ".join(
+            f"{k} {100 * np.mean([r['decided'][k] for r in rs]):.0f} %" for k in rs[0]["decided"]))
+        print("  system      BS share / wait   MCMF share / wait   MCMF sent there: predicted / actual wait (min)")
+        for name in rs[0]["bs"]["per"]:
+            b = [r["bs"]["per"][name] for r in rs]
+            c = [r["mcmf"]["per"][name] for r in rs]
+            print(f"  {name:<10} {100 * np.mean([x['share'] for x in b]):5.1f} % / {np.nanmean([x['wait'] for x in b]):6.0f}"
+                  f"   {100 * np.mean([x['share'] for x in c]):5.1f} % / {np.nanmean([x['wait'] for x in c]):6.0f}"
+                  f"     {np.nanmean([x['pred'] for x in c]):6.0f} / {np.nanmean([x['actual'] for x in c]):6.0f}")
+        sys.stdout.flush()
     return 0
 
 
