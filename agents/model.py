@@ -22,12 +22,14 @@ from agents.messages import Message
 from agents.metascheduler import Metascheduler, MetaschedulerSpec
 from agents.provider import ResourceProvider
 from agents.registry import resolve_provider_agent, resolve_user_agent
+from agents.twotier_provider import TwoTierProvider
 from agents.user import User
 from market.energy.prices import HourlyPrices
 from market.errors import InvalidInput
 from market.energy.electricity_cost import electricity_costs
 from market.metrics import summarize
 from market.pricing import BASE_RATE, SECONDS_PER_HOUR, check_policy
+from market.twotier.simulation import TWO_TIER_POLICIES
 from market.valuation import draw_valuations
 from market.workloads.workload import Workload
 
@@ -44,7 +46,9 @@ class ProviderSpec:
     :func:`market.sla.overbooked_state`; 1 signs only what its plan can honour). ``sells``: how it
     sells to a DBC broker (``"quote"``, ``"post"`` or ``"auction"``; :mod:`agents.trading`).
     ``agent``: its class, a registered name (``"provider"``) or a plug-in ``"package.module:Name"``
-    subclassing :class:`agents.ResourceProvider` (:func:`agents.registry.resolve_provider_agent`).
+    subclassing :class:`agents.ResourceProvider` (:func:`agents.registry.resolve_provider_agent`);
+    ``"provider"`` with a two-tier ``policy`` (``keasy``, ``reasy``, ``measy``) builds an
+    :class:`agents.twotier_provider.TwoTierProvider`.
     """
 
     name: str
@@ -183,6 +187,8 @@ class MarketModel(mesa.Model):
                 classes[p.name] = resolve_provider_agent(p.agent)
             except InvalidInput as err:
                 raise InvalidInput(f"provider {p.name!r}: {err}") from None
+            if classes[p.name] is ResourceProvider and p.policy in TWO_TIER_POLICIES:
+                classes[p.name] = TwoTierProvider  # keasy, reasy, measy: a two-tier machine, no plan
         self.providers: dict[str, ResourceProvider] = {
             p.name: classes[p.name](self, p.name, p.procs, p.policy, prices=p.prices, watts_per_proc=p.watts_per_proc,
                                     pricing=p.pricing, overbooking=p.overbooking, sells=p.sells)
@@ -205,6 +211,10 @@ class MarketModel(mesa.Model):
             strategy = resolve_strategy(spec.method)
             if strategy.needs_plans:  # it reads each provider's priced plan
                 for p in providers:
+                    if issubclass(classes[p.name], TwoTierProvider):
+                        raise InvalidInput(f"provider {p.name!r}: a {spec.method} broker needs advertised or quoted "
+                                           f"slots, which a two-tier provider ({p.policy}) cannot give: it keeps no "
+                                           "plan (a job's progress rate changes with every placement)")
                     try:
                         check_policy(p.policy)
                     except InvalidInput as err:

@@ -41,6 +41,7 @@ from typing import Any
 
 from market.errors import InvalidInput
 from market.scheduling import resolve_policy
+from market.twotier.simulation import TWO_TIER_POLICIES
 from market.workflows import Network
 from market.validation import suggest
 from market.workloads.behaviour import SCENARIOS as BEHAVIOURS
@@ -98,8 +99,11 @@ class ProviderConfig:
     procs : int
         Processors, >= 1.
     policy : str
-        Local policy: a registered name (``market.scheduling.POLICIES``) or a plug-in
-        ``"package.module:Name"`` (``docs/extending.md``).
+        Local policy: a registered name (``market.scheduling.POLICIES``), a plug-in
+        ``"package.module:Name"`` (``docs/extending.md``), or a two-tier policy of Liu et al.
+        (``"keasy"``, ``"reasy"``, ``"measy"``; :class:`agents.twotier_provider.TwoTierProvider`:
+        runs users' jobs and dispatches, but keeps no plan, so models whose brokers buy slots
+        refuse it).
     prices : str
         ``"synthetic"`` (seeded day-ahead-like series around ``price_per_mwh``),
         ``"fixed"`` (flat ``price_per_mwh``) or a price CSV path.
@@ -148,9 +152,10 @@ class ProviderConfig:
             raise InvalidInput(f"provider name must be a non-empty str, got {self.name!r}")
         _int_at_least(f"{where}: procs", self.procs, 1)
         try:
-            resolve_policy(self.policy)
+            if self.policy not in TWO_TIER_POLICIES:  # keasy, reasy, measy: a two-tier provider (no plan)
+                resolve_policy(self.policy)
         except InvalidInput as err:
-            raise InvalidInput(f"{where}: {err}") from None
+            raise InvalidInput(f"{where}: {err}; or a two-tier policy: {', '.join(TWO_TIER_POLICIES)}") from None
         _check_type(f"{where}: prices", self.prices, str, "'synthetic', 'fixed' or a CSV path")
         _number_in(f"{where}: price_per_mwh", self.price_per_mwh, 0, math.inf)
         _number_in(f"{where}: watts_per_proc", self.watts_per_proc, 0, math.inf)

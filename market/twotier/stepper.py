@@ -47,13 +47,17 @@ class _SchedulerView:
     """What readers of a provider's scheduler see of a two-tier machine (read only).
 
     ``queue``: the waiting jobs in arrival order; ``running``: job id -> (job, first start) of the
-    jobs holding a fg or bg VM; ``n_free``: processors whose fg VM is idle; ``procs``; ``name``.
+    jobs holding a fg or bg VM (a processor may hold one of each); ``n_free``: processors whose fg VM
+    is idle; ``procs``; ``policy`` (its name); ``reservations`` (always empty).
     """
+
+    name = ""  # not a registered LocalScheduler: readers that run a policy forward fall back to queue order
 
     def __init__(self, sim: TwoTierMachineSimulation) -> None:
         self._sim = sim
         self.procs = sim.procs
-        self.name = sim.policy.name
+        self.policy = sim.policy.name
+        self.reservations: dict = {}  # a two-tier machine takes none
 
     @property
     def queue(self) -> list[Job]:

@@ -1,0 +1,83 @@
+"""A resource provider whose machine runs a two-tier policy (KEASY, REASY, MEASY; Liu et al. 2012), as a Mesa agent.
+
+Times are integer seconds from simulation start. The machine is a
+:class:`market.twotier.stepper.TwoTierMachineSimulation`: every processor has a foreground and a
+background VM, and a job's progress rate changes with every placement on its processors, so the
+machine keeps no plan. Such a provider therefore runs what it is sent -- its users' jobs, the
+metascheduler's dispatches, a best-effort broker's just-in-time tasks -- but cannot advertise,
+quote, reserve or sell slots: an interaction model whose broker reads plans is refused when the
+market is built (``MarketModel``), and a plan query is a one-line error.
+"""
+
+from __future__ import annotations
+
+import mesa
+import numpy as np
+
+from agents.provider import ResourceProvider
+from market.energy.prices import HourlyPrices
+from market.errors import InvalidInput
+from market.prediction.wait_replay import warm_predictor
+from market.twotier.simulation import TWO_TIER_POLICIES
+from market.twotier.stepper import TwoTierMachineSimulation
+
+__all__ = ["TwoTierProvider"]
+
+WARM_POLICY = "easy"
+"""The one-tier policy whose replayed waits train a two-tier provider's wait predictor (see ``warm_waits``)."""
+
+
+class TwoTierProvider(ResourceProvider):
+    """One site of ``procs`` processors under ``policy`` in ``{"keasy", "reasy", "measy"}``.
+
+    Each job's process usages, background efficiency and foreground loss are drawn when it arrives
+    (sec. 3.1's model, :func:`market.twotier.progress.draw_traits`) from a generator spawned from
+    the model's, so a run is determined by the model's seed. MEASY migrates at the paper's 20 s.
+    The keyword arguments are :class:`agents.ResourceProvider`'s; ``pricing``, ``overbooking`` and
+    ``sells`` are kept but unused (this provider sells nothing).
+    """
+
+    def __init__(
+        self,
+        model: mesa.Model,
+        name: str,
+        procs: int,
+        policy: str = "measy",
+        *,
+        prices: HourlyPrices | None = None,
+        watts_per_proc: float = 0.0,
+        pricing: str = "externality",
+        overbooking: float = 1.0,
+        sells: str = "quote",
+    ) -> None:
+        if policy not in TWO_TIER_POLICIES:
+            raise InvalidInput(f"{name}: a two-tier provider runs one of {', '.join(TWO_TIER_POLICIES)}, "
+                               f"got {policy!r}")
+        super().__init__(model, name, procs, WARM_POLICY, prices=prices, watts_per_proc=watts_per_proc,
+                         pricing=pricing, overbooking=overbooking, sells=sells)
+        self.policy = policy
+        self.machine = TwoTierMachineSimulation(procs, policy, rng=model.rng.spawn(1)[0])
+
+    def _no_plan(self, what: str):
+        raise InvalidInput(f"{self.name}: a two-tier provider ({self.policy}) cannot {what}: a job's progress rate "
+                           "changes with every placement on its processors, so it keeps no plan to price")
+
+    def plan(self, now: int):
+        """Refused: a two-tier machine has no plan to price or advertise (one-line ``InvalidInput``)."""
+        self._no_plan("price or advertise slots")
+
+    def state(self, now: int):
+        """Refused, as :meth:`plan`."""
+        self._no_plan("state a plan")
+
+    def warm_waits(self, n_jobs: int, rng: np.random.Generator) -> None:
+        """Train the wait predictor on ``n_jobs`` past jobs replayed under EASY (:data:`WARM_POLICY`).
+
+        The replay (:func:`market.prediction.wait_replay.warm_predictor`) runs one-tier policies;
+        EASY is the foreground tier every two-tier policy backfills with (Liu et al. sec. 2.2), so
+        its waits are an upper bound of the two-tier ones. The predictor then learns from this
+        machine's own starts as the market runs.
+        """
+        if self.wait_predictor is None:
+            raise InvalidInput(f"{self.name}: no wait predictor to warm (call track_waits first)")
+        warm_predictor(self.wait_predictor, n_jobs, procs=self.procs, policy=WARM_POLICY, rng=rng)
