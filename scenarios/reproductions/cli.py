@@ -119,8 +119,12 @@ def run_seed(name: str, size: str, seed: int, data: str | None) -> Report | str:
         return str(err)
 
 
-def _collect(fn, tasks, args, workers, seeds, reports, failed) -> None:
-    """Run ``tasks`` on the chosen executor; fill ``reports`` and ``failed`` by seed as they finish."""
+def _collect(fn, tasks, args, workers, seeds, reports, failed, out=None) -> None:
+    """Run ``tasks`` on the chosen executor; fill ``reports`` and ``failed`` by seed as they finish.
+
+    With ``out``, each finished seed's report is written to ``out/seed-N/`` at once, so a run
+    stopped later (Ctrl-C, SIGTERM, a session's end) keeps every seed that finished.
+    """
     from scenarios.sweep import executor_runs
 
     with executor_runs(fn, tasks, executor=args.executor, workers=workers, scheduler=args.scheduler) as runs:
@@ -130,6 +134,10 @@ def _collect(fn, tasks, args, workers, seeds, reports, failed) -> None:
                 failed[seed] = report
                 print(f"  [{done}/{len(seeds)}] seed {seed}: failed: {report}", file=sys.stderr, flush=True)
                 continue
+            if out is not None:
+                folder = Path(out) / f"seed-{seed}"
+                folder.mkdir(exist_ok=True)
+                write_report(folder, report, command=_command())
             reports[seed] = report
             print(f"  [{done}/{len(seeds)}] seed {seed}: {report.seconds:.1f} s, "
                   f"{sum(c.holds for c in report.checks)} of {len(report.checks)} directions hold",
@@ -146,8 +154,14 @@ def _run_seeds(args: argparse.Namespace, reproduction, size: str, seeds: list[in
     try:
         print(f"running {reproduction.name} at size {size}, seeds {', '.join(map(str, seeds))} "
               f"({args.executor}, {workers or 'cluster'} workers) ...", file=sys.stderr, flush=True)
-        _collect(run_seed, tasks, args, workers, seeds, reports, failed)
-    except KeyboardInterrupt as exc:  # the reports are written once every seed has run
+        _collect(run_seed, tasks, args, workers, seeds, reports, failed, out)
+    except KeyboardInterrupt as exc:  # finished seeds are on disk (with --out); the summary is not
+        if out is not None and reports:
+            kept = " ".join(f"{out}/seed-{s}" for s in seeds if s in reports)
+            rest = ",".join(str(s) for s in seeds if s not in reports)
+            raise with_hint(exc, f"{len(reports)} of {len(seeds)} seeds had finished, their reports kept in "
+                                 f"{out}/seed-N/; 'gridmarket run --join {kept}' reports them, "
+                                 f"'--seeds {rest} --out OTHER' runs the rest (then --join both)") from None
         removed = out is not None and remove_if_empty(out)
         raise with_hint(exc, f"{len(reports)} of {len(seeds)} seeds had finished; nothing written"
                              f"{f' ({out}/ removed)' if removed else ''}; run the command again") from None

@@ -68,3 +68,30 @@ def test_sigterm_during_run_seeds_stops_its_workers_and_leaves_no_folder(tmp_pat
     said = [line for line in err.splitlines() if line.startswith("gridmarket: terminated")]
     assert proc.returncode == 143 and len(said) == 1 and "nothing written" in said[0], err
     assert not out.exists() and "Traceback" not in err
+
+
+@pytest.mark.slow
+def test_sigterm_after_seeds_finished_keeps_their_reports_and_join_reports_them(tmp_path):
+    out = tmp_path / "var"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "scenarios.cli", "run", "singh-var", "--seeds", "1..6", "--workers", "2",
+         "--out", str(out)],
+        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+    for line in proc.stderr:  # the first seed has finished (and been written): stop the run
+        if line.startswith("  [1/6]"):
+            break
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=60)
+    said = [line for line in err.splitlines() if line.startswith("gridmarket: terminated")]
+    assert proc.returncode == 143 and len(said) == 1 and "Traceback" not in err, err
+    kept = sorted(out.glob("seed-*"))
+    assert 1 <= len(kept) < 6 and f"{len(kept)} of 6 seeds had finished" in said[0]
+    assert all((k / "report.csv").is_file() for k in kept) and not (out / "summary.csv").exists()
+    assert "--join" in said[0] and " ".join(str(k) for k in kept) in said[0]
+    joined = subprocess.run([sys.executable, "-m", "scenarios.cli", "run", "--join", *map(str, kept), "--json"],
+                            cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert joined.returncode == 0, joined.stderr
+    import json
+
+    assert json.loads(joined.stdout)["seeds"] == sorted(int(k.name[len("seed-"):]) for k in kept)
