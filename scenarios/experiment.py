@@ -56,7 +56,7 @@ SUMMARY_COLUMNS = (
     "reservation_success", "reservation_cost", "reservation_cost_median", "allocation_cost", "electricity_cost",
     "success_rate", "messages", "users_surplus", "provider_revenue", "social_welfare", "negotiation_messages",
     "negotiation_rounds", "sla_contracts", "sla_violations", "sla_late", "sla_never_ran", "sla_penalties",
-    "sla_net_revenue",
+    "sla_net_revenue", "sla_reoffered", "sla_overruns", "sla_overrun_charges",
 )  # fmt: skip
 """Columns of the comparison table, in print order (``msg_<kind>`` columns follow)."""
 
@@ -329,7 +329,9 @@ def _summary(model: str, result: RunResult, procs: int, n_jobs: int, requests: R
     auction rounds (1 sealed, one per clock step) and double-auction shouts. ``sla_contracts``,
     ``sla_violations`` (of which ``sla_late``: started after the window, ``sla_never_ran``: broken),
     ``sla_penalties`` (SU the providers paid back) and ``sla_net_revenue`` (SU: the contracts' prices
-    less those penalties) count the ``sla`` model's settled contracts (0 otherwise).
+    less those penalties) count the ``sla`` and ``sla-predict`` models' settled contracts (0 otherwise);
+    ``sla_reoffered`` counts the broken contracts whose job signed another, ``sla_overruns`` the jobs
+    that ran past their contracted duration and ``sla_overrun_charges`` what their users paid for it (SU).
     """
     records, messages = result.records, result.messages
     jobs = records[records["kind"] == "job"]
@@ -380,10 +382,21 @@ def _summary(model: str, result: RunResult, procs: int, n_jobs: int, requests: R
         "sla_never_ran": 0 if result.slas is None else int(result.slas["start"].isna().sum()),
         "sla_penalties": 0.0 if result.slas is None else float(result.slas["penalty"].sum()),
         "sla_net_revenue": 0.0 if result.slas is None else float(result.slas["payment"].sum()),
+        **_sla_extras(result.slas),
     })
     for kind, n in sorted(messages.items()):
         row[f"msg_{kind}"] = int(n)
     return row
+
+
+def _sla_extras(slas: pd.DataFrame | None) -> dict:
+    """Re-offered broken contracts, overruns and their charges (SU) of a run's SLA table (0 without one)."""
+    if slas is None or "broken" not in slas:
+        return {"sla_reoffered": 0, "sla_overruns": 0, "sla_overrun_charges": 0.0}
+    kept = set(slas.loc[~slas["broken"].astype(bool), "job_id"])
+    return {"sla_reoffered": int(slas.loc[slas["broken"].astype(bool), "job_id"].isin(kept).sum()),
+            "sla_overruns": int((slas["overrun"] > 0).sum()),
+            "sla_overrun_charges": float(slas["overrun_charge"].sum())}
 
 
 def build_market(config: ScenarioConfig, model: str, workload: Workload, prices: dict[str, HourlyPrices], *,

@@ -105,6 +105,10 @@ INTERACTION_MODELS: dict[str, InteractionModel] = {
     "sla": InteractionModel("as each job arrives every provider offers a service-level agreement its plan can honour "
                             "(start window from the job's deadline, value-based penalties); the broker signs the "
                             "cheapest and it is settled after the run" + _ISSUE17, broker="sla"),
+    "sla-predict": InteractionModel("the sla market with contracts for each job's predicted run time (the mean of its "
+                                    "user's last two, Tsafrir et al. 2007) instead of its estimate: a job that runs "
+                                    "longer overruns, the provider moves the contracts in its way (late or broken) "
+                                    "and the user pays the extra at the base rate" + _ISSUE17, broker="sla-predict"),
     "grand": InteractionModel("a greedy broker buys priced slots for workflows and reservations while an MCMF "
                               "metascheduler clears the other jobs across sites by electricity price (no seed studied "
                               "the two together)", broker="greedy", clearing="mcmf"),

@@ -82,26 +82,45 @@ def test_every_signed_sla_starts_in_its_window_unless_the_run_counts_a_violation
                      ProviderSpec("b", 8, "easy", overbooking=factor)], Workload(tuple(jobs)),
                     route="site", broker=BrokerSpec("sla"), valuations=vals, rng=seed)
     r = m.run()
+    _check_settled_market(m, r, vals, n)
+    if factor == 1.0:  # signed only what the plan can honour
+        assert m.broker.desk.n_overbooked == 0 and not r.slas["violated"].any()
+    event(f"violations at {factor}: {'some' if r.slas['violated'].any() else 'none'}")
+    event(f"re-offered at {factor}: {'some' if m.broker.desk.n_reoffered else 'none'}")
+
+
+def _check_settled_market(m, r, vals, n):
+    """Every job ran once; every contract is paid for by the penalty schedule; a broken contract never ran and
+    its job's re-offered contract (one its provider's plan could honour) or home queue ran it."""
     slas, rec, desk = r.slas, r.records.set_index("job_id"), m.broker.desk
-    assert sorted(rec.index) == list(range(1, n + 1))  # every job ran once: under its SLA or in its home queue
-    assert len(slas) == desk.n_won and desk.n_won + desk.n_fallback == n
+    assert sorted(rec.index) == sorted(vals) and len(vals) == n  # every job ran once: under its SLA or at home
+    assert desk.n_won + desk.n_fallback == n
+    assert int(slas["broken"].sum()) == desk.n_broken and set(slas.loc[slas["broken"], "job_id"]) == desk.broken
+    current = slas[~slas["broken"]]
+    assert current["job_id"].is_unique and len(current) == desk.n_won - (desk.n_broken - desk.n_reoffered)
+    broken_paid = slas[slas["broken"]].groupby("job_id")["payment"].sum()
     for row in slas.itertuples(index=False):
         v = vals[row.job_id]
         assert row.price <= v.value + 1e-9  # never signed above the job's value
         terms = sla_penalty(v)
-        if row.job_id in desk.broken:  # never ran there: the provider pays the violation penalty
+        if row.broken:  # never ran there: the provider pays the violation penalty
             assert pd.isna(row.start) and row.violated and row.payment == -terms.violation
             continue
         in_window = row.earliest <= row.start <= row.latest
         assert row.start >= row.signed_start and rec.loc[row.job_id, "start"] == row.start
         assert row.violated == (not in_window) and row.late == max(0, row.start - row.latest)
         assert row.penalty == pytest.approx(terms.lateness_penalty(int(row.late)))
-        assert rec.loc[row.job_id, "cost"] == pytest.approx(row.payment) == pytest.approx(row.price - row.penalty)
-        if in_window:  # an on-time start ends by the job's deadline: the contract kept the user's value
+        assert row.overrun == max(0, row.end - row.start - row.duration)  # run past the contract, to the estimate
+        assert row.overrun_charge == pytest.approx(row.overrun * rec.loc[row.job_id, "procs"] / H)  # base rate
+        if not desk.predicts:
+            assert row.duration == rec.loc[row.job_id, "estimate"] and row.overrun == 0
+        paid = row.payment + row.overrun_charge + broken_paid.get(row.job_id, 0.0)
+        assert rec.loc[row.job_id, "cost"] == pytest.approx(paid)
+        assert row.payment == pytest.approx(row.price - row.penalty)
+        if in_window and not desk.predicts:  # an on-time start ends by the job's deadline: the user keeps the value
             assert row.end <= v.deadline
-    if factor == 1.0:  # signed only what the plan can honour
-        assert desk.n_overbooked == 0 and not slas["violated"].any()
-    event(f"violations at {factor}: {'some' if slas['violated'].any() else 'none'}")
+        if row.job_id in desk.broken and not desk.predicts:  # re-offered: a start the new plan could honour
+            assert in_window
 
 
 # ------------------------------------------------------------------ overbooking: violations happen and are paid
@@ -158,3 +177,111 @@ def test_a_waiting_overbooked_contract_counts_as_submitted_in_the_running_summar
     assert m.broker.desk.waiting == {2} and running_summary(m, 1000)["submitted"] == 2
     m.run()
     assert m.broker.desk.waiting == set()
+
+
+# ------------------------------------------------------------------ broken contracts re-offered
+def test_a_contract_its_provider_cannot_run_in_time_is_re_offered_to_another_provider_by_hand():
+    # two 4-processor machines. Job 0 signs b for [5, 1000) (home first on a tie), job 1 signs a for [10, 7210).
+    # Job 2 (4 procs, 1 h; worth 6 SU, deadline 5,420 s, grace 600 s: on time if it starts by 1,820 s, worth
+    # something if by 2,419 s) is offered 4 SU by both: a, overbooking by 2, at 20 s on its book, b at 1,000 s; the
+    # broker signs the earlier, a's. At 20 s a's machine could start it only at 7,210 s, after its value is gone:
+    # the broker re-enters the market at once and b signs [1,000, 4,600) on its plan; a broke its contract and
+    # pays the violation penalty, 6 SU. (Without the re-offer a would look again every minute, break the contract
+    # at 2,380 s and the job would wait in a's queue until 7,210 s.)
+    jobs = (Job(0, 5, 4, 995, 995, site="b"), Job(1, 10, 4, 2 * H, 2 * H, site="a"), Job(2, 20, 4, H, H, site="a"))
+    vals = {0: Valuation(8.0, 5 + 2 * H, H), 1: Valuation(20.0, 10 + 3 * H, H), 2: Valuation(6.0, 5420, 600)}
+    m = MarketModel([ProviderSpec("a", 4, "conservative", overbooking=2.0), ProviderSpec("b", 4, "conservative")],
+                    Workload(jobs), route="site", broker=BrokerSpec("sla", cycle=60), valuations=vals, rng=0)
+    r = m.run()
+    desk, rec = m.broker.desk, r.records.set_index("job_id")
+    two = r.slas[r.slas["job_id"] == 2].reset_index(drop=True)
+    assert list(two["provider"]) == ["a", "b"] and list(two["broken"]) == [True, False]
+    assert list(two["signed_start"]) == [20, 1000] and list(two["price"]) == [4.0, 4.0]
+    assert (two.loc[0, "payment"], two.loc[1, "payment"], two.loc[1, "violated"]) == (-6.0, 4.0, False)
+    assert (rec.loc[2, "site"], rec.loc[2, "start"], rec.loc[2, "end"], rec.loc[2, "cost"]) == ("b", 1000, 4600, -2.0)
+    assert (desk.n_overbooked, desk.n_broken, desk.n_reoffered, desk.n_fallback) == (1, 1, 1, 0)
+    assert desk.broken == {2} and desk.waiting == set()
+    assert ("sla-penalty" in {k for _, _, k in m.providers["a"].price_log})  # the viz shows what a paid back
+    _check_settled_market(m, r, vals, 3)
+
+
+# ------------------------------------------------------------------ runtime overruns
+def _overrun_market():
+    # one idle 4-processor machine, the broker contracting for predicted run times (sla-predict). Job 1 (user 0,
+    # estimate 1 h, runs 600 s) has no history: contract [0, 3600) for its estimate, 4 SU; it ends at 600 s.
+    # Job 2 (user 0, estimate 1 h, runs 1,800 s) is predicted from job 1: 600 s, contract [1000, 1600) for
+    # 0.667 SU. Job 3 (user 1, no history: its estimate, 600 s; worth 6 SU by 2,600 s, grace 1 h) signs
+    # [1600, 2200) for 0.667 SU. At 1,600 s job 2 still runs: the provider lets it run to 2,800 s and moves job
+    # 3's contract off the machine; job 3 starts at 2,800 s, 800 s after its latest start: 6 SU/h x 800 s =
+    # 1.333 SU back. Job 2's user pays its contract and 1,200 s x 4 processors at the base rate (1.333 SU).
+    jobs = (Job(1, 0, 4, 600, H, user=0, site="a"), Job(2, 1000, 4, 1800, H, user=0, site="a"),
+            Job(3, 1100, 4, 600, 600, user=1, site="a"))
+    vals = {1: Valuation(10.0, 2 * H, H), 2: Valuation(10.0, 1000 + 2 * H, H), 3: Valuation(6.0, 2600, H)}
+    m = MarketModel([ProviderSpec("a", 4, "conservative")], Workload(jobs), route="site",
+                    broker=BrokerSpec("sla-predict", cycle=60), valuations=vals, rng=0)
+    return m, m.run(), vals
+
+
+def test_a_job_running_past_its_contract_makes_the_next_contract_late_and_both_are_settled_by_hand():
+    m, r, vals = _overrun_market()
+    desk, rec, slas = m.broker.desk, r.records.set_index("job_id"), r.slas.set_index("job_id")
+    assert list(slas["duration"]) == [H, 600, 600] and list(slas["signed_start"]) == [0, 1000, 1600]
+    assert (rec.loc[2, "start"], rec.loc[2, "end"], slas.loc[2, "overrun"]) == (1000, 2800, 1200)
+    assert slas.loc[2, "overrun_charge"] == pytest.approx(4 * 1200 / H) and not slas.loc[2, "violated"]
+    assert rec.loc[2, "cost"] == pytest.approx(4 * 600 / H + 4 * 1200 / H)  # its contract, then the overrun
+    assert (rec.loc[3, "start"], slas.loc[3, "start"], slas.loc[3, "late"]) == (2800, 2800, 800)
+    assert slas.loc[3, "violated"] and slas.loc[3, "penalty"] == pytest.approx(6.0 * 800 / H)
+    assert rec.loc[3, "cost"] == pytest.approx(4 * 600 / H - 6.0 * 800 / H)
+    assert (desk.n_overruns, desk.n_displaced, desk.n_rebooked, desk.n_broken) == (1, 1, 1, 0)
+    assert desk.overruns == {2: 1200} and desk.n_overbooked == 0
+    _check_settled_market(m, r, vals, 3)
+    _check_capacity(r.records, {"a": 4})
+
+
+def test_the_estimate_contracting_broker_sees_no_overrun_on_the_same_jobs():
+    m, r, vals = _overrun_market()
+    plain = MarketModel([ProviderSpec("a", 4, "conservative")],
+                        Workload((Job(1, 0, 4, 600, H, user=0, site="a"), Job(2, 1000, 4, 1800, H, user=0, site="a"),
+                                  Job(3, 1100, 4, 600, 600, user=1, site="a"))),
+                        route="site", broker=BrokerSpec("sla", cycle=60), valuations=vals, rng=0)
+    p = plain.run()
+    assert plain.broker.desk.n_overruns == 0 and not p.slas["violated"].any() and p.slas["overrun"].sum() == 0
+
+
+def _check_capacity(records, procs):
+    """No machine ever runs more processors than it has (an overrun is given processors, never shared)."""
+    for site, n in procs.items():
+        rows = records[records["site"] == site]
+        events = sorted([(int(e), -int(p)) for e, p in zip(rows["end"], rows["procs"])]
+                        + [(int(s), int(p)) for s, p in zip(rows["start"], rows["procs"])])
+        busy = 0
+        for _, d in events:
+            busy += d
+            assert busy <= n, f"{site} runs {busy} processors of {n}"
+
+
+@settings(max_examples=15, deadline=None)
+@given(seed=st.integers(0, 10**6), n=st.integers(2, 25), gap=st.integers(0, 400))
+def test_predicted_contracts_overrun_and_every_violation_without_overbooking_follows_an_overrun(seed, n, gap):
+    """Random markets under sla-predict (no overbooking): every job runs once, no machine holds more than its
+    processors, overruns are charged at the base rate, and contracts are violated only when overruns moved them."""
+    rng = np.random.default_rng(seed)
+    jobs, t = [], 0
+    for i in range(1, n + 1):
+        t += int(rng.integers(0, gap + 1))
+        runtime = int(rng.integers(60, 4000))
+        jobs.append(Job(i, t, int(rng.integers(1, 9)), runtime, runtime + int(rng.integers(0, 3000)), user=i % 3,
+                        site="ab"[i % 2]))
+    vals = draw_valuations(((j.id, j.submit, j.procs * j.estimate / H, min(j.runtime, j.estimate)) for j in jobs),
+                           rng=rng)
+    m = MarketModel([ProviderSpec("a", 8, "conservative"), ProviderSpec("b", 8, "easy")], Workload(tuple(jobs)),
+                    route="site", broker=BrokerSpec("sla-predict"), valuations=vals, rng=seed)
+    r = m.run()
+    desk = m.broker.desk
+    _check_settled_market(m, r, vals, n)
+    _check_capacity(r.records, {"a": 8, "b": 8})
+    assert desk.n_overbooked == 0 and len(desk.overruns) == desk.n_overruns
+    violated = r.slas[r.slas["violated"]]
+    assert len(violated) == 0 or desk.n_displaced > 0  # only an overrun moves a contract off its start
+    assert int((r.slas["overrun"] > 0).sum()) == desk.n_overruns
+    event(f"overruns: {'some' if desk.n_overruns else 'none'}; violations: {'some' if len(violated) else 'none'}")

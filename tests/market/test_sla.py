@@ -272,3 +272,83 @@ def test_more_overbooking_never_signs_a_later_start(data, low, extra):
               for f in (low, low + extra)]
     if signed[0] is not None:
         assert signed[1] is not None and signed[1].start <= signed[0].start
+
+
+# ------------------------------------------------------------------ runtime overruns
+def test_predicted_runtime_and_overrun_charge_by_hand():
+    from market.sla import overrun_charge, predict_runtime
+
+    assert predict_runtime([], 900) == 900 and predict_runtime([300, 500, 701], 900) == 601
+    assert predict_runtime([5000], 900) == 900  # never above the estimate
+    sla = SLA("p", "X", 0, 10, 3, 600, 1.0, TERMS, "r", 0)
+    assert overrun_charge(sla, 600, 2.0) == 0.0 and overrun_charge(sla, 1800, 2.0) == pytest.approx(3 * 2.0 / 3)
+    for bad in ((lambda: predict_runtime([0], 10)), (lambda: predict_runtime([], 0)),
+                (lambda: overrun_charge(sla, -1, 1.0)), (lambda: overrun_charge(sla, 1, -1.0))):
+        with pytest.raises(InvalidInput):
+            bad()
+
+
+def _fits(state, extension, out):
+    kept = tuple(r for r in state.reservations if r.id not in set(out))
+    trial = ProviderState(state.now, state.procs, state.running, (), kept)
+    return base_profile(trial).min_free(extension.start, extension.duration) >= extension.procs
+
+
+@settings(max_examples=150, deadline=None)
+@given(data=st.data())
+def test_make_room_moves_only_overlapping_movable_contracts_and_none_it_could_keep(data):
+    """Brute force on random machines: the answer makes the overrun fit, moves only movable reservations that
+    overlap it, in order of start, and none of them could stay; None only when moving every movable overlapping
+    one still leaves no room; [] exactly when it fits as it is."""
+    from market.sla import make_room
+
+    state = data.draw(provider_states())
+    extra = []
+    for i in range(data.draw(st.integers(0, 4))):  # contracts held after now, wherever they fit
+        procs, duration = data.draw(st.integers(1, state.procs)), data.draw(st.integers(1, 200))
+        after = state.now + data.draw(st.integers(0, 200))
+        trial = ProviderState(state.now, state.procs, state.running, (), state.reservations + tuple(extra))
+        start = base_profile(trial).earliest_start(procs, duration, after)
+        extra.append(Reservation(f"c{i}", start, procs, duration))
+    state = ProviderState(state.now, state.procs, state.running, state.queue, state.reservations + tuple(extra))
+    ids = [r.id for r in state.reservations]
+    movable = data.draw(st.lists(st.sampled_from(ids), unique=True)) if ids else []
+    ext = Reservation("over", state.now + data.draw(st.integers(0, 50)), data.draw(st.integers(1, state.procs)),
+                      data.draw(st.integers(1, 300)))
+    out = make_room(state, ext, movable)
+    overlapping = [r.id for r in state.reservations if r.id in movable and r.start < ext.end and r.end > ext.start]
+    if out is None:
+        event("no room")
+        assert not _fits(state, ext, overlapping)
+        return
+    event(f"moved {min(len(out), 2)}{'+' if len(out) > 2 else ''}")
+    assert _fits(state, ext, out) and set(out) <= set(overlapping)
+    assert (out == []) == _fits(state, ext, [])
+    starts = {r.id: (r.start, str(r.id)) for r in state.reservations}
+    assert [starts[i] for i in out] == sorted(starts[i] for i in out)
+    for rid in out:  # nothing moved that could have stayed
+        assert not _fits(state, ext, [x for x in out if x != rid])
+
+
+def test_make_room_by_hand():
+    # 4 processors from 50 s: contract a holds 2 over [100, 200), b 4 over [200, 300), c 1 over [400, 500). A
+    # 2-processor overrun over [50, 250) fits beside a but not b: b alone moves (a, taken first by start, stays);
+    # 4 processors need both; c never stands in the way; without b movable there is no room.
+    from market.sla import make_room
+
+    s = ProviderState(50, 4, reservations=(Reservation("a", 100, 2, 100), Reservation("b", 200, 4, 100),
+                                           Reservation("c", 400, 1, 100)))
+    assert make_room(s, Reservation("x", 50, 2, 200), ["a", "b", "c"]) == ["b"]
+    assert make_room(s, Reservation("x", 50, 4, 200), ["c", "b", "a"]) == ["a", "b"]
+    assert make_room(s, Reservation("x", 50, 4, 200), ["a", "c"]) is None
+    assert make_room(s, Reservation("x", 50, 4, 50), []) == []
+
+
+def test_make_room_refuses_unknown_ids_and_a_past_extension():
+    from market.sla import make_room
+
+    s = ProviderState(50, 4, reservations=(Reservation("a", 100, 2, 100),))
+    with pytest.raises(InvalidInput, match="not reservations"):
+        make_room(s, Reservation("x", 50, 2, 10), ["zz"])
+    with pytest.raises(InvalidInput, match="before now"):
+        make_room(s, Reservation("x", 10, 2, 10), ["a"])

@@ -98,3 +98,17 @@ def test_a_dbc_market_of_quoting_advertising_and_auctioning_providers_runs_from_
     assert run.summary["jobs"] == 30 and run.messages["advertise"] > 0 and run.messages["bid"] > 0
     with pytest.raises(Exception, match="sells must be one of 'quote', 'post', 'auction', got 'auctions'"):
         load_toml_text(text.replace('sells = "auction"', 'sells = "auctions"'))
+
+
+def test_predicted_contracts_from_toml_overrun_and_the_columns_add_up():
+    """sla-predict from the TOML's model list: jobs run past their predicted contracts, the users pay the overrun
+    at the base rate, and compare's columns add up from the settled contracts."""
+    text = TOML.replace('models = ["best-effort", "greedy", "first-price", "vickrey", "english", "dutch", "double", '
+                        '"double-gd", "negotiate", "dbc", "sla"]', 'models = ["sla-predict"]')
+    (run,) = compare(load_toml_text(text))
+    s, slas = run.summary, run.slas
+    assert s["sla_overruns"] == int((slas["overrun"] > 0).sum()) > 0
+    assert s["sla_overrun_charges"] == pytest.approx(slas["overrun_charge"].sum()) and s["sla_overrun_charges"] > 0
+    assert (slas["duration"] <= run.records.set_index("job_id").loc[slas["job_id"], "estimate"].values).all()
+    assert s["provider_revenue"] == pytest.approx(run.records["cost"].sum())
+    assert s["sla_violations"] == s["sla_late"] + s["sla_never_ran"]
