@@ -25,7 +25,8 @@ TUTORIALS = {
     "pricing-a-slot": r"price f = 6\.0 SU",
     "comparing-models": r"best-effort +\d+ +\d+",
     "plugin-policy": r"sjf: mean wait +\d+ s",
-    "provisioning-a-workflow": r"\d+ Pareto plans from \d+ evaluated plans",
+    "provisioning-a-workflow": r"\d+ Pareto plans from \d+ evaluated plans(?s:.*)WfCommons workflow, alpha = 0\.5: "
+                               r"makespan \d+ s",
     "metascheduling-day": r"mcmf.{1,6}s electricity cost against bs: [+-]\d+\.\d%",
 }
 

@@ -80,3 +80,25 @@ def test_formats_doc_shows_the_example_costs_file_and_names_every_format_file():
     for name in ("state.json", "costs.json", "slots.json", "workflow.json"):
         assert f"docs/examples/{name}" in text, name
     assert "docs/example-scenario.toml" in text
+
+
+def test_the_wfcommons_example_is_read_as_its_tasks_files_and_cores_say():
+    """docs/examples/wfcommons-workflow.json (WfFormat 1.5): cores, whole-second runtimes, file bytes on edges."""
+    from market.workflows import read_wfformat, read_workflow_json
+
+    path = ROOT / "docs" / "examples" / "wfcommons-workflow.json"
+    graph = read_wfformat(path)
+    assert {t: (d["procs"], d["runtime"]) for t, d in graph.nodes(data=True)} == {
+        "split_ID01": (1, 600), "align_ID02": (2, 3600), "align_ID03": (2, 3241), "merge_ID04": (1, 1800)}
+    assert sorted((a, b, d["data_bytes"]) for a, b, d in graph.edges(data=True)) == [
+        ("align_ID02", "merge_ID04", 500_000_000), ("align_ID03", "merge_ID04", 500_000_000),
+        ("split_ID01", "align_ID02", 2_000_000_000), ("split_ID01", "align_ID03", 2_000_000_000)]
+    same = read_workflow_json(path)  # what provision --workflow and workload.workflow_files read
+    assert dict(same.nodes(data=True)) == dict(graph.nodes(data=True))
+    import os
+
+    data = Path(os.environ.get("GRIDMARKET_DATA") or ROOT.parent / "shared" / "data")
+    schema = data / "workflows" / "wfformat-schema-1.5.json"
+    if schema.is_file():  # the WfFormat schema, where the shared data folder is present
+        jsonschema = pytest.importorskip("jsonschema")
+        jsonschema.validate(json.loads(path.read_text()), json.loads(schema.read_text()))
