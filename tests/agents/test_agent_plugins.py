@@ -139,17 +139,19 @@ def test_agent_names_resolve_register_and_fail_in_one_line():
         PROVIDER_AGENTS.pop("quiet", None)
 
 
-def test_a_sweep_s_spawned_workers_import_the_agent_plugins(tmp_path):
-    """Each worker process imports the plug-ins itself (the pool's forkserver workers inherit only PYTHONPATH)."""
-    code = (
-        "from scenarios.sweep import run_sweep\n"
-        "from scenarios.registry import get_scenario\n"
-        "from scenarios.config import with_overrides\n"
-        f"cfg = with_overrides(get_scenario({str(SCENARIO)!r}), {{'models': ('best-effort',), 'workload.n_jobs': 60}})\n"
-        f"table = run_sweep(cfg, {{'seed': [1, 2]}}, {str(tmp_path / 'sw')!r}, workers=2)\n"
-        "print(len(table))\n"
-    )
-    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=_env(PYTHONPATH=str(PLUGINS)),
-                          capture_output=True, text=True, timeout=300)
+@pytest.mark.parametrize("executor", [["--workers", "2"], ["--executor", "dask", "--workers", "1"]],
+                         ids=["forkserver-pool", "dask"])
+def test_a_sweep_s_workers_import_the_agent_plugins(tmp_path, executor):
+    """Each worker process imports the plug-ins itself (it inherits only PYTHONPATH); the grid's rows differ."""
+    if "dask" in executor:
+        pytest.importorskip("distributed")
+    done = subprocess.run(
+        [str(BIN / "gridmarket"), "sweep", str(SCENARIO), "--grid", "model=best-effort",
+         "--grid", "workload.user_agent=user,offpeak_user:OffPeakUser", *executor, "--out", str(tmp_path / "sw")],
+        cwd=tmp_path, env=_env(PYTHONPATH=str(PLUGINS)), capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr[-2000:]
-    assert done.stdout.split()[-1] == "2"
+    import pandas as pd
+
+    table = pd.read_csv(tmp_path / "sw" / "sweep.csv").set_index("grid.workload.user_agent")
+    assert sorted(table.index) == ["offpeak_user:OffPeakUser", "user"]
+    assert table.loc["offpeak_user:OffPeakUser", "mean_wait"] > 5 * table.loc["user", "mean_wait"]
