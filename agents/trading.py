@@ -26,6 +26,11 @@ over the jobs gathered since, the bilateral ones as each job arrives:
   value, deadline its valuation's), bidding at an auction at most its remaining budget share in a
   sealed second-price auction (one bidder at a time here: it pays the reserve, or loses when the
   reserve is above its cap and re-plans); no plan within both means the home queue.
+* :class:`CycleDBCDesk` (``dbc-cycle``): the DBC broker once a cycle, as Nimrod-G plans at each
+  scheduling event: the jobs gathered since, earliest deadline first, each bought by the same DBC
+  on fresh offers; an auctioning provider's slot goes to the highest of the bids of every job of
+  the cycle whose DBC plan bids there, at the second price (competition the one-job-at-a-time
+  ``dbc`` never meets).
 * :class:`SLADesk` (``sla``): no cycle; when a job arrives the broker asks every provider for a
   service-level agreement: a start in ``[now, deadline - runtime]`` (the job's valuation, so an
   on-time start ends by the deadline), at most the job's value, penalties that repay the value the
@@ -85,7 +90,7 @@ from market.auctions.slot import SlotRequest, auction_round
 from market.auctions.window import trade_window
 from market.negotiation import negotiate_slot
 from market.auctions.single import vickrey
-from market.provisioning.dbc import DBCOffer, auctioned_offers, dbc_buy, posted_offers, quoted_offers
+from market.provisioning.dbc import DBCOffer, auctioned_offers, dbc_buy, dbc_plan, posted_offers, quoted_offers
 from market.errors import InvalidInput
 from market.job import Job
 from market.pricing import BASE_RATE, SECONDS_PER_HOUR
@@ -95,12 +100,12 @@ from market.sla import (SLA, PenaltySchedule, SLARequest, book_plan, honours, ma
                         predict_runtime, settle)
 from market.valuation import VALUE_FACTOR, Valuation
 
-__all__ = ["AUCTION_METHODS", "CLOCK_STEP", "DUTCH_OPENING", "JOB_MARKETS", "SLA_COLUMNS", "DBCDesk",
+__all__ = ["AUCTION_METHODS", "CLOCK_STEP", "DUTCH_OPENING", "JOB_MARKETS", "SLA_COLUMNS", "CycleDBCDesk", "DBCDesk",
            "DoubleAuctionDesk", "DutchDesk", "EnglishDesk", "FirstPriceDesk", "GDDoubleAuctionDesk", "NegotiationDesk",
            "PerJobDesk", "PredictedSLADesk", "SLADesk", "SlotAuctionDesk", "TradingDesk", "VickreyDesk", "sla_penalty"]
 
 AUCTION_METHODS = ("first-price", "vickrey", "english", "dutch")
-JOB_MARKETS = (*AUCTION_METHODS, "double", "double-gd", "negotiate", "dbc", "sla", "sla-predict")
+JOB_MARKETS = (*AUCTION_METHODS, "double", "double-gd", "negotiate", "dbc", "dbc-cycle", "sla", "sla-predict")
 
 CLOCK_STEP = 0.05
 """Step of the English and Dutch clocks, SU per processor-hour (5 % of the base rate)."""
@@ -354,6 +359,89 @@ class DBCDesk(PerJobDesk):
                 continue
             index, _, price = buy.bought[0]
             self.hold(job, found[index][0].provider, found[index][1], price, now)
+
+
+class CycleDBCDesk(DBCDesk):
+    """A DBC broker that gathers the jobs arriving within a scheduling cycle and plans them together (module notes).
+
+    Nimrod-G's broker schedules once per scheduling event over the jobs then waiting (Buyya,
+    Abramson & Giddy, HPC Asia 2000; Buyya 2002, ch. 6). Every ``cycle`` seconds this desk takes the
+    jobs gathered since in order of deadline, earliest first (ties by id), and buys each by the
+    same cost-time DBC as ``dbc`` on fresh offers (the cycle's earlier purchases already held). An
+    auctioning provider auctions its slot to every job of the cycle still unplaced whose own DBC
+    plan (auctions at their reserves) bids there, not only to the job whose turn it is: a sealed
+    second-price auction in which each bids its value (its budget share: one job) and may enter
+    only at or above its own slot's reserve; the highest bid wins (ties to the earlier deadline)
+    and pays the larger of its reserve and the next bid. A rival that wins buys its slot at once;
+    the job whose turn it was re-plans without that auction. ``n_contested`` counts the auctions
+    with more than one bidder.
+    """
+
+    name = "dbc-cycle"
+    take = TradingDesk.take
+
+    def __init__(self, broker, strategy: str = "cost-time") -> None:
+        super().__init__(broker, strategy)
+        self.n_contested = 0
+        self._left: list[Job] = []
+        self._turn = None
+
+    def trade(self, jobs: list[Job], now: int) -> None:
+        self._left = sorted(jobs, key=lambda j: (self.valuations[j.id].deadline, j.id))
+        while self._left:
+            job = self._left.pop(0)
+            v = self.valuations[job.id]
+            found = self.offers(job, now)
+            self._turn = (job, found, now)
+            buy = dbc_buy([o for o, _ in found], 1, job_time=max(1, min(job.runtime, job.estimate)),
+                          deadline=max(0, v.deadline - now), budget=v.value, strategy=self.strategy,
+                          auction=self._auction)
+            if not buy.bought:
+                self.fallback(job, now)
+                continue
+            index, _, price = buy.bought[0]
+            self.hold(job, found[index][0].provider, found[index][1], price, now)
+        self._turn = None
+
+    def _bids_at(self, job: Job, provider: str, now: int) -> tuple[float, float, int] | None:
+        """``(value, reserve, start)`` when ``job``'s own DBC plan (auctions at their reserves) bids at ``provider``'s
+        auction; None otherwise."""
+        v = self.valuations[job.id]
+        found = self.offers(job, now)
+        run = max(1, min(job.runtime, job.estimate))
+        resources = [o.resource(str(i), run) for i, (o, _) in enumerate(found)]
+        plan = dbc_plan(resources, 1, deadline=max(0, v.deadline - now), budget=v.value, strategy=self.strategy)
+        if plan is None:
+            return None
+        i = next(i for i, k in enumerate(plan.jobs) if k)
+        offer, start = found[i]
+        if offer.provider != provider or offer.sells != "auction":
+            return None
+        return v.value, offer.price, start
+
+    def _auction(self, index: int, offer: DBCOffer, jobs: int, cap: float) -> float | None:
+        job, found, now = self._turn
+        entrants = [(cap, 0, offer.price, job, found[index][1])]
+        for rank, other in enumerate(self._left, start=1):
+            bid = self._bids_at(other, offer.provider, now)
+            if bid is not None:
+                entrants.append((bid[0], rank, bid[1], other, bid[2]))
+        entrants = [e for e in entrants if e[0] >= e[2] - 1e-9]  # a bid below its own reserve does not enter
+        self.n_bids += len(entrants)
+        self.model.message_counts["bid"] += len(entrants)
+        self.model.negotiation_rounds += 1
+        if len(entrants) > 1:
+            self.n_contested += 1
+        if not entrants:
+            return None
+        winner = max(entrants, key=lambda e: (e[0], -e[1]))
+        price = max(winner[2], max((e[0] for e in entrants if e is not winner), default=0.0))
+        self.n_bids_won += 1
+        if winner[3] is job:
+            return min(price, cap)
+        self._left.remove(winner[3])  # a rival of the cycle wins the slot and buys it now
+        self.hold(winner[3], offer.provider, winner[4], price, now)
+        return None
 
 
 def sla_penalty(valuation: Valuation) -> PenaltySchedule:
@@ -687,5 +775,5 @@ class PredictedSLADesk(SLADesk):
 
 
 for _desk in (FirstPriceDesk, VickreyDesk, EnglishDesk, DutchDesk, DoubleAuctionDesk, GDDoubleAuctionDesk,
-              NegotiationDesk, DBCDesk, SLADesk, PredictedSLADesk):
+              NegotiationDesk, DBCDesk, CycleDBCDesk, SLADesk, PredictedSLADesk):
     register_strategy(_desk)

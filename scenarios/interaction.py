@@ -102,6 +102,10 @@ INTERACTION_MODELS: dict[str, InteractionModel] = {
     "dbc": InteractionModel("as each job arrives a deadline-and-budget-constrained broker (Nimrod-G cost-time "
                             "optimisation) buys the cheapest quoted slot that ends by the job's deadline within its "
                             "value" + _ISSUE17, broker="dbc"),
+    "dbc-cycle": InteractionModel("the dbc broker gathering the jobs that arrive within a cycle and buying them "
+                                  "together, earliest deadline first (Nimrod-G's scheduling events); an auctioning "
+                                  "provider's slot goes to the highest of the cycle's bids at second price"
+                                  + _ISSUE17, broker="dbc-cycle"),
     "sla": InteractionModel("as each job arrives every provider offers a service-level agreement its plan can honour "
                             "(start window from the job's deadline, value-based penalties); the broker signs the "
                             "cheapest and it is settled after the run" + _ISSUE17, broker="sla"),

@@ -142,7 +142,7 @@ def grand_market() -> ScenarioConfig:
 
 
 AUCTION_MARKET_MODELS = ("best-effort", "moga", "greedy", "first-price", "vickrey", "english", "dutch", "double",
-                         "double-gd", "negotiate", "dbc", "sla", "sla-predict")
+                         "double-gd", "negotiate", "dbc", "dbc-cycle", "sla", "sla-predict")
 """The interaction models ``auction-market`` compares (issue 17), posted prices first."""
 
 

@@ -201,7 +201,8 @@ def test_a_strategy_plan_that_cannot_be_reserved_is_refused_naming_it(strategy, 
 # ----------------------------------------------------------------------------- registries
 def test_the_built_in_broker_strategies_keep_their_names_and_order():
     assert BROKER_METHODS == ("best-effort", "moga", "greedy", "var", "combined", "first-price", "vickrey",
-                              "english", "dutch", "double", "double-gd", "negotiate", "dbc", "sla")
+                              "english", "dutch", "double", "double-gd", "negotiate", "dbc", "dbc-cycle", "sla",
+                              "sla-predict")
     assert all(resolve_strategy(name).name == name for name in BROKER_METHODS)
     assert [n for n, m in INTERACTION_MODELS.items() if m.broker == n] == list(BROKER_METHODS)
 
