@@ -41,6 +41,10 @@ DPI = 80
 """Pixels per inch of the PNGs the page shows (a 6.5 x 4.6 in figure is 520 x 368 px)."""
 
 _SIZE = (6.5, 4.6)
+# Text sizes, points. The page shows a chart about 400 px wide (a half-width grid cell), so a 520 px
+# PNG is drawn at ~0.75 of its size: 9 pt ticks and legends at 80 dpi come out near 7.5 px, the
+# smallest that stays legible; 7 pt (the earlier size) came out near 6 px (issue 16).
+TICK_PT, LEGEND_PT, LABEL_PT, TITLE_PT = 9, 9, 10, 11
 _HOUR = 3600
 
 _STYLE = {  # kind -> facecolor, edgecolor, hatch, legend label
@@ -58,7 +62,7 @@ def _message(text: str) -> Figure:
     fig = Figure(figsize=(_SIZE[0], 1.2), dpi=DPI)
     ax = fig.subplots()
     ax.axis("off")
-    ax.text(0.5, 0.5, text, ha="center", va="center", wrap=True, fontsize=10)
+    ax.text(0.5, 0.5, text, ha="center", va="center", wrap=True, fontsize=TITLE_PT)
     return fig
 
 
@@ -111,12 +115,12 @@ def gantt_figure(view) -> Figure:
             seen.add(kind)
         ax.axvline(now / _HOUR, color="#d62728", linewidth=1.2)
         ax.set_ylim(0, p.procs)
-        ax.set_ylabel("procs", fontsize=8)
+        ax.set_ylabel("procs", fontsize=LABEL_PT)
         n_queued = len(p.machine.scheduler.queue)
-        ax.set_title(f"{p.name}: {p.policy}, {p.procs} procs, {n_queued} queued", fontsize=9, loc="left", pad=2)
-        ax.tick_params(labelsize=7)
+        ax.set_title(f"{p.name}: {p.policy}, {p.procs} procs, {n_queued} queued", fontsize=TITLE_PT, loc="left", pad=2)
+        ax.tick_params(labelsize=TICK_PT)
     axes[-1].set_xlim(lo / _HOUR, hi / _HOUR)
-    axes[-1].set_xlabel(f"hours (now = {now / _HOUR:g} h)", fontsize=8)
+    axes[-1].set_xlabel(f"hours (now = {now / _HOUR:g} h)", fontsize=LABEL_PT)
     handles, labels = [], []
     for ax in axes:
         for h, lab in zip(*ax.get_legend_handles_labels(), strict=True):
@@ -124,7 +128,7 @@ def gantt_figure(view) -> Figure:
                 handles.append(h)
                 labels.append(lab)
     if handles:
-        fig.legend(handles, labels, loc="upper center", ncols=4, fontsize=7, frameon=False)
+        fig.legend(handles, labels, loc="upper center", ncols=4, fontsize=LEGEND_PT, frameon=False)
     fig.subplots_adjust(left=0.09, right=0.98, top=0.86, bottom=0.1, hspace=0.45)
     return fig
 
@@ -177,24 +181,24 @@ def price_figure(view) -> Figure:
                      "paid": {"marker": "o", "color": c},
                      "penalty": {"marker": "x", "color": c}}.get(kind, {"marker": ".", "color": c})
             top.scatter(g["time"] / _HOUR, g["su"], s=14, label=f"{site} {kind}", **style)
-        top.legend(fontsize=6, ncols=3, loc="upper left")
+        top.legend(fontsize=LEGEND_PT, ncols=3, loc="upper left")
         top.set_xlim(0, max(now_h, 1))
     else:
         top.text(0.5, 0.5, "no slot prices: this interaction model neither quotes nor sells slots",
-                 ha="center", va="center", transform=top.transAxes, fontsize=8)
-    top.set_title("slot prices (SU)", fontsize=9, loc="left", pad=2)
-    top.set_ylabel("SU", fontsize=8)
+                 ha="center", va="center", transform=top.transAxes, fontsize=LABEL_PT)
+    top.set_title("slot prices (SU)", fontsize=TITLE_PT, loc="left", pad=2)
+    top.set_ylabel("SU", fontsize=LABEL_PT)
     elec = data["electricity"]
     for site, g in elec.groupby("site", sort=False):
         bottom.step(g["time"] / _HOUR, g["price_per_mwh"], where="post", color=colors.get(site, "k"),
                     linewidth=1.2, label=site)
     bottom.axvline(now_h, color="#d62728", linewidth=1.2)
-    bottom.set_title("electricity price per site (per MWh)", fontsize=9, loc="left", pad=2)
-    bottom.set_xlabel(f"hours (now = {now_h:g} h)", fontsize=8)
+    bottom.set_title("electricity price per site (per MWh)", fontsize=TITLE_PT, loc="left", pad=2)
+    bottom.set_xlabel(f"hours (now = {now_h:g} h)", fontsize=LABEL_PT)
     if len(elec):
-        bottom.legend(fontsize=7, loc="upper left", ncols=3)
+        bottom.legend(fontsize=LEGEND_PT, loc="upper left", ncols=3)
     for ax in (top, bottom):
-        ax.tick_params(labelsize=7)
+        ax.tick_params(labelsize=TICK_PT)
     fig.subplots_adjust(left=0.09, right=0.98, top=0.94, bottom=0.1, hspace=0.45)
     return fig
 
@@ -217,13 +221,13 @@ def load_figure(view) -> Figure:
     for i, (name, g) in enumerate(data.groupby("provider", sort=False)):
         top.plot(g["time"] / _HOUR, g["queued"], marker=".", color=f"C{i}", label=name)
         bottom.plot(g["time"] / _HOUR, g["utilization"], marker=".", color=f"C{i}", label=name)
-    top.set_title("queue length (jobs)", fontsize=9, loc="left", pad=2)
-    bottom.set_title("utilization (busy / processors)", fontsize=9, loc="left", pad=2)
+    top.set_title("queue length (jobs)", fontsize=TITLE_PT, loc="left", pad=2)
+    bottom.set_title("utilization (busy / processors)", fontsize=TITLE_PT, loc="left", pad=2)
     bottom.set_ylim(0, 1.05)
-    bottom.set_xlabel("hours", fontsize=8)
-    top.legend(fontsize=7, loc="upper right")
+    bottom.set_xlabel("hours", fontsize=LABEL_PT)
+    top.legend(fontsize=LEGEND_PT, loc="upper right")
     for ax in (top, bottom):
-        ax.tick_params(labelsize=7)
+        ax.tick_params(labelsize=TICK_PT)
     fig.subplots_adjust(left=0.09, right=0.98, top=0.94, bottom=0.1, hspace=0.35)
     return fig
 
@@ -276,24 +280,24 @@ def agents_figure(view) -> Figure:
     fig = Figure(figsize=_SIZE, dpi=DPI)
     axes = fig.subplots(len(panels), 1, squeeze=False)[:, 0]
     for ax, what in zip(axes, panels, strict=True):
-        ax.tick_params(labelsize=7)
+        ax.tick_params(labelsize=TICK_PT)
         if what == "front":
-            ax.set_title("broker: last MOGA Pareto front (chosen plan starred)", fontsize=9, loc="left", pad=2)
+            ax.set_title("broker: last MOGA Pareto front (chosen plan starred)", fontsize=TITLE_PT, loc="left", pad=2)
             if len(front):
                 for i, (name, g) in enumerate(front.groupby("broker")):
                     ax.scatter(g["allocation_cost"], g["makespan"] / _HOUR, s=16, color=f"C{i}", label=name)
                     pick = g[g["chosen"]]
                     ax.scatter(pick["allocation_cost"], pick["makespan"] / _HOUR, s=140, marker="*",
                                color="#d62728", zorder=3, label=f"{name} chosen")
-                ax.legend(fontsize=7)
+                ax.legend(fontsize=LEGEND_PT)
             else:
                 ax.text(0.5, 0.5, "no MOGA provisioning yet", ha="center", va="center", transform=ax.transAxes,
-                        fontsize=8)
-            ax.set_xlabel("allocation cost (SU)", fontsize=8)
-            ax.set_ylabel("makespan (h)", fontsize=8)
+                        fontsize=LABEL_PT)
+            ax.set_xlabel("allocation cost (SU)", fontsize=LABEL_PT)
+            ax.set_ylabel("makespan (h)", fontsize=LABEL_PT)
         else:
             data = dispatch_data(market)
-            ax.set_title("metascheduler: jobs dispatched per site per cycle", fontsize=9, loc="left", pad=2)
+            ax.set_title("metascheduler: jobs dispatched per site per cycle", fontsize=TITLE_PT, loc="left", pad=2)
             if len(data):
                 table = data.pivot_table(index="cycle", columns="site", values="jobs", aggfunc="sum", fill_value=0)
                 x = table.index.to_numpy() / _HOUR
@@ -304,10 +308,10 @@ def agents_figure(view) -> Figure:
                         ax.bar(x, table[site].to_numpy(), width=width, bottom=bottom, color=f"C{i}", label=site,
                                align="edge")
                         bottom = bottom + table[site].to_numpy()
-                ax.legend(fontsize=7)
+                ax.legend(fontsize=LEGEND_PT)
             else:
-                ax.text(0.5, 0.5, "no dispatch yet", ha="center", va="center", transform=ax.transAxes, fontsize=8)
-            ax.set_xlabel("cycle (hours)", fontsize=8)
-            ax.set_ylabel("jobs", fontsize=8)
+                ax.text(0.5, 0.5, "no dispatch yet", ha="center", va="center", transform=ax.transAxes, fontsize=LABEL_PT)
+            ax.set_xlabel("cycle (hours)", fontsize=LABEL_PT)
+            ax.set_ylabel("jobs", fontsize=LABEL_PT)
     fig.subplots_adjust(left=0.1, right=0.98, top=0.93, bottom=0.1, hspace=0.55)
     return fig
