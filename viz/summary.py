@@ -29,6 +29,8 @@ SUMMARY_FIELDS = {
     "utilization": "utilization",
     "allocation_cost": "delivered at base rate (SU)",
     "paid": "slots paid (SU)",
+    "sla_violations": "SLA violations",
+    "sla_penalties": "SLA penalties (SU)",
     "electricity_cost": "electricity cost",
     "messages": "messages",
     "traded": "jobs traded",
@@ -51,7 +53,10 @@ def running_summary(market, now: int) -> dict:
         delivered up to ``now`` / (processors x now)); ``allocation_cost``
         (SU: those processor-seconds at the best-effort rate); ``paid`` (SU:
         slot prices and cancellation penalties in the providers'
-        ``price_log``, when they keep one); ``electricity_cost`` (eq. 7 over
+        ``price_log``, when they keep one, less the SLA penalties they paid back);
+        ``sla_violations`` (SLA contracts started late or broken by now, ``sla`` and ``sla-predict``)
+        and ``sla_penalties`` (SU the providers owe for them: the ``sla-penalty`` entries of their
+        ``price_log``, logged when the late start or the breach happens); ``electricity_cost`` (eq. 7 over
         the same processor-seconds, NaN without price series); ``messages``
         sent so far. Means are NaN until a job qualifies. Jobs and tasks a broker runs in the
         slots it bought (``market.broker.rows``: workflow tasks, reservations, a job market's
@@ -81,7 +86,8 @@ def running_summary(market, now: int) -> dict:
     bslds: list[float] = []
     delivered = 0.0
     electricity = 0.0
-    paid = 0.0
+    paid = sla_penalties = 0.0
+    sla_violations = 0
     has_prices = False
     n_submitted = n_ended = total_procs = 0
     for p in market.providers.values():
@@ -112,7 +118,14 @@ def running_summary(market, now: int) -> dict:
                 starts = np.minimum(starts, ends)
                 electricity += float(electricity_costs(procs * float(p.watts_per_proc), starts, ends,
                                                        p.prices).sum())
-        paid += sum(price for t, price, kind in getattr(p, "price_log", ()) if kind != "quote" and t <= now)
+        for t, price, kind in getattr(p, "price_log", ()):
+            if t > now or kind == "quote":
+                continue
+            if kind == "sla-penalty":  # paid back by the provider
+                sla_penalties += price
+                sla_violations += 1
+            else:
+                paid += price
     traded = 0
     for row in getattr(broker, "rows", ()):  # run by the broker in slots it bought: on no machine's books
         traded += row["kind"] == "job"
@@ -139,7 +152,9 @@ def running_summary(market, now: int) -> dict:
         "mean_bsld": sum(bslds) / len(bslds) if bslds else math.nan,
         "utilization": delivered / (total_procs * now) if now > 0 and total_procs else 0.0,
         "allocation_cost": delivered * BASE_RATE / SECONDS_PER_HOUR,
-        "paid": paid,
+        "paid": paid - sla_penalties,
+        "sla_violations": sla_violations,
+        "sla_penalties": sla_penalties,
         "electricity_cost": electricity if has_prices else math.nan,
         "messages": int(sum(market.message_counts.values())),
         "traded": int(traded),

@@ -285,3 +285,19 @@ def test_predicted_contracts_overrun_and_every_violation_without_overbooking_fol
     assert len(violated) == 0 or desk.n_displaced > 0  # only an overrun moves a contract off its start
     assert int((r.slas["overrun"] > 0).sum()) == desk.n_overruns
     event(f"overruns: {'some' if desk.n_overruns else 'none'}; violations: {'some' if len(violated) else 'none'}")
+
+
+def test_the_viz_table_shows_sla_violations_and_penalties_as_they_happen():
+    """The running summary (viz) counts each late start and breach when it happens and nets the penalties
+    out of what providers were paid: the overbooked market by hand. Job 3's value runs out for a start after
+    1,349 s; looking every minute from 30 s, the provider breaks it at 1,290 s (9 SU); job 2 starts 1,800 s
+    late at 3,620 s (1 SU)."""
+    from viz.summary import SUMMARY_FIELDS, running_summary
+
+    m, _ = _overbooked_market(2.0)
+    seen = {t: running_summary(m, t) for t in (1289, 1290, 3619, 3620)}
+    assert [(seen[t]["sla_violations"], seen[t]["sla_penalties"]) for t in seen] == [(0, 0), (1, 9.0), (1, 9.0),
+                                                                                      (2, 10.0)]
+    # paid when a contract's job starts on it: job 1's 8 SU and (at 3,620 s) job 2's 4 SU; 10 SU paid back
+    assert (seen[3619]["paid"], seen[3620]["paid"]) == (8.0 - 9.0, 8.0 + 4.0 - 10.0)
+    assert {"sla_violations", "sla_penalties"} <= set(SUMMARY_FIELDS)
