@@ -4,7 +4,8 @@ provider signs on more and more of its processors (issue 17).
 For each load factor and seed the scenario's jobs, prices and valuations are built once; the ``sla``
 model then runs with every provider's ``overbooking`` set to each factor (1 signs only what the plan can
 honour). Prints, as Markdown, the mean over seeds and 95 % t interval of the contracts signed and
-violated (started late, never run), the penalties paid, what the contracts that ran were priced at,
+violated (started late, never run; broken ones re-signed with another provider), the penalties paid,
+what the contracts that ran were priced at,
 the contracts' revenue net of penalties, every provider's revenue, social welfare and users' surplus;
 then, paired by seed, each factor's change in provider revenue against factor 1 and in how many
 seeds it rose ("k of n").
@@ -37,6 +38,7 @@ METRICS = (
     ("sla_violations", "contracts violated", 1),
     ("sla_late", "of which started late", 1),
     ("sla_never_ran", "of which never ran (broken)", 1),
+    ("sla_reoffered", "broken and re-signed with another provider", 1),
     ("sla_penalties", "penalties paid, SU", 0),
     ("sla_gross", "prices of the contracts that ran, SU", 0),
     ("sla_net_revenue", "contracts' revenue net of penalties, SU", 0),
