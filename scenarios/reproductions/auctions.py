@@ -272,7 +272,10 @@ def auction_market(size: str, seed: int, data: Path | None):
       holds only the slots near now).
     * R. Buyya, D. Abramson, J. Giddy, "Nimrod/G" (HPC Asia 2000) and R. Buyya, M. Murshed,
       "GridSim" (CCPE 2002): a DBC broker meets deadlines within budget; here it realises more
-      value than the queue (checked).
+      value than the queue (checked). Nimrod-G plans at each scheduling event over the jobs then
+      waiting: ``dbc-cycle`` gathers a cycle's jobs (earliest deadline first, a cycle's bidders
+      competing at auctioning providers); on these short jobs the minute's wait costs it value
+      against the per-job ``dbc`` (not a check: reported in ``benchmarks/RESULTS_auctions.md``).
     * A. Sulistio, K. H. Kim, R. Buyya, "Managing cancellations and no-shows of reservations with
       overbooking to increase resource revenue" (CCGrid 2008, GridSim): overbooking advance
       reservations raises a provider's revenue net of the compensation it pays when cancellations
@@ -286,10 +289,10 @@ def auction_market(size: str, seed: int, data: Path | None):
 
     None of these studies prints a table we can match number for number (different workloads,
     simulators and valuations), so every check is a direction. ``small``: 150 jobs, 5 book days
-    of 12 + 12 traders, 15-25 s a seed for the twelve models on a shared 2-core VM (the GD double
+    of 12 + 12 traders, 8-52 s a seed for the fourteen models on a shared 2-core VM (the GD double
     auction is the slowest, about 4 s); ``full``: 1000 jobs, 12 workflows of 16 tasks, 10 days of
-    20 + 20 traders, about 5 min a seed (seed 1: 8 of 9 directions; first-price and Dutch 6-7 %
-    below Vickrey's revenue). Over seeds 1-5 see ``benchmarks/RESULTS_auctions.md``.
+    20 + 20 traders, about 5 min a seed with the twelve models of 2b594fe (seed 1: 8 of 9
+    directions; first-price and Dutch 6-7 % below Vickrey's revenue). Over seeds 1-5 see ``benchmarks/RESULTS_auctions.md``.
     """
     config = _config(size, seed)
     if size == "full":
