@@ -143,8 +143,10 @@ def price_data(view, *, before: int = 24 * _HOUR, ahead: int = 12 * _HOUR) -> di
         ``"electricity"``: rows ``site, time (s, start of the hour), price_per_mwh``
         over ``[now - before, now + ahead)`` within each series;
         ``"slots"``: rows ``site, time (s), su, kind`` (``quote``, ``paid``,
-        ``penalty``) from the providers' ``price_log`` up to now (empty when
-        the interaction model prices no slot).
+        ``penalty``: a cancellation the broker paid, ``sla-penalty``: an SLA
+        penalty the provider paid back for a late start or a breach) from the
+        providers' ``price_log`` up to now (empty when the interaction model
+        prices no slot).
     """
     market = view.market
     now = view.now
@@ -165,7 +167,8 @@ def price_data(view, *, before: int = 24 * _HOUR, ahead: int = 12 * _HOUR) -> di
 
 
 def price_figure(view) -> Figure:
-    """Slot prices per provider (quotes hollow, paid filled, penalties crossed) and electricity price per site."""
+    """Slot prices per provider (quotes hollow, paid filled, cancellation penalties crossed, SLA penalties paid back
+    as down-triangles) and electricity price per site."""
     if view.market is None:
         return _message(view.error or "no market")
     data = price_data(view)
@@ -179,7 +182,8 @@ def price_figure(view) -> Figure:
             c = colors.get(site, "k")
             style = {"quote": {"marker": "o", "facecolors": "none", "edgecolors": c},
                      "paid": {"marker": "o", "color": c},
-                     "penalty": {"marker": "x", "color": c}}.get(kind, {"marker": ".", "color": c})
+                     "penalty": {"marker": "x", "color": c},
+                     "sla-penalty": {"marker": "v", "color": c}}.get(kind, {"marker": ".", "color": c})
             top.scatter(g["time"] / _HOUR, g["su"], s=14, label=f"{site} {kind}", **style)
         top.legend(fontsize=LEGEND_PT, ncols=3, loc="upper left")
         top.set_xlim(0, max(now_h, 1))

@@ -126,3 +126,25 @@ def test_gantt_changes_as_the_market_moves():
     first = _png(gantt_figure(view))
     view.step()
     assert _png(gantt_figure(view)) != first
+
+
+def test_sla_penalties_are_drawn_as_their_own_markers():
+    """An SLA penalty a provider paid back (price_log kind ``sla-penalty``) is in the slot data and drawn with a
+    down-triangle, apart from the paid prices; the overbooked market of tests/agents/test_sla_desk.py."""
+    from agents.model import BrokerSpec, MarketModel, ProviderSpec
+    from market.job import Job
+    from market.valuation import Valuation
+    from market.workloads.workload import Workload
+
+    jobs = (Job(1, 10, 4, H, 2 * H, site="a"), Job(2, 20, 4, H, H, site="a"), Job(3, 30, 4, H, 2 * H, site="a"))
+    vals = {1: Valuation(10.0, 10 + 3 * H, 3 * H), 2: Valuation(6.0, 20 + H + 1800, 3 * H),
+            3: Valuation(9.0, 30 + H + 720, 600)}
+    m = MarketModel([ProviderSpec("a", 4, "conservative", overbooking=2.0)], Workload(jobs), route="site",
+                    broker=BrokerSpec("sla", cycle=60), valuations=vals, rng=0)
+    m.run()
+    view = SimpleNamespace(market=m, now=4 * H, error=None)
+    slots = price_data(view)["slots"]
+    assert slots[slots["kind"] == "sla-penalty"][["time", "su"]].values.tolist() == [[1290, 9.0], [3620, 1.0]]
+    fig = price_figure(view)
+    marks = {c.get_label(): c.get_paths()[0].vertices.shape for c in fig.axes[0].collections}
+    assert set(marks) == {"a paid", "a sla-penalty"} and marks["a paid"] != marks["a sla-penalty"]
