@@ -195,8 +195,43 @@ def _parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     return parser
 
 
+#: OpenBLAS kernel the command line pins on x86-64 CPUs with AVX2 and FMA (see `pin_blas_kernel`).
+BLAS_KERNEL = "Haswell"
+
+
+def pin_blas_kernel() -> str | None:
+    """Pin OpenBLAS's CPU kernel before numpy loads, so floating-point results match across x86-64 hosts.
+
+    numpy's and scipy's OpenBLAS pick a kernel for the CPU at load time (AVX2 "Haswell", AVX-512
+    "SkylakeX", ...), and kernels sum in different orders. Most results here are exact integers and
+    do not care; statsmodels' SARIMA fits (the Murali forecasts) do: the same fit differs by up to
+    0.02 EUR/MWh between the two kernels, which moved a murali-nordugrid seed's MCMF response from
+    88,562 to 77,442 min (benchmarks/RESULTS_reproductions.md). So the command line sets
+    ``OPENBLAS_CORETYPE`` to :data:`BLAS_KERNEL` where the CPU runs it (x86-64 with AVX2 and FMA),
+    unless the variable is already set or numpy is already loaded (then nothing changes). Worker
+    processes inherit it. Returns the kernel pinned, or None. Other CPUs (ARM, x86-64 without AVX2)
+    keep their own kernel and may give other last digits.
+    """
+    import platform
+
+    if "OPENBLAS_CORETYPE" in os.environ or "numpy" in sys.modules:
+        return None
+    if platform.machine().lower() not in ("x86_64", "amd64"):
+        return None
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as fh:
+            flags = next((line.split(":", 1)[1].split() for line in fh if line.startswith("flags")), [])
+    except OSError:
+        return None
+    if not {"avx2", "fma"} <= set(flags):
+        return None
+    os.environ["OPENBLAS_CORETYPE"] = BLAS_KERNEL
+    return BLAS_KERNEL
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``gridmarket`` console script; returns the exit status."""
+    pin_blas_kernel()  # before any subcommand module (and numpy) is imported
     parser = _parser(argv)
     args = parser.parse_args(argv)
     if getattr(args, "load_factor", 1.0) <= 0:
