@@ -114,7 +114,9 @@ def sweep(method: str, seed: int, target, every: int, procs_per_task: int, data,
     for i in range(0, count, every):
         k = points[i]
         at = jobs[k].submit
-        t0, t1 = jobs[k - 1500].submit, jobs[k + 3000].submit
+        # the reproduction's slice jobs[k - 1500:k + 3000] in time; its last instant's slice ends at the trace's end
+        t0 = jobs[k - 1500].submit
+        t1 = jobs[k + 3000].submit if k + 3000 < len(jobs) else jobs[-1].submit + 1
         window = [j for j in loaded if t0 <= j.submit < t1] if target != "own" else jobs[k - 1500:k + 3000]
         provider = Provider(site, procs, window)
         if method == "moga":
