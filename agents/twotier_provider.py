@@ -17,14 +17,13 @@ import numpy as np
 from agents.provider import ResourceProvider
 from market.energy.prices import HourlyPrices
 from market.errors import InvalidInput
-from market.prediction.wait_replay import warm_predictor
+from market.prediction.wait_replay import past_jobs, replay_wait_predictions
 from market.twotier.simulation import TWO_TIER_POLICIES
 from market.twotier.stepper import TwoTierMachineSimulation
 
 __all__ = ["TwoTierProvider"]
 
-WARM_POLICY = "easy"
-"""The one-tier policy whose replayed waits train a two-tier provider's wait predictor (see ``warm_waits``)."""
+_BASE_POLICY = "easy"  # what ResourceProvider's constructor builds before the two-tier machine replaces it
 
 
 class TwoTierProvider(ResourceProvider):
@@ -53,7 +52,7 @@ class TwoTierProvider(ResourceProvider):
         if policy not in TWO_TIER_POLICIES:
             raise InvalidInput(f"{name}: a two-tier provider runs one of {', '.join(TWO_TIER_POLICIES)}, "
                                f"got {policy!r}")
-        super().__init__(model, name, procs, WARM_POLICY, prices=prices, watts_per_proc=watts_per_proc,
+        super().__init__(model, name, procs, _BASE_POLICY, prices=prices, watts_per_proc=watts_per_proc,
                          pricing=pricing, overbooking=overbooking, sells=sells)
         self.policy = policy
         self.machine = TwoTierMachineSimulation(procs, policy, rng=model.rng.spawn(1)[0])
@@ -71,13 +70,15 @@ class TwoTierProvider(ResourceProvider):
         self._no_plan("state a plan")
 
     def warm_waits(self, n_jobs: int, rng: np.random.Generator) -> None:
-        """Train the wait predictor on ``n_jobs`` past jobs replayed under EASY (:data:`WARM_POLICY`).
+        """Train the wait predictor on ``n_jobs`` past jobs replayed on a two-tier machine of its own policy.
 
-        The replay (:func:`market.prediction.wait_replay.warm_predictor`) runs one-tier policies;
-        EASY is the foreground tier every two-tier policy backfills with (Liu et al. sec. 2.2), so
-        its waits are an upper bound of the two-tier ones. The predictor then learns from this
-        machine's own starts as the market runs.
+        The history (:func:`market.prediction.wait_replay.warm_predictor`) runs on a fresh
+        :class:`TwoTierMachineSimulation` of this provider's size and policy, its jobs' traits drawn
+        from ``rng`` after the history itself; the predictor then learns from this machine's own
+        starts as the market runs.
         """
         if self.wait_predictor is None:
             raise InvalidInput(f"{self.name}: no wait predictor to warm (call track_waits first)")
-        warm_predictor(self.wait_predictor, n_jobs, procs=self.procs, policy=WARM_POLICY, rng=rng)
+        history = past_jobs(n_jobs, procs=self.procs, rng=rng)
+        replay_wait_predictions(history, procs=self.procs, predictor=self.wait_predictor, predict=False,
+                                machine=TwoTierMachineSimulation(self.procs, self.policy, rng=rng))

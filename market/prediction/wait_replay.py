@@ -35,6 +35,7 @@ def replay_wait_predictions(
     policy: str = "easy",
     predictor: QueueWaitPredictor | None = None,
     predict: bool = True,
+    machine=None,
 ) -> pd.DataFrame:
     """Simulate ``jobs`` on one machine and predict each job's wait at its submission.
 
@@ -52,6 +53,11 @@ def replay_wait_predictions(
         a predictor its history (sec. 4.3.2) before it is used.
     predict : bool, default True
         ``False``: only feed the predictor (``predicted`` is NaN), much cheaper.
+    machine : optional
+        An empty machine to replay on instead of ``policy``'s: anything with the stepping
+        interface of :class:`market.simulation.MachineSimulation` (``submit``, ``run_until``,
+        ``start``, ``scheduler`` with ``queue`` and ``running``), e.g. a two-tier machine
+        (:class:`market.twotier.stepper.TwoTierMachineSimulation`); ``policy`` is then unused.
 
     Returns
     -------
@@ -78,8 +84,13 @@ def replay_wait_predictions(
     if too_big is not None:
         raise InvalidInput(f"job {too_big.id} needs {too_big.procs} processors; machine has {procs}")
     predictor = predictor if predictor is not None else QueueWaitPredictor()
-    scheduler = make_scheduler(policy, procs)
-    sim = MachineSimulation(scheduler, list(jobs))
+    if machine is None:
+        sim = MachineSimulation(make_scheduler(policy, procs), list(jobs))
+    else:
+        sim = machine
+        for job in jobs:
+            sim.submit(job)
+    scheduler = sim.scheduler
     features: dict[int, np.ndarray] = {}
     waiting: dict[int, Job] = {}
     predicted: dict[int, float] = {}
@@ -116,7 +127,7 @@ def replay_wait_predictions(
 
 
 def warm_predictor(predictor: QueueWaitPredictor, n_jobs: int, *, procs: int, policy: str,
-                   rng: np.random.Generator) -> None:
+                   rng: np.random.Generator, machine=None) -> None:
     """Give ``predictor`` a history: ``n_jobs`` past jobs of one machine, replayed under its policy.
 
     Murali & Vadhiyar's predictor learns from the last 2000 jobs started on
@@ -126,7 +137,8 @@ def warm_predictor(predictor: QueueWaitPredictor, n_jobs: int, *, procs: int, po
     seeded Lublin–Feitelson workload sized to the machine (``procs``), with
     Tsafrir user estimates, at the model's own load, spread over ten users
     (PSP ranks users), replayed apart from the run that follows (features
-    and waits are relative, so its times never mix with the run's).
+    and waits are relative, so its times never mix with the run's). ``machine``:
+    an empty machine to replay on instead of ``policy``'s (:func:`replay_wait_predictions`).
 
     >>> p = QueueWaitPredictor()
     >>> warm_predictor(p, 300, procs=64, policy="easy", rng=np.random.default_rng(1))
@@ -134,7 +146,7 @@ def warm_predictor(predictor: QueueWaitPredictor, n_jobs: int, *, procs: int, po
     (300, True)
     """
     replay_wait_predictions(past_jobs(n_jobs, procs=procs, rng=rng), procs=procs, policy=policy,
-                            predictor=predictor, predict=False)
+                            predictor=predictor, predict=False, machine=machine)
 
 
 def past_jobs(n_jobs: int, *, procs: int, rng: np.random.Generator) -> list[Job]:

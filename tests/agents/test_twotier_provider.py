@@ -88,3 +88,22 @@ def test_a_plan_query_is_refused_and_a_bad_policy_names_the_two_tier_ones():
     with pytest.raises(InvalidInput, match=r"provider 'x': unknown policy 'measyy' .*; or a two-tier policy: keasy, "
                                            r"reasy, measy"):
         ProviderConfig("x", 8, "measyy")
+
+
+def test_a_two_tier_site_warms_its_wait_predictor_on_a_two_tier_machine_of_its_policy():
+    from market.prediction.wait_replay import past_jobs, simulated_waits
+    from market.twotier.stepper import TwoTierMachineSimulation
+
+    provider = MarketModel([ProviderSpec("site", 32, "measy")], _workload(20), rng=1).providers["site"]
+    provider.track_waits()
+    provider.warm_waits(300, np.random.default_rng(9))
+    rng = np.random.default_rng(9)  # the same draws: the history, then its traits
+    history = past_jobs(300, procs=32, rng=rng)
+    sim = TwoTierMachineSimulation(32, "measy", rng=rng)
+    for job in history:
+        sim.submit(job)
+    sim.run_until(None)
+    want = sorted(sim.start[j.id] - j.submit for j in history)
+    assert len(provider.wait_predictor) == 300
+    assert sorted(provider.wait_predictor._y[:300].tolist()) == want
+    assert sorted(w for _, w in simulated_waits(history, procs=32, policy="easy")) != want  # not EASY's waits
