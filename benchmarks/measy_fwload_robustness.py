@@ -52,7 +52,8 @@ from dataclasses import replace
 import numpy as np
 from scipy import stats
 
-SETTINGS = ("base", "loss0", "loss-shared", "beta70", "serial41", "product", "usage-low", "usage-low+beta70", "loss0+beta70")
+SETTINGS = ("base", "loss0", "loss-shared", "beta70", "serial41", "product", "usage-low", "usage-low+beta70",
+            "loss0+beta70")
 _PROCS = 320
 _CASES = (("known", {}), ("hidden", {"usage_known": False}), ("full", {"usage": "full"}))
 

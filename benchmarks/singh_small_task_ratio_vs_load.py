@@ -210,7 +210,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"\n{args.method}, {args.site.upper()} {args.procs_per_task} procs/task: mean [95 % t interval] over "
           f"seeds; thesis a=0 {thesis[0]}, a=1 {thesis[1]}, cost a=0 {thesis[2]}")
     print("| load | seeds | whole-trace load % | window load % | best effort h | task wait h | makespan a=0 "
-          f"| k (+-0.1) | makespan a=1 | k (+-0.1) | cost a=0 | k (cost +-{100 * FIG54_COST_TOLERANCE:.0f} %) | per seed |")
+          f"| k (+-0.1) | makespan a=1 | k (+-0.1) | cost a=0 | k (cost +-{100 * FIG54_COST_TOLERANCE:.0f} %) "
+          "| per seed |")
     print("|---|---:|---:|---:|---:|---:|---|---:|---|---:|---|---:|---|")
     for target in loads:
         rs = [r for r in out if r["load"] == target]

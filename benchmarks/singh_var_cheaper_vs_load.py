@@ -194,8 +194,8 @@ def main(argv: list[str] | None = None) -> int:
                   f"{np.nanmean([r[label]['ar_cost'] for r in rs]):.2f} |")
     print("\nsuccess rates over all requests (Figs. 39, 43: adaptive pricing succeeds more often than VAR; the "
           "reproduction's check AR > VAR); k = seeds where it holds")
-    print("| load | seeds | window load % | success VAR % | success AR % | AR - VAR points, mean [95 %] | k (AR > VAR) | "
-          "AR - VAR per seed |")
+    print("| load | seeds | window load % | success VAR % | success AR % | AR - VAR points, mean [95 %] | "
+          "k (AR > VAR) | AR - VAR per seed |")
     print("|---|---:|---:|---|---|---|---:|---|")
     for target in loads:
         rs = [r for r in out if r["load"] == target]
