@@ -20,7 +20,7 @@ from market.provisioning import PlanEvaluator, moga
 from market.provisioning import schedule as sched
 from market.workflows import layered_workflow
 from market.workloads import read_swf
-from scenarios.provisioning import Provider
+from scenarios.harnesses.provisioning import Provider
 
 TRACES = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "traces"
 

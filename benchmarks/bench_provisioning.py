@@ -40,7 +40,7 @@ from market.provisioning import PlanEvaluator, advertise, exact_front, hypervolu
 from market.scheduling import SlotScheduler
 from market.workflows import layered_workflow
 from market.workloads import read_swf, scale_load
-from scenarios.provisioning import Provider, compare_greedy, compare_moga, reservation_schemes, var_requests
+from scenarios.harnesses.provisioning import Provider, compare_greedy, compare_moga, reservation_schemes, var_requests
 
 TRACES = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "traces"
 

@@ -8,7 +8,7 @@ any CPU usage information" and "even the average CPU usage is 100 %; our algorit
 better than EASY even with context switching overhead" (``shared/seeds/measy-migration-
 consolidation.txt``).
 
-This reruns the reproduction's FWload set-up (:func:`scenarios.twotier_tables.base_workload`:
+This reruns the reproduction's FWload set-up (:func:`scenarios.harnesses.twotier_tables.base_workload`:
 Feitelson96 sized to the paper's mean 23.4 and 16 % serial jobs, Tsafrir estimates, 320
 processors, inter-arrival times scaled to each load, the same seed streams as ``run_tables``)
 with ONE factor changed per setting:
@@ -124,7 +124,7 @@ def _workload(seed: int, n_jobs: int, serial: float | None, name: str = "feitels
     index 0), optionally FWload with another serial share."""
     from market.workloads import tsafrir_estimates
     from market.workloads.feitelson96 import FEITELSON96_LIU2012, feitelson96_workload
-    from scenarios.twotier_tables import base_workload
+    from scenarios.harnesses.twotier_tables import base_workload
 
     seeds = np.random.SeedSequence(seed).spawn(3)
     if serial is None:
@@ -141,7 +141,7 @@ def run(setting: str, seed: int, loads: list[float], n_jobs: int, workload: str 
     from market.simulation import simulate
     from market.twotier import paper_metrics, simulate_twotier
     from market.workloads import scale_interarrival
-    from scenarios.twotier_tables import offered_load
+    from scenarios.harnesses.twotier_tables import offered_load
 
     parts = set(setting.split("+"))
     if "serial41" in parts and workload != "feitelson96":

@@ -44,7 +44,7 @@ _PAPER = {  # change vs BS in %, Table IV and sec. 5.7.2
 }
 
 
-from scenarios.reproductions.cli import parse_seeds  # noqa: E402 (the CLI's A..B / a,b,c rule)
+from scenarios.commands.run import parse_seeds  # noqa: E402 (the CLI's A..B / a,b,c rule)
 
 
 def _systems(variant: str):
@@ -63,7 +63,7 @@ def _systems(variant: str):
 def one(seed: int, variant: str, days: float, labels: list[str]) -> dict:
     """Every policy on one seed's workload and prices: response, cost, MWh, USD/MWh, core-hours per system."""
     from market.metascheduling import GridConfig, run_grid
-    from scenarios.metascheduling import WARMUP_DAYS, xsede_sites
+    from scenarios.harnesses.metascheduling import WARMUP_DAYS, xsede_sites
     from scenarios.reproductions.murali import _HISTORY, _grid_jobs
 
     data = Path(os.environ.get("GRIDMARKET_DATA", "../shared/data"))
@@ -97,11 +97,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--policies", default="bs,mcmf-w0,mcmf-w25,mcmf-w50,mcmf-w100,twoprice-w25")
     parser.add_argument("--tail-days", type=int, default=None,
                         help="days of prices after the submissions (default: the reproduction's "
-                             "scenarios.metascheduling.TAIL_DAYS, 60); a policy that piles jobs up can need more, "
+                             "scenarios.harnesses.metascheduling.TAIL_DAYS, 60); a policy that piles jobs up can need more, "
                              "and another value redraws the synthetic price series")
     args = parser.parse_args(argv)
     if args.tail_days is not None:
-        import scenarios.metascheduling as meta
+        import scenarios.harnesses.metascheduling as meta
 
         meta.TAIL_DAYS = args.tail_days
     seeds = parse_seeds(args.seeds)

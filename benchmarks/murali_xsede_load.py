@@ -39,7 +39,7 @@ from pathlib import Path
 
 import numpy as np
 
-from scenarios.reproductions.cli import parse_seeds
+from scenarios.commands.run import parse_seeds
 
 _RESPONSE_PRINTED = {"mcmf-w100": -48.5, "mcmf-w25": round(100 * (477.5 / 633.7 - 1), 1), "mcmf-w50": -40.8}
 _INST_FACTOR = round(3460.8 / 633.7, 2)
@@ -91,7 +91,7 @@ def zero_wait_bound(jobs, systems) -> float:
 
 def one(seed: int, sites, setting: str, days: float, stated_days: float, policies) -> dict:
     from market.metascheduling import run_grid
-    from scenarios.metascheduling import WARMUP_DAYS
+    from scenarios.harnesses.metascheduling import WARMUP_DAYS
     from scenarios.reproductions.murali import _HISTORY
 
     systems = [s.system for s in sites]
@@ -176,7 +176,7 @@ def summarise(setting: str, runs: list[dict]) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from scenarios.metascheduling import xsede_sites
+    from scenarios.harnesses.metascheduling import xsede_sites
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--seeds", default="1..3")
@@ -189,7 +189,7 @@ def main(argv: list[str] | None = None) -> int:
                              "redraws the synthetic price series)")
     args = parser.parse_args(argv)
     if args.tail_days is not None:
-        import scenarios.metascheduling as meta
+        import scenarios.harnesses.metascheduling as meta
 
         meta.TAIL_DAYS = args.tail_days
     data = Path(os.environ.get("GRIDMARKET_DATA", "../shared/data"))

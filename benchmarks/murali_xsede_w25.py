@@ -34,7 +34,7 @@ from pathlib import Path
 
 import numpy as np
 
-from scenarios.reproductions.cli import parse_seeds
+from scenarios.commands.run import parse_seeds
 
 
 def _systems(variant: str):
@@ -47,7 +47,7 @@ def one(seed: int, sites, setting: str, days: float, w_t: float) -> dict:
     import market.metascheduling.grid as grid
     from market.metascheduling import GridConfig, run_grid
     from murali_xsede_load import workload
-    from scenarios.metascheduling import WARMUP_DAYS
+    from scenarios.harnesses.metascheduling import WARMUP_DAYS
     from scenarios.reproductions.murali import _HISTORY
 
     systems = [s.system for s in sites]
@@ -100,7 +100,7 @@ def one(seed: int, sites, setting: str, days: float, w_t: float) -> dict:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from scenarios.metascheduling import xsede_sites
+    from scenarios.harnesses.metascheduling import xsede_sites
     from scenarios.results import ci95
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])

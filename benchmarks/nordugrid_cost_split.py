@@ -45,7 +45,7 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from scenarios.reproductions.cli import parse_seeds
+from scenarios.commands.run import parse_seeds
 
 _PAPER_RESPONSE, _PAPER_COST = -11.7, round(100 * (12819.6 / 16608.3 - 1), 1)
 

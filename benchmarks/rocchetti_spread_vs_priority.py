@@ -39,7 +39,7 @@ _SPREAD = {"CF": 2.43, "CFG": 2.88, "DI": 2.43, "HDI": 2.25}  # Sec. 6
 _BE = 820.05  # Table 3, minutes
 
 
-from scenarios.reproductions.cli import parse_seeds  # noqa: E402 (the CLI's A..B / a,b,c rule)
+from scenarios.commands.run import parse_seeds  # noqa: E402 (the CLI's A..B / a,b,c rule)
 
 
 def _policy(spec: str):
@@ -63,7 +63,7 @@ def _policy(spec: str):
 
 def one(seed: int, spec: str, procs: int) -> dict:
     """The reproduction's full-size table (four workloads) for one seed under one queue order."""
-    from scenarios.psp import class_wait_table
+    from scenarios.harnesses.psp import class_wait_table
     from scenarios.reproductions.rocchetti import _TABLE_3
 
     table = class_wait_table(seed=seed, n_workloads=4, policy=_policy(spec), procs=procs) / 60.0

@@ -38,7 +38,7 @@ _DAY = 86400
 _THESIS_RATIO, _TOL = 1.43, 0.2
 
 
-from scenarios.reproductions.cli import parse_seeds  # noqa: E402 (the CLI's A..B / a,b,c rule)
+from scenarios.commands.run import parse_seeds  # noqa: E402 (the CLI's A..B / a,b,c rule)
 
 
 def providers_at(seed: int, scale):
@@ -47,7 +47,7 @@ def providers_at(seed: int, scale):
     from market.workloads.workload import Workload
     from scenarios.reproductions.report import sequence_ints
     from scenarios.reproductions.singh import _MULTI_SITE, _TRACES, _admission, _trace
-    from scenarios.twotier_tables import offered_load
+    from scenarios.harnesses.twotier_tables import offered_load
 
     streams = sequence_ints(seed, len(_MULTI_SITE) + 1)
     out = []
@@ -73,7 +73,7 @@ def providers_at(seed: int, scale):
 
 def one(seed: int, scale, counts: list[int]) -> dict:
     from market.workflows import Network, layered_workflow
-    from scenarios.provisioning import Provider, compare_greedy
+    from scenarios.harnesses.provisioning import Provider, compare_greedy
     from scenarios.reproductions.singh import _offered_load
 
     loaded, graph_stream = providers_at(seed, scale)

@@ -5,7 +5,7 @@ measured explanation (k of 10 in the audit table of ``benchmarks/RESULTS_reprodu
 This varies, one at a time, the factor the thesis's text and our set-up point to, with everything
 else as in the reproduction (``scenarios.reproductions.singh.singh_pricing``: first 30 days of the
 trace on the thesis's machine, the same seeded draws ``sequence_ints(seed, 2)`` per site, the same
-``scenarios.pricing_replay``), and prints k of n per setting with the reproduction's own tolerance.
+``scenarios.harnesses.pricing_replay``), and prints k of n per setting with the reproduction's own tolerance.
 
 Families (``--family``):
 
@@ -40,7 +40,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from scenarios.reproductions.cli import parse_seeds
+from scenarios.commands.run import parse_seeds
 
 _D = 86400
 _ALPHAS = (0.0, 0.25, 0.5, 0.75, 1.0)
@@ -98,7 +98,7 @@ def _raised(w, jobs, procs, draw, target: float, shift: int, days: int = 30):
 
 
 def _replay(jobs, procs, draw, alpha, policy="conservative", estimates="exact", fraction=0.1, slots_actual=False):
-    from scenarios.pricing_replay import pricing_replay
+    from scenarios.harnesses.pricing_replay import pricing_replay
 
     if slots_actual:  # the same draw as pricing_replay's; those jobs ask for their actual runtime
         kept = [j for j in jobs if j.procs <= procs]

@@ -78,10 +78,10 @@ def sweep(method: str, seed: int, target, every: int, procs_per_task: int, data,
     """One seed at one load: the reproduction's sweep at ``procs_per_task`` (every ``every``-th instant)."""
     from market.provisioning import run_best_effort
     from market.workflows import layered_workflow
-    from scenarios.provisioning import Provider, compare_moga, compare_greedy
+    from scenarios.harnesses.provisioning import Provider, compare_moga, compare_greedy
     from scenarios.reproductions.report import sequence_ints
     from scenarios.reproductions.singh import _TRACES, _points, _trace
-    from scenarios.twotier_tables import offered_load
+    from scenarios.harnesses.twotier_tables import offered_load
 
     w = _trace(site, data, "benchmark")
     procs = _TRACES[site][1]

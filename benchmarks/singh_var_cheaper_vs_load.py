@@ -59,9 +59,9 @@ def _loaded(jobs, own: float, target, rng: np.random.Generator):
 
 def run(seed: int, target, rounds: int) -> dict:
     """One seed at one load: the reproduction's request list on the loaded trace."""
-    from scenarios.provisioning import Provider, reservation_schemes
+    from scenarios.harnesses.provisioning import Provider, reservation_schemes
     from scenarios.reproductions.singh import _TWELVE, _offered_load, _trace
-    from scenarios.twotier_tables import offered_load
+    from scenarios.harnesses.twotier_tables import offered_load
     from market.workloads.workload import Workload
 
     jobs = _trace("sdsc", None, "benchmark").jobs
@@ -108,7 +108,7 @@ def run(seed: int, target, rounds: int) -> dict:
 def queue_depth(seed: int, rounds: int, every: int = 2) -> tuple[list[int], list[float]]:
     """Queued jobs and planned backlog (hours past the instant) of the conservative plan at every
     ``every``-th round's request instant, the trace at its own load (what the adaptive price reads)."""
-    from scenarios.provisioning import Provider
+    from scenarios.harnesses.provisioning import Provider
     from scenarios.reproductions.singh import _trace
 
     jobs = _trace("sdsc", None, "benchmark").jobs

@@ -49,7 +49,7 @@ METRICS = (
 )
 
 
-from scenarios.reproductions.cli import parse_seeds  # noqa: E402 (the CLI's A..B / a,b,c rule)
+from scenarios.commands.run import parse_seeds  # noqa: E402 (the CLI's A..B / a,b,c rule)
 
 
 def run(seeds: list[int], loads: list[float], factors: list[float]) -> pd.DataFrame:

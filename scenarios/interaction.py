@@ -117,7 +117,7 @@ INTERACTION_MODELS: dict[str, InteractionModel] = {
                               "metascheduler clears the other jobs across sites by electricity price (no seed studied "
                               "the two together)", broker="greedy", clearing="mcmf"),
 }
-"""Interaction models by name (the live table: :func:`register_model` adds to it; ``scenarios.compare``)."""
+"""Interaction models by name (the live table: :func:`register_model` adds to it; ``scenarios.commands.compare``)."""
 
 
 def register_model(name: str, model: InteractionModel) -> InteractionModel:

@@ -65,7 +65,7 @@ def test_a_readme_command_runs_in_a_fresh_clone(clone, command, tmp_path):
     # the clone's own sources, the installed interpreter and dependencies (the clone has no compiled
     # kernel: the reference runs, with its one-line notice)
     env = {**os.environ, "PYTHONPATH": str(clone), "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}"}
-    shell = command.replace("gridmarket ", f"{sys.executable} -m scenarios.cli ", 1)
+    shell = command.replace("gridmarket ", f"{sys.executable} -m scenarios.commands.cli ", 1)
     done = subprocess.run(shell, shell=True, cwd=clone, env=env, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, f"{command}\n{done.stderr[-2000:]}"
     assert done.stdout.strip()

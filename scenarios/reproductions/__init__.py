@@ -1,4 +1,4 @@
-"""Named scenarios that reproduce every seed's main experiment in shape (``gridmarket run NAME``).
+"""Named scenarios that reproduce every seed's main experiment in shape (``gridmarket run NAME``: `scenarios.commands.run`).
 
 Each entry of :data:`REPRODUCTIONS` reruns one seed paper's table or figure
 with the mechanisms of ``market`` and reports our figures beside the paper's
@@ -19,7 +19,6 @@ True
 """
 
 from scenarios.reproductions import auctions, ha_turilli, measy, murali, rocchetti, singh  # noqa: F401  (they register)
-from scenarios.reproductions.cli import add_subcommands, format_list, run_command
 from scenarios.reproductions.report import (
     DATA_ENV,
     REPRODUCTIONS,
@@ -45,14 +44,11 @@ __all__ = [
     "Report",
     "Reproduction",
     "Row",
-    "add_subcommands",
     "axis_range",
     "data_file",
     "default_data_dir",
-    "format_list",
     "get_reproduction",
     "paper_number",
     "register",
-    "run_command",
     "write_report",
 ]

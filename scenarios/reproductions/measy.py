@@ -1,6 +1,6 @@
 """Reproduction of Liu et al. 2012 (``measy-migration-consolidation.txt``): sec. 3.4, Figs. 6-8.
 
-Composes :func:`scenarios.twotier_tables.run_tables` (EASY, KEASY, REASY and
+Composes :func:`scenarios.harnesses.twotier_tables.run_tables` (EASY, KEASY, REASY and
 MEASY on the FWload and JWload models across offered loads). Times are seconds.
 """
 
@@ -54,7 +54,7 @@ def measy(size: str, seed: int, data: Path | None):
     The paper's averages and maxima are over its loads 0.5-0.9; at ``small``
     they are over two loads only.
     """
-    from scenarios.twotier_tables import run_tables
+    from scenarios.harnesses.twotier_tables import run_tables
 
     loads = (0.7, 0.9) if size == "small" else (0.5, 0.6, 0.7, 0.8, 0.9)
     jobs = _JOBS[size]
@@ -140,7 +140,7 @@ def measy_robustness(size: str, seed: int, data: Path | None):
     """MEASY's robustness (Liu et al. 2012, sec. 3.5): no usage information, 100 % usage, migration cost.
 
     The set-up of :func:`measy` (FWload and JWload, Tsafrir estimates, 320 processors, the same
-    jobs, loads and seeds), with :func:`scenarios.twotier_tables.run_tables`'s ``usage`` and
+    jobs, loads and seeds), with :func:`scenarios.harnesses.twotier_tables.run_tables`'s ``usage`` and
     ``cost`` sections beside the main runs.
 
     The seed's directions, each checked at every load of both workloads (a direction counts per
@@ -167,7 +167,7 @@ def measy_robustness(size: str, seed: int, data: Path | None):
     jobs, loads 0.5-0.9. A seed runs 13 two-tier runs per workload and load against
     :func:`measy`'s 3 (about 4x its time).
     """
-    from scenarios.twotier_tables import run_tables
+    from scenarios.harnesses.twotier_tables import run_tables
 
     loads = (0.7, 0.9) if size == "small" else (0.5, 0.6, 0.7, 0.8, 0.9)
     jobs = _JOBS[size]

@@ -1,7 +1,7 @@
 """Reproductions of Murali & Vadhiyar (``murali-vadhiyar-mcmf-metascheduling.txt``): Table IV, XSEDE and NorduGrid.
 
 Composes :mod:`market.metascheduling` (the cycle-based grid, ``run_grid``)
-with the XSEDE sites of :func:`scenarios.metascheduling.xsede_sites` and a
+with the XSEDE sites of :func:`scenarios.harnesses.metascheduling.xsede_sites` and a
 NorduGrid-shaped grid. Times are seconds inside, reported in minutes;
 electricity costs in the price series' currency (USD for XSEDE, EUR for
 NorduGrid).
@@ -137,7 +137,7 @@ def murali_xsede(size: str, seed: int, data: Path | None):
     Lublin-Feitelson workload with Tsafrir estimates per system (sec. 4.3.1),
     hourly electricity prices per market region (PJM: the real PJM ComEd
     day-ahead series from June 2014, as the paper's month; the other regions
-    synthetic, see `scenarios.metascheduling.REGION_PRICES`), 10-minute
+    synthetic, see `scenarios.harnesses.metascheduling.REGION_PRICES`), 10-minute
     cycles, MaxQ = 2, every job through the metascheduler (f_g = 1), each
     system's wait predictor trained on 2000 past jobs first (sec. 4.3.2;
     ``GridConfig.warmup``). The strategies: the baseline BS (every job at its origin), MCMF with w_t = 0,
@@ -156,7 +156,7 @@ def murali_xsede(size: str, seed: int, data: Path | None):
     Needs ``prices/pjm_comed_2013-2018_epftoolbox.csv``.
     """
     from market.metascheduling import GridConfig
-    from scenarios.metascheduling import WARMUP_DAYS, xsede_sites
+    from scenarios.harnesses.metascheduling import WARMUP_DAYS, xsede_sites
 
     pjm = data_file(data, "prices/pjm_comed_2013-2018_epftoolbox.csv", needed_by="murali-xsede")
     small = size == "small"
@@ -169,7 +169,7 @@ def murali_xsede(size: str, seed: int, data: Path | None):
     sites = xsede_sites(days, seed=seed, pjm_csv=pjm)
     if small:
         sites = _perfect_foresight(sites)
-    streams = np.random.SeedSequence(seed).spawn(2)  # the seeding of scenarios.metascheduling.run_experiment
+    streams = np.random.SeedSequence(seed).spawn(2)  # the seeding of scenarios.harnesses.metascheduling.run_experiment
     jobs, fallback = _grid_jobs([s.system for s in sites], days=days, rng=np.random.default_rng(streams[0]),
                                 start=WARMUP_DAYS * _DAY)
     results = _run(jobs, sites, configs, streams[1])
@@ -354,7 +354,7 @@ def murali_nordugrid(size: str, seed: int, data: Path | None):
     """
     from market.energy import align_to_utc, fixed_prices, read_prices
     from market.metascheduling import GridConfig, Site
-    from scenarios.metascheduling import TAIL_DAYS, WARMUP_DAYS
+    from scenarios.harnesses.metascheduling import TAIL_DAYS, WARMUP_DAYS
 
     path = data_file(data, "prices/nordpool_system_2013-2018_epftoolbox.csv", needed_by="murali-nordugrid")
     n, days = {"small": (10, 1), "medium": (_NG_SYSTEMS, _NG_MEDIUM_DAYS)}.get(size, (_NG_SYSTEMS, _NG_DAYS))

@@ -1,6 +1,6 @@
 """Reproduction of Rocchetti, Iturriaga & Nesmachnow (``rocchetti-penalty-scheduling-policy.txt``): Table 3.
 
-Composes :func:`scenarios.psp.class_wait_table` (the paper's synthetic
+Composes :func:`scenarios.harnesses.psp.class_wait_table` (the paper's synthetic
 workload under each user-behaviour scenario of Table 2, scheduled by the
 Penalty Scheduling Policy). Waits are reported in minutes, as the paper does.
 """
@@ -61,7 +61,7 @@ def rocchetti_psp(size: str, seed: int, data: Path | None):
     Sizes: ``small`` one workload per scenario (about 1 s); ``full`` four
     workloads per scenario, the paper's 24 runs (a few seconds).
     """
-    from scenarios.psp import class_wait_table
+    from scenarios.harnesses.psp import class_wait_table
 
     n_workloads = 1 if size == "small" else 4
     rows, checks, empty, run_ids = [], [], [], {}

@@ -1,8 +1,8 @@
 """Reproductions of Singh 2008 (``singh-provisioning-thesis.txt``): chs. 3-4, 5, 6 and 7.
 
-Composes :mod:`scenarios.provisioning` (providers replaying PWA traces, MOGA,
+Composes :mod:`scenarios.harnesses.provisioning` (providers replaying PWA traces, MOGA,
 greedy provisioning, VAR and the combined scheme) and
-:mod:`scenarios.pricing_replay` (the priced trace replay of ch. 5.3). The
+:mod:`scenarios.harnesses.pricing_replay` (the priced trace replay of ch. 5.3). The
 traces are the thesis's on its machines: SDSC-SP2 on 128 processors and
 CTC-SP2 on 430 (ch. 3.1, 4.7, 5.3: "430 node CTC cluster"; the trace's own
 batch partition has 338, on which its offered load is 84 % instead of the
@@ -94,8 +94,8 @@ def singh_advertisement(size: str, seed: int, data: Path | None):
     population, generations = (30, 4) if small else (100, 10)
     count = 4 if small else 50
     from market.workflows import layered_workflow
-    from scenarios.provisioning import Provider, compare_moga
-    from scenarios.twotier_tables import offered_load
+    from scenarios.harnesses.provisioning import Provider, compare_moga
+    from scenarios.harnesses.twotier_tables import offered_load
 
     rows, checks, notes = [], [], []
     streams = iter(sequence_ints(seed, 8))
@@ -203,7 +203,7 @@ def _pricing_load_and_share(site, w, jobs, days, procs, alphas, draw, policy, es
     the 10 % summaries by alpha.
     """
     from market.workloads import duplicate_trace
-    from scenarios.pricing_replay import pricing_replay
+    from scenarios.harnesses.pricing_replay import pricing_replay
 
     up, t1 = site.upper(), days * _DAY
     own = _offered_load(jobs, procs, 0, t1)
@@ -318,8 +318,8 @@ def singh_pricing(size: str, seed: int, data: Path | None):
     0.25 / 0.5 / 0.75 / 1, both readings, shares 10 / 20 / 40 / 60 / 80 / 90 %.
     """
     from market.workloads.workload import Workload
-    from scenarios.pricing_replay import pricing_replay
-    from scenarios.twotier_tables import offered_load
+    from scenarios.harnesses.pricing_replay import pricing_replay
+    from scenarios.harnesses.twotier_tables import offered_load
 
     small = size == "small"
     sites = ("sdsc",) if small else ("sdsc", "ctc")
@@ -462,8 +462,8 @@ def singh_var(size: str, seed: int, data: Path | None):
     minute (measured). The seed picks where in the trace the rounds start.
     """
     from market.workloads.workload import Workload
-    from scenarios.provisioning import Provider, reservation_schemes
-    from scenarios.twotier_tables import offered_load
+    from scenarios.harnesses.provisioning import Provider, reservation_schemes
+    from scenarios.harnesses.twotier_tables import offered_load
 
     small = size == "small"
     rounds = 5 if small else 30
@@ -592,7 +592,7 @@ def _single_site(size: str, seed: int, data: Path | None):
     and notes.
     """
     from market.workflows import layered_workflow
-    from scenarios.provisioning import Provider, compare_greedy
+    from scenarios.harnesses.provisioning import Provider, compare_greedy
 
     small = size == "small"
     n_tasks, depth = (30, 5) if small else (100, 10)
@@ -717,7 +717,7 @@ def singh_greedy(size: str, seed: int, data: Path | None):
     """
     from market.workflows import Network, layered_workflow
     from market.workloads import duplicate_trace
-    from scenarios.provisioning import Provider, compare_greedy
+    from scenarios.harnesses.provisioning import Provider, compare_greedy
 
     small = size == "small"
     n_tasks, depth = (20, 4) if small else (100, 10)
@@ -728,7 +728,7 @@ def singh_greedy(size: str, seed: int, data: Path | None):
     network = Network(latency=150, bytes_per_second=1.25e9)
     graph = layered_workflow(n_tasks, depth=depth, mean_procs=14, n_parents=2, mean_data_bytes=125e9,
                              rng=np.random.default_rng(streams[-1]))
-    from scenarios.twotier_tables import offered_load
+    from scenarios.harnesses.twotier_tables import offered_load
 
     loaded = []
     rows, checks = [], []

@@ -38,7 +38,7 @@ def test_grand_market_runs_broker_and_metascheduler_together():
 def test_the_readme_main_command_runs_every_interaction_model(tmp_path, capsys):
     from pathlib import Path
 
-    from scenarios.cli import main
+    from scenarios.commands.cli import main
 
     readme = (Path(__file__).parents[2] / "README.md").read_text().splitlines()
     first = next(line for line in readme if line.startswith("python -m venv"))

@@ -6,7 +6,7 @@ import sys
 import pandas as pd
 import pytest
 
-from scenarios.cli import main
+from scenarios.commands.cli import main
 
 SWF = """; MaxProcs: 4
 ; UnixStartTime: 0
@@ -72,7 +72,7 @@ def test_default_workload_is_seeded_and_needs_no_files(tmp_path):
 
 
 def test_console_script_entry_point_runs():
-    proc = subprocess.run([sys.executable, "-m", "scenarios.cli", "simulate", "--jobs", "200"],
+    proc = subprocess.run([sys.executable, "-m", "scenarios.commands.cli", "simulate", "--jobs", "200"],
                           capture_output=True, text=True, check=True)
     assert "easy on 256 processors" in proc.stdout
 
@@ -104,7 +104,7 @@ def _imported(args, tmp_path) -> set[str]:
     import subprocess
     import sys
 
-    result = subprocess.run([sys.executable, "-X", "importtime", "-m", "scenarios.cli", *args],
+    result = subprocess.run([sys.executable, "-X", "importtime", "-m", "scenarios.commands.cli", *args],
                             capture_output=True, text=True, cwd=tmp_path)
     assert result.returncode == 0, result.stderr[-2000:]
     return {line.split("|")[-1].strip().split(".")[0] for line in result.stderr.splitlines()

@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 
 from market.errors import InvalidInput
-from scenarios import compare as compare_cli
+from scenarios.commands import compare as compare_cli
 from scenarios.config import ProviderConfig, load_toml, load_toml_text, with_overrides
 from scenarios.experiment import compare
 from scenarios.registry import get_scenario

@@ -4,7 +4,7 @@ import math
 
 import pytest
 
-from scenarios import compare as compare_cli
+from scenarios.commands import compare as compare_cli
 from scenarios.config import load_toml_text
 from scenarios.experiment import SUMMARY_COLUMNS, compare
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from scenarios.cli import main
+from scenarios.commands.cli import main
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = [ROOT / "README.md", ROOT / "docs" / "market.md", ROOT / "docs" / "extending.md", ROOT / "docs" / "formats.md"]

@@ -291,7 +291,7 @@ def test_viz_takes_a_plugin_model(plugins):
 
 
 def test_viz_command_refuses_a_plugin_it_cannot_import(capsys, monkeypatch):
-    from scenarios.cli import main
+    from scenarios.commands.cli import main
     from viz import server
 
     monkeypatch.setattr(server.subprocess, "Popen", lambda *a, **k: pytest.fail("a server was started"))

@@ -44,8 +44,8 @@ from market.provisioning import (
 from market.provisioning.pareto import dominates
 from market.scheduling import SlotScheduler
 from market.workflows import Network
-from scenarios.cli import main
-from scenarios.metascheduling import clear_from_json
+from scenarios.commands.cli import main
+from scenarios.commands.clear import clear_from_json
 
 ROOT = Path(__file__).resolve().parents[2]
 DOC = ROOT / "docs" / "extending.md"

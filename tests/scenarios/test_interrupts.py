@@ -18,7 +18,7 @@ def _default_sigint() -> None:
 
 def _sweep(out: Path, *extra: str) -> subprocess.Popen:
     return subprocess.Popen(
-        [sys.executable, "-m", "scenarios.cli", "sweep", "quickstart", "--grid", "seed=1..4", "--workers", "2",
+        [sys.executable, "-m", "scenarios.commands.cli", "sweep", "quickstart", "--grid", "seed=1..4", "--workers", "2",
          "--out", str(out), *extra],
         cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=_default_sigint,
     )
@@ -56,7 +56,7 @@ def test_signal_stops_a_sweep_keeps_finished_runs_and_resume_finishes_it(tmp_pat
 def test_sigterm_during_run_seeds_stops_its_workers_and_leaves_no_folder(tmp_path):
     out = tmp_path / "var"
     proc = subprocess.Popen(
-        [sys.executable, "-m", "scenarios.cli", "run", "singh-var", "--seeds", "1..6", "--workers", "2",
+        [sys.executable, "-m", "scenarios.commands.cli", "run", "singh-var", "--seeds", "1..6", "--workers", "2",
          "--out", str(out)],
         cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )
@@ -74,7 +74,7 @@ def test_sigterm_during_run_seeds_stops_its_workers_and_leaves_no_folder(tmp_pat
 def test_sigterm_after_seeds_finished_keeps_their_reports_and_join_reports_them(tmp_path):
     out = tmp_path / "var"
     proc = subprocess.Popen(
-        [sys.executable, "-m", "scenarios.cli", "run", "singh-var", "--seeds", "1..6", "--workers", "2",
+        [sys.executable, "-m", "scenarios.commands.cli", "run", "singh-var", "--seeds", "1..6", "--workers", "2",
          "--out", str(out)],
         cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )
@@ -89,7 +89,7 @@ def test_sigterm_after_seeds_finished_keeps_their_reports_and_join_reports_them(
     assert 1 <= len(kept) < 6 and f"{len(kept)} of 6 seeds had finished" in said[0]
     assert all((k / "report.csv").is_file() for k in kept) and not (out / "summary.csv").exists()
     assert "--join" in said[0] and " ".join(str(k) for k in kept) in said[0]
-    joined = subprocess.run([sys.executable, "-m", "scenarios.cli", "run", "--join", *map(str, kept), "--json"],
+    joined = subprocess.run([sys.executable, "-m", "scenarios.commands.cli", "run", "--join", *map(str, kept), "--json"],
                             cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert joined.returncode == 0, joined.stderr
     import json

@@ -1,4 +1,4 @@
-"""``gridmarket quote`` / ``advertise`` (scenarios.market_cli): JSON output, forms 17-19, clean errors."""
+"""``gridmarket quote`` / ``advertise`` (scenarios.commands.quote): JSON output, forms 17-19, clean errors."""
 
 import argparse
 import json
@@ -6,7 +6,7 @@ import json
 import pytest
 
 from market.errors import MarketError
-from scenarios.market_cli import add_subcommands, main
+from scenarios.commands.quote import add_subcommands, main
 
 H = 3600
 STATE = {  # the Fig. 21 state, in seconds

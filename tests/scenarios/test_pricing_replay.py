@@ -9,7 +9,7 @@ import pytest
 from market.errors import InvalidInput
 from market.job import Job
 from market.workloads import lublin_workload, scale_load
-from scenarios.pricing_replay import main, pricing_replay, run_id
+from scenarios.harnesses.pricing_replay import main, pricing_replay, run_id
 
 
 @pytest.fixture(scope="module")
@@ -93,6 +93,6 @@ def test_command_line_runs_a_trace_and_writes_rows(tmp_path, capsys):
 
 
 def test_module_help_runs():
-    out = subprocess.run([sys.executable, "-m", "scenarios.pricing_replay", "--help"], capture_output=True, text=True,
+    out = subprocess.run([sys.executable, "-m", "scenarios.harnesses.pricing_replay", "--help"], capture_output=True, text=True,
                          check=True)
     assert "--fraction" in out.stdout and "form 18" in out.stdout

@@ -105,7 +105,7 @@ def test_a_trace_needs_the_providers_source_and_that_source_needs_a_trace(traces
 
 
 def test_a_missing_trace_is_one_line_naming_the_provider(tmp_path, traces, capsys):
-    from scenarios.cli import main
+    from scenarios.commands.cli import main
 
     toml = tmp_path / "s.toml"
     toml.write_text(f'name = "x"\nmodels = ["best-effort"]\n[workload]\nsource = "providers"\n'

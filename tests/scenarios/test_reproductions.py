@@ -8,9 +8,9 @@ import pandas as pd
 import pytest
 
 from market.errors import InvalidInput
-from scenarios.cli import main
+from scenarios.commands.cli import main
 from scenarios.reproductions import REPRODUCTIONS, Check, Report, Row, get_reproduction
-from scenarios.reproductions import cli as run_cli
+from scenarios.commands import run as run_cli
 
 NEEDS_DATA = {"singh-advertisement", "singh-pricing", "singh-var", "singh-greedy", "murali-xsede", "murali-nordugrid"}
 

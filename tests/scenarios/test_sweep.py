@@ -16,7 +16,7 @@ import psutil
 import pytest
 
 from market.errors import InvalidInput, MarketError
-from scenarios import compare as compare_cli
+from scenarios.commands import compare as compare_cli
 from scenarios import sweep
 from scenarios.config import with_overrides
 from scenarios.registry import get_scenario
@@ -382,7 +382,7 @@ def test_sweep_killed_mid_way_leaves_whole_files_and_resumes(tmp_path, capsys):
     out = tmp_path / "killed"
     args = ["sweep", "quickstart", "--grid", "seed=1..6", "--grid", "model=mcmf", "--grid", "workload.n_jobs=60",
             "--out", str(out)]
-    proc = subprocess.Popen([sys.executable, "-m", "scenarios.compare", *args], stdout=subprocess.PIPE,
+    proc = subprocess.Popen([sys.executable, "-m", "scenarios.commands.compare", *args], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, start_new_session=True)
     try:
         deadline = time.monotonic() + 60

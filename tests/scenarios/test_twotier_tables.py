@@ -2,7 +2,7 @@
 
 import pytest
 
-from scenarios.twotier_tables import main, run_tables
+from scenarios.harnesses.twotier_tables import main, run_tables
 
 
 def test_help_exits_cleanly(capsys):

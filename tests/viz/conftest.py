@@ -132,7 +132,7 @@ def viz_server(solara_assets):
     env["SOLARA_ASSETS_PROXY_CACHE_DIR"] = str(solara_assets)
     port = _free_port()
     started = time.perf_counter()
-    server = _Server([sys.executable, "-m", "scenarios.cli", "viz", "quickstart", "--model", "moga",
+    server = _Server([sys.executable, "-m", "scenarios.commands.cli", "viz", "quickstart", "--model", "moga",
                       "--port", str(port)], env)
     try:
         if not server.ready.wait(SERVER_TIMEOUT) or server.url is None:

@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from market.errors import InvalidInput
-from scenarios.cli import main
+from scenarios.commands.cli import main
 from viz import server
 from viz.server import ASSET_PACKAGES, asset_cache, missing_assets
 

@@ -5,7 +5,7 @@ import subprocess
 import pytest
 
 from market.errors import InvalidInput
-from scenarios.cli import main
+from scenarios.commands.cli import main
 from viz import server
 from viz.server import is_loopback, resolve_host, solara_command
 
@@ -93,7 +93,7 @@ def test_the_cli_and_the_view_import_no_solara():
     import subprocess as sp
     import sys
 
-    code = ("import sys, scenarios.cli, viz, viz.server, viz.charts\n"
+    code = ("import sys, scenarios.commands.cli, viz, viz.server, viz.charts\n"
             "print(sorted({m.split('.')[0] for m in sys.modules} & {'solara', 'ipyvue', 'ipyvuetify', 'playwright'}))")
     out = sp.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
@@ -109,7 +109,7 @@ def test_a_real_server_serves_pages_without_solaras_cookie_warning(tmp_path):
 
     log = tmp_path / "viz.log"
     with log.open("w") as out:
-        proc = subprocess.Popen([sys.executable, "-m", "scenarios.cli", "viz", "--port", "0", "--timeout", "90"],
+        proc = subprocess.Popen([sys.executable, "-m", "scenarios.commands.cli", "viz", "--port", "0", "--timeout", "90"],
                                 stdout=out, stderr=subprocess.STDOUT, text=True)
     try:
         # 100 s for the server, plus the first start's fill of the asset cache from npm when the CDN does not

@@ -1,11 +1,11 @@
-"""The ``clear`` command (scenarios.metascheduling): JSON in, JSON out, errors with a non-zero status."""
+"""The ``clear`` command (scenarios.commands.clear): JSON in, JSON out, errors with a non-zero status."""
 
 import json
 
 import pytest
 
 from market.errors import InvalidInput
-from scenarios.metascheduling import clear_from_json, main
+from scenarios.commands.clear import clear_from_json, main
 
 COSTS = {
     "jobs": ["j1", "j2", "j3"],

@@ -10,7 +10,7 @@ import pytest
 from market.provisioning import PlanEvaluator, moga, run_best_effort
 from market.workflows import Network, layered_workflow, read_dax
 from market.workloads import read_swf
-from scenarios.provisioning import (
+from scenarios.harnesses.provisioning import (
     Provider,
     compare_greedy,
     compare_moga,

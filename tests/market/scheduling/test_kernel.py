@@ -225,7 +225,7 @@ def _simulate(policy: str, kernel: str, tmp_path: Path) -> str:
     out = tmp_path / f"{policy}-{kernel}.csv"
     env = {**os.environ, "GRIDMARKET_KERNEL": kernel}
     subprocess.run(
-        [sys.executable, "-m", "scenarios.cli", "simulate", "--jobs", "1500", "--procs", "64", "--seed", "3",
+        [sys.executable, "-m", "scenarios.commands.cli", "simulate", "--jobs", "1500", "--procs", "64", "--seed", "3",
          "--policy", policy, "--out", str(out)],
         check=True, capture_output=True, cwd=ROOT, env=env,
     )

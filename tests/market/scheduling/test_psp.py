@@ -245,7 +245,7 @@ def test_penalty_comes_from_psp_not_from_easy(paper_runs, scenario):
 
 
 def test_class_wait_table_has_table3_shape():
-    from scenarios.psp import class_wait_table
+    from scenarios.harnesses.psp import class_wait_table
 
     t = class_wait_table(seed=1, scenarios=["BE", "CF"], n_workloads=1)
     assert list(t.index) == ["BE", "CF"] and list(t.columns) == [1, 2, 3, 4, 5]
@@ -256,7 +256,7 @@ def test_class_wait_table_has_table3_shape():
 
 def test_class_wait_table_golden_summary_for_seed_1():
     # seeded golden values (seconds): a change in PSP, the workload model or the seeding shows here
-    from scenarios.psp import class_wait_table
+    from scenarios.harnesses.psp import class_wait_table
 
     t = class_wait_table(seed=1, scenarios=["CF", "DI"], n_workloads=1)
     nan = float("nan")

@@ -59,7 +59,7 @@ def test_the_compiled_engine_gives_the_references_records(monkeypatch, case, pol
 def test_the_same_records_on_the_papers_workload_models(monkeypatch, name, load):
     """2,000 jobs of the paper's models at a load where every policy kills, migrates, swaps and backfills."""
     from market.workloads import scale_interarrival
-    from scenarios.twotier_tables import base_workload, offered_load
+    from scenarios.harnesses.twotier_tables import base_workload, offered_load
 
     seeds = np.random.SeedSequence(3).spawn(3)
     base = base_workload(name, 2000, 320, seeds)

@@ -2,7 +2,7 @@
 
 A thin layer over :func:`scenarios.experiment.compare` and
 :func:`scenarios.sweep.run_sweep`. The main CLI adds the subcommands with
-:func:`add_subcommands`; until it does, ``python -m scenarios.compare compare``
+:func:`add_subcommands`; until it does, ``python -m scenarios.commands.compare compare``
 runs them standalone. Times are seconds; allocation cost SU.
 """
 
@@ -170,7 +170,7 @@ def add_subcommands(subparsers) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m scenarios.compare {compare,sweep} ...``; returns the exit status."""
+    """``python -m scenarios.commands.compare {compare,sweep} ...``; returns the exit status."""
     from scenarios.options import run_standalone
 
     return run_standalone(add_subcommands, argv, __doc__.splitlines()[0])

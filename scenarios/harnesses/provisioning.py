@@ -1,4 +1,4 @@
-"""Workflow provisioning experiments and the ``provision`` command (Singh 2008, ch. 4, 6, 7).
+"""Workflow provisioning experiments (Singh 2008, ch. 4, 6, 7); the ``provision`` command is `scenarios.commands.provision`.
 
 Composes the mechanisms of :mod:`market.provisioning` on providers replaying
 real traces: a provider is a machine simulation of a workload (SWF trace)
@@ -11,63 +11,47 @@ instant. VAR requests run on a replay too. This module holds no algorithm.
 
 Run ids read ``singh-{method}-{site}-a{alpha}-seed{seed}``; every row records its seed.
 
-Command line (the body of ``gridmarket provision``; ``--method`` takes any provisioning method of
-:mod:`market.provisioning.methods`, registered or a plug-in ``"package.module:function"``)::
-
-    python -m scenarios.provisioning --workflow wf.json --slots slots.json --method moga --alpha 0.5 --seed 1
-
 Times are seconds; costs are SU.
 """
 
 from __future__ import annotations
 
-import argparse
 import math
-import sys
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from pathlib import Path
 
 import networkx as nx
 import numpy as np
 
-from market.errors import Infeasible, InvalidInput, MarketError
+from market.errors import InvalidInput
 from market.job import Job
 from market.provisioning import (
-    PROVISIONING_METHODS,
     SECONDS_PER_HOUR,
     AdvertisedSlot,
     FreeCapacityProvider,
     PlanEvaluator,
     PlanQuoteProvider,
-    ProvisioningProblem,
     StartFeed,
     WaitPredictor,
     advertise,
-    check_provisioning,
     combine_var_and_reservation,
     moga,
     provision_greedy,
-    resolve_provisioning,
     run_best_effort,
     run_var,
     summarize_reservations,
 )
 from market.scheduling import make_scheduler
 from market.simulation import MachineSimulation
-from market.validation import check_keys, read_json
-from market.workflows import Network, read_dax, read_workflow_json
+from market.workflows import Network
 
 __all__ = [
     "ADVERTISE_AHEAD",
     "Provider",
-    "add_arguments",
     "compare_greedy",
     "compare_moga",
-    "main",
     "reservation_schemes",
-    "run",
     "run_id",
     "var_requests",
 ]
@@ -286,150 +270,3 @@ def reservation_schemes(
 class _Reserved:
     success: bool
     normalized_cost: float
-
-
-# ----------------------------------------------------------------------------- command line
-_SLOTS_KEYS = ("slots", "resources", "release", "network")
-_SLOT_KEYS = ("resource", "start", "procs", "duration", "divisible", "extensible", "unit_cost", "fixed_cost")
-
-
-def _read_slots(path: Path) -> tuple[list[AdvertisedSlot], dict, int, Network | None]:
-    doc = read_json(path, "slots")
-    if isinstance(doc, list):
-        doc = {"slots": doc}
-    check_keys(str(path), doc, _SLOTS_KEYS, required=("slots",))
-    if not isinstance(doc["slots"], list):
-        raise InvalidInput(f"{path}: slots must be a list of slots (got {type(doc['slots']).__name__})")
-    slots = []
-    for i, s in enumerate(doc["slots"]):
-        where = f"{path}: slots[{i}]"
-        check_keys(where, s, _SLOT_KEYS, required=("start", "procs"))
-        for flag in ("divisible", "extensible"):
-            if flag in s and not isinstance(s[flag], bool):
-                raise InvalidInput(f"{where}.{flag}: must be true or false (got {s[flag]!r})")
-        if "resource" in s and not isinstance(s["resource"], str):
-            raise InvalidInput(f"{where}.resource: must be a resource name (got {s['resource']!r})")
-        for key, low, what in (("start", 0, "an integer >= 0 seconds"), ("procs", 1, "an integer >= 1")):
-            if isinstance(s[key], bool) or not isinstance(s[key], int) or s[key] < low:
-                raise InvalidInput(f"{where}.{key}: must be {what} (got {s[key]!r})")
-        for key in ("duration", "unit_cost", "fixed_cost"):
-            value = s.get(key)
-            if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))
-                                      or not 0 <= value < math.inf):
-                raise InvalidInput(f"{where}.{key}: must be a finite number >= 0 (got {value!r})")
-        try:
-            duration = s.get("duration")
-            slots.append(AdvertisedSlot(
-                s.get("resource", "site"), s["start"], s["procs"], math.inf if duration is None else duration,
-                s.get("divisible", False), s.get("extensible", duration is None),
-                s.get("unit_cost", 1.0), s.get("fixed_cost", 0.0)))
-        except (TypeError, AttributeError) as exc:
-            raise InvalidInput(f"{where}: is malformed ({exc})") from None
-        except MarketError as exc:
-            raise InvalidInput(f"{where}: {exc}") from None
-    resources = doc.get("resources", {})
-    if not isinstance(resources, dict):
-        raise InvalidInput(f"{path}: resources must be an object of name -> {{procs}} (got {resources!r})")
-    machines = {}
-    for name, m in resources.items():
-        check_keys(f"{path}: resources.{name}", m, ("procs",), required=("procs",))
-        if isinstance(m["procs"], bool) or not isinstance(m["procs"], int) or m["procs"] < 1:
-            raise InvalidInput(f"{path}: resources.{name}.procs must be an integer >= 1 (got {m['procs']!r})")
-        machines[name] = m["procs"]
-    net = doc.get("network")
-    if net is not None:
-        check_keys(f"{path}: network", net, ("latency", "bytes_per_second"))
-        for key, value in net.items():
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or not value >= 0:
-                raise InvalidInput(f"{path}: network.{key} must be a number >= 0 (got {value!r})")
-    release = doc.get("release", 0)
-    if isinstance(release, bool) or not isinstance(release, int) or release < 0:
-        raise InvalidInput(f"{path}: release must be an integer >= 0 seconds (got {release!r})")
-    network = Network(net.get("latency", 0), net.get("bytes_per_second", math.inf)) if net else None
-    return slots, machines, int(doc.get("release", 0)), network
-
-
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """The options of ``provision`` (for the main CLI's subparser)."""
-    from scenarios.options import checked
-
-    parser.add_argument("--workflow", required=True,
-                        help="workflow: gridmarket JSON {tasks, edges}, WfCommons JSON, or Pegasus DAX (.xml)")
-    parser.add_argument("--slots", required=True,
-                        help="slots JSON: a list (or {'slots': [...], 'resources': {name: {procs}}, 'release', "
-                        "'network': {latency, bytes_per_second}}) of {resource, start, procs, duration "
-                        "(null = endless), divisible, extensible, unit_cost, fixed_cost}")
-    parser.add_argument("--method", default="moga", type=checked(resolve_provisioning),
-                        help=f"provisioning method: {', '.join(PROVISIONING_METHODS)} or a plug-in "
-                        "'package.module:function' (docs/extending.md) (default moga)")
-    parser.add_argument("--alpha", type=float, default=0.5, help="trade-off factor in [0, 1] (default 0.5)")
-    parser.add_argument("--seed", type=int, default=1,
-                        help="seed of the method's random draws, e.g. MOGA's (default 1)")
-    parser.add_argument("--population", type=int, default=100, help="MOGA: plans per generation (default 100)")
-    parser.add_argument("--generations", type=int, default=10, help="MOGA: generations (default 10)")
-
-
-def run(args: argparse.Namespace) -> int:
-    """Provision the workflow on the slots by ``--method`` and print the plan (and any Pareto set it chose from).
-
-    The method's answer is checked against the slots (:func:`market.provisioning.check_provisioning`)
-    before it is printed. Exit status 0 with a plan; 1 with one line "infeasible: ..." when no plan
-    fits the slots (a valid question without an answer); 2 for bad input or a method's invalid answer.
-    """
-    if not 0 <= args.alpha <= 1:
-        raise InvalidInput(f"--alpha must be in [0, 1], got {args.alpha}")
-    if args.seed < 0:
-        raise InvalidInput(f"--seed must be >= 0, got {args.seed}")
-    wf_path = Path(args.workflow)
-    workflow = read_dax(wf_path) if wf_path.suffix.lower() in (".xml", ".dax") else read_workflow_json(wf_path)
-    slots, machines, release, network = _read_slots(Path(args.slots))
-    if not slots:
-        raise InvalidInput(f"{args.slots}: the slot set is empty")
-    for option in ("population", "generations"):
-        low = 2 if option == "population" else 0
-        if getattr(args, option) < low:
-            raise InvalidInput(f"--{option} must be >= {low}, got {getattr(args, option)}")
-    problem = ProvisioningProblem(workflow, tuple(slots), machines, release, network, args.alpha,
-                                  args.population, args.generations)
-    method = resolve_provisioning(args.method)
-    try:
-        result = method(problem, rng=np.random.default_rng(args.seed))
-    except Infeasible as exc:
-        print(f"infeasible: {exc}")
-        return 1
-    result = check_provisioning(result, problem, args.method)
-    if result.front is not None:
-        chosen = (result.allocation_cost, result.finish(release) - release)
-        print(f"{run_id(args.method, 'cli', args.alpha, args.seed)}: {len(result.front)} Pareto plans, "
-              f"{result.n_evaluations} plans evaluated")
-        print("Pareto set (allocation cost SU, makespan s):")
-        marked = False
-        for p in result.front.plans:
-            mark = ""
-            if not marked and p.makespan == chosen[1] and math.isclose(p.allocation_cost, chosen[0], abs_tol=1e-9):
-                mark, marked = "  <- chosen", True
-            print(f"  {p.allocation_cost:12.3f}  {p.makespan:10}  slots {list(p.slots)}{mark}")
-    print("plan (task, resource, start, end):")
-    for t, p in result.placements.items():
-        if p.resource is not None:
-            print(f"  {t}  {p.resource}  {p.start}  {p.end}")
-    print("bought: " + ", ".join(f"{key}: {price:.3f} SU" for key, price in result.charges.items()))
-    print(f"makespan (s): {result.finish(release) - release}")
-    print(f"allocation cost (SU): {result.allocation_cost:.3f}")
-    return 0
-
-
-def main(argv: list[str] | None = None) -> int:
-    """``python -m scenarios.provisioning`` (``provision`` options); returns the exit status."""
-    parser = argparse.ArgumentParser(prog="gridmarket provision", description=__doc__.splitlines()[0])
-    add_arguments(parser)
-    args = parser.parse_args(argv)
-    try:
-        return run(args)
-    except (MarketError, OSError) as err:
-        print(f"gridmarket provision: error: {err}", file=sys.stderr)
-        return 2
-
-
-if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())

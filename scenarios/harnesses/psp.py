@@ -8,7 +8,7 @@ under PSP (`market.scheduling.psp`), and each user's jobs averaged into the clas
 the user's end-of-run accuracy (`market.scheduling.psp.class_waits`). This module
 only composes those functions.
 
-Run it as ``python -m scenarios.psp --seed 1`` (``--help`` for options). Times are
+Run it as ``python -m scenarios.harnesses.psp --seed 1`` (``--help`` for options). Times are
 seconds in the returned table; the command prints minutes, as the paper does.
 """
 
@@ -124,7 +124,7 @@ def class_wait_table(
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="python -m scenarios.psp",
+        prog="python -m scenarios.harnesses.psp",
         description="Average wait per accuracy class per user-behaviour scenario "
         "(Rocchetti et al., Table 3), printed in minutes.",
     )

@@ -2,9 +2,9 @@
 
 Usage::
 
-    python -m scenarios.twotier_tables                       # small default: 2000 jobs, 5 loads, seed 1
-    python -m scenarios.twotier_tables --jobs 200000 --workloads feitelson96 --out out/fw.csv   # paper scale
-    python -m scenarios.twotier_tables --sections main --loads 0.6,0.9 --jobs 1000 --seed 7
+    python -m scenarios.harnesses.twotier_tables                       # small default: 2000 jobs, 5 loads, seed 1
+    python -m scenarios.harnesses.twotier_tables --jobs 200000 --workloads feitelson96 --out out/fw.csv   # paper scale
+    python -m scenarios.harnesses.twotier_tables --sections main --loads 0.6,0.9 --jobs 1000 --seed 7
 
 What it runs (sec. 3 of the paper; ``shared/seeds/measy-migration-consolidation.txt``):
 
@@ -216,7 +216,7 @@ def _floats(text: str) -> list[float]:
 
 
 def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="python -m scenarios.twotier_tables", description=__doc__.splitlines()[0],
+    p = argparse.ArgumentParser(prog="python -m scenarios.harnesses.twotier_tables", description=__doc__.splitlines()[0],
                                 epilog="See the module docstring for what each section reproduces.")
     p.add_argument("--workloads", default=",".join(WORKLOADS), help=f"comma list of {', '.join(WORKLOADS)}")
     p.add_argument("--loads", default=",".join(map(str, DEFAULT_LOADS)), help="offered loads, comma list")

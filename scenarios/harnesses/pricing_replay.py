@@ -16,7 +16,7 @@ pass at the current instant: the early release uses
 :func:`market.pricing.withdraw_reservation` and ``MachineSimulation.wake_at``.
 
 This module only composes :mod:`market.simulation` and :mod:`market.pricing`.
-Run it as ``python -m scenarios.pricing_replay --trace FILE.swf.gz`` (``--help``
+Run it as ``python -m scenarios.harnesses.pricing_replay --trace FILE.swf.gz`` (``--help``
 for options). Times are seconds; prices are SU (processor-hours).
 """
 
@@ -235,7 +235,7 @@ def pricing_replay(
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="python -m scenarios.pricing_replay",
+        prog="python -m scenarios.harnesses.pricing_replay",
         description="Replay a trace on one provider; a seeded fraction of the jobs reserve slots at "
         "adaptive externality prices (Singh 2008, ch. 5.3: query form 18, choice rule 20). Prints the "
         "mean price (SU = processor-hours) and the mean waits of reservations and best-effort jobs.",

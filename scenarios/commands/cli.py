@@ -142,11 +142,11 @@ def _add_simulate(sub) -> None:
 
 
 def _add_provision(sub) -> None:
-    from scenarios import provisioning
+    from scenarios.commands import provision
 
-    prov = sub.add_parser("provision", help=_COMMANDS["provision"][2], description=provisioning.run.__doc__)
-    provisioning.add_arguments(prov)
-    prov.set_defaults(run=provisioning.run)
+    prov = sub.add_parser("provision", help=_COMMANDS["provision"][2], description=provision.run.__doc__)
+    provision.add_arguments(prov)
+    prov.set_defaults(run=provision.run)
 
 
 # every subcommand: (module, function adding its parser(s), one-line help). Only the module of the
@@ -154,19 +154,19 @@ def _add_provision(sub) -> None:
 # matplotlib; the help lines here are the ones the modules' parsers show.
 _COMMANDS = {
     "simulate": (__name__, "_add_simulate", "run one workload on one machine under a local policy"),
-    "compare": ("scenarios.compare", "add_subcommands",
+    "compare": ("scenarios.commands.compare", "add_subcommands",
                 "run every interaction model of a scenario on one workload and compare them"),
-    "sweep": ("scenarios.compare", "add_subcommands",
+    "sweep": ("scenarios.commands.compare", "add_subcommands",
               "run a scenario over a grid of parameters and seeds (local processes or Dask)"),
-    "quote": ("scenarios.market_cli", "add_subcommands", "price slots on a provider's state (Singh ch. 5)"),
-    "advertise": ("scenarios.market_cli", "add_subcommands",
+    "quote": ("scenarios.commands.quote", "add_subcommands", "price slots on a provider's state (Singh ch. 5)"),
+    "advertise": ("scenarios.commands.quote", "add_subcommands",
                   "list the non-delaying slots a provider advertises (Singh ch. 3)"),
-    "clear": ("scenarios.metascheduling", "add_clear_parser",
+    "clear": ("scenarios.commands.clear", "add_clear_parser",
               "clear pending jobs across systems by MCMF or stable matching (Murali & Vadhiyar)"),
     "viz": ("viz.server", "add_subcommand", "serve the live market page (Mesa SolaraViz) on this machine"),
     "provision": (__name__, "_add_provision",
                   "provision a workflow over slots (MOGA over advertisements or greedy over quotes)"),
-    "run": ("scenarios.reproductions.cli", "add_subcommands",
+    "run": ("scenarios.commands.run", "add_subcommands",
             "run a named reproduction of a seed's experiment (or an agent scenario); --list names them"),
 }
 
