@@ -62,7 +62,7 @@ def _systems(variant: str):
 
 def one(seed: int, variant: str, days: float, labels: list[str]) -> dict:
     """Every policy on one seed's workload and prices: response, cost, MWh, USD/MWh, core-hours per system."""
-    from market.metascheduling import GridConfig, run_grid
+    from market.metascheduling import GridConfig, run_grid, stream_rng
     from scenarios.harnesses.metascheduling import WARMUP_DAYS, xsede_sites
     from scenarios.reproductions.murali import _HISTORY, _grid_jobs
 
@@ -80,7 +80,7 @@ def one(seed: int, variant: str, days: float, labels: list[str]) -> dict:
     out = {}
     for label in labels:
         config = dataclasses.replace(configs[label], warmup=_HISTORY)
-        result = run_grid(jobs, sites, config, rng=np.random.default_rng(streams[1]))
+        result = run_grid(jobs, sites, config, rng=stream_rng(streams[1]))
         s, per = result.summary, result.per_system
         out[label] = {"response": s["mean_response"] / 60.0, "cost": s["total_energy_cost"],
                       "mwh": s["total_energy_mwh"], "core_hours": per["core_hours"].to_dict()}

@@ -90,7 +90,7 @@ def zero_wait_bound(jobs, systems) -> float:
 
 
 def one(seed: int, sites, setting: str, days: float, stated_days: float, policies) -> dict:
-    from market.metascheduling import run_grid
+    from market.metascheduling import run_grid, stream_rng
     from scenarios.harnesses.metascheduling import WARMUP_DAYS
     from scenarios.reproductions.murali import _HISTORY
 
@@ -106,7 +106,7 @@ def one(seed: int, sites, setting: str, days: float, stated_days: float, policie
     for label in policies:
         config = dataclasses.replace(configs[label], warmup=_HISTORY)
         try:
-            result = run_grid(jobs, sites, config, rng=np.random.default_rng(streams[1]))
+            result = run_grid(jobs, sites, config, rng=stream_rng(streams[1]))
         except Exception as err:  # a job past the price series: reported, the setting's k of n counts it missing
             out[label] = {"error": str(err)[:160]}
             continue

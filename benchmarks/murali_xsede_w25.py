@@ -45,7 +45,7 @@ def _systems(variant: str):
 
 def one(seed: int, sites, setting: str, days: float, w_t: float) -> dict:
     import market.metascheduling.grid as grid
-    from market.metascheduling import GridConfig, run_grid
+    from market.metascheduling import GridConfig, run_grid, stream_rng
     from murali_xsede_load import workload
     from scenarios.harnesses.metascheduling import WARMUP_DAYS
     from scenarios.reproductions.murali import _HISTORY
@@ -79,7 +79,7 @@ def one(seed: int, sites, setting: str, days: float, w_t: float) -> dict:
         grid.combined_cost = recording if label == "mcmf" else original
         try:
             result = run_grid(jobs, sites, dataclasses.replace(config, warmup=_HISTORY),
-                              rng=np.random.default_rng(streams[1]))
+                              rng=stream_rng(streams[1]))
         finally:
             grid.combined_cost = original
         rec = result.records

@@ -89,7 +89,7 @@ def _bounds(jobs, systems) -> tuple[float, float]:
 def one(size: str, seed: int, data: Path, variant: str) -> dict:
     """BS and MCMF of the reproduction at ``size`` and ``seed`` on the ``variant`` systems."""
     import scenarios.reproductions.murali as murali
-    from market.metascheduling import run_grid
+    from market.metascheduling import run_grid, stream_rng
 
     captured: dict = {}
     original_systems, original_load, original_run = murali.nordugrid_systems, murali.nordugrid_load, murali._run
@@ -109,7 +109,7 @@ def one(size: str, seed: int, data: Path, variant: str) -> dict:
             if config.strategy not in ("bs", "mcmf"):
                 continue
             config = dataclasses.replace(config, warmup=murali._HISTORY)
-            result = run_grid(jobs, sites, config, rng=np.random.default_rng(seed_stream))
+            result = run_grid(jobs, sites, config, rng=stream_rng(seed_stream))
             rec, s = result.records, result.summary
             per = result.per_system
             out[config.strategy] = {

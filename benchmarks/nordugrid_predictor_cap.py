@@ -81,12 +81,12 @@ def branches(size: str, seed: int, data: Path) -> list[dict]:
     original_run, original_cls = murali._run, grid.QueueWaitPredictor
 
     def only_mcmf(jobs, sites, configs, seed_stream):
-        from market.metascheduling import run_grid
+        from market.metascheduling import run_grid, stream_rng
 
         config = next(c for c in configs if c.strategy == "mcmf")
         config = __import__("dataclasses").replace(config, warmup=murali._HISTORY)
         made.clear()  # the predictors of this run only
-        captured["result"] = run_grid(jobs, sites, config, rng=np.random.default_rng(seed_stream))
+        captured["result"] = run_grid(jobs, sites, config, rng=stream_rng(seed_stream))
         captured["names"] = [s.system.name for s in sites]
         raise StopIteration
 

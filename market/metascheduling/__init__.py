@@ -6,9 +6,9 @@ fairness score. Times are integer seconds; prices ``price_per_mwh``.
 """
 
 from market.metascheduling.fairness import fairness_scores
-from market.metascheduling.grid import STRATEGIES, GridConfig, GridResult, Site, run_grid
+from market.metascheduling.grid import STRATEGIES, GridConfig, GridResult, Site, run_grid, stream_rng
 from market.metascheduling.metrics import instantaneous_load, power_over_time
 from market.metascheduling.workload import grid_workload
 
 __all__ = ["STRATEGIES", "GridConfig", "GridResult", "Site", "fairness_scores", "grid_workload",
-           "instantaneous_load", "power_over_time", "run_grid"]
+           "instantaneous_load", "power_over_time", "run_grid", "stream_rng"]

@@ -43,7 +43,7 @@ from market.prediction.wait_replay import warm_predictor
 from market.scheduling import make_scheduler
 from market.simulation import MachineSimulation
 
-__all__ = ["STRATEGIES", "GridConfig", "GridResult", "Site", "run_grid"]
+__all__ = ["STRATEGIES", "GridConfig", "GridResult", "Site", "run_grid", "stream_rng"]
 
 STRATEGIES = ("bs", "mcmf", "inst", "twoprice", "stable-jobs", "stable-systems")
 
@@ -243,6 +243,28 @@ def _scaled_estimate(job: Job, origin: GridSystem, target: GridSystem) -> int:
     return _stretch(job.estimate, origin.gflops_per_core / target.gflops_per_core)
 
 
+def stream_rng(stream: np.random.SeedSequence) -> np.random.Generator:
+    """A generator on a fresh copy of ``stream``: every run seeded from one stream gets the same draws.
+
+    :func:`run_grid` draws the predictors' warm-up histories from ``rng.spawn``, which advances the
+    seed sequence under the generator. ``np.random.default_rng(stream)`` twice on one ``stream``
+    shares that sequence, so a second strategy would train on other histories than the first, and a
+    strategy's figures would depend on which strategies ran before it. Seed each run with
+    ``stream_rng(stream)`` instead: the strategies compared see the same warm-up histories, in any
+    order (common random numbers).
+
+    >>> s = np.random.SeedSequence(7).spawn(1)[0]
+    >>> a, b = stream_rng(s), stream_rng(s)
+    >>> a.spawn(1)[0].integers(1000) == b.spawn(1)[0].integers(1000)
+    np.True_
+    >>> c, d = np.random.default_rng(s), np.random.default_rng(s)  # the trap: shared spawn counter
+    >>> c.spawn(1)[0].integers(1000) == d.spawn(1)[0].integers(1000)
+    np.False_
+    """
+    return np.random.default_rng(np.random.SeedSequence(stream.entropy, spawn_key=stream.spawn_key,
+                                                        pool_size=stream.pool_size))
+
+
 def run_grid(
     jobs: Sequence[Job],
     sites: Sequence[Site],
@@ -262,7 +284,8 @@ def run_grid(
     config : GridConfig
     rng : numpy.random.Generator
         Draws, in this order: the routing trial per job, the power factor per
-        job, and the wait perturbations.
+        job, and the wait perturbations; the warm-up histories come from
+        ``rng.spawn`` (runs to be compared on one seed stream: :func:`stream_rng`).
     links : mapping, optional
         ``(origin, target) -> (latency_s, bandwidth_bytes_per_s)``; for a job
         with ``data_bytes`` placed away from its origin the predicted response

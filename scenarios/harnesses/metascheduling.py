@@ -26,7 +26,7 @@ import pandas as pd
 
 from market.energy import GridSystem, HourlyPrices, align_to_utc, fixed_prices, read_prices, synthetic_prices, xsede_systems
 from market.errors import InvalidInput, MarketError
-from market.metascheduling import GridConfig, Site, fairness_scores, grid_workload, run_grid
+from market.metascheduling import GridConfig, Site, fairness_scores, grid_workload, run_grid, stream_rng
 
 __all__ = [
     "REGION_PRICES",
@@ -141,7 +141,7 @@ def run_experiment(
         configs.insert(0, GridConfig("bs"))
     results, rows = {}, []
     for config in configs:
-        result = run_grid(jobs, sites, config, rng=np.random.default_rng(seeds[1]))
+        result = run_grid(jobs, sites, config, rng=stream_rng(seeds[1]))
         results[config.name] = result
         s = result.summary
         rows.append({
@@ -210,7 +210,7 @@ def perturbation_table(
     jobs = grid_workload([s.system for s in sites], days=days, rng=np.random.default_rng(seeds[0]),
                          start=WARMUP_DAYS * 86400)
     for p, config in zip(thresholds, configs):
-        r = run_grid(jobs, sites, config, rng=np.random.default_rng(seeds[1]))
+        r = run_grid(jobs, sites, config, rng=stream_rng(seeds[1]))
         rec = r.records
         mwh = (rec["power_watts"] * (rec["end"] - rec["start"]) / 3600 / 1e6).sum()
         rows.append({"threshold_hours": p, "mean_wait_ppe": r.summary["mean_wait_ppe"],

@@ -58,12 +58,12 @@ _HISTORY = 2000
 
 
 def _run(jobs, sites, configs, seed_stream) -> dict[str, dict]:
-    from market.metascheduling import run_grid
+    from market.metascheduling import run_grid, stream_rng
 
     out = {}
     for config in steps(configs, "strategies"):
         config = dataclasses.replace(config, warmup=_HISTORY)
-        result = run_grid(jobs, sites, config, rng=np.random.default_rng(seed_stream))
+        result = run_grid(jobs, sites, config, rng=stream_rng(seed_stream))
         s, per, rec = result.summary, result.per_system, result.records
         busiest = per["jobs"].idxmax()
         sent = rec[(rec["system"] == busiest) & rec["routed"]]  # the jobs the metascheduler sent there
