@@ -169,7 +169,7 @@ class TradingDesk(BrokerStrategy):
         run = min(job.runtime, job.estimate)
         b.rows.append({"job_id": job.id, "site": site, "submit": job.submit, "start": start, "end": start + run,
                        "procs": job.procs, "runtime": job.runtime, "estimate": job.estimate,
-                       "wait": start - job.submit, "user": job.user, "outcome": "completed", "cost": price,
+                       "wait": start - job.submit, "user": job.user, "outcome": _outcome(job), "cost": price,
                        "kind": "job", "workflow": None})
         if run < job.estimate:  # the rest of the window returns when the job ends
             b.later(max(start + run, now), lambda: provider.end_reservation(rid))
@@ -589,7 +589,7 @@ class SLADesk(PerJobDesk):
         run = min(job.runtime, job.estimate)
         row = {"job_id": job.id, "site": contract.provider, "submit": job.submit, "start": start, "end": start + run,
                "procs": job.procs, "runtime": job.runtime, "estimate": job.estimate, "wait": start - job.submit,
-               "user": job.user, "outcome": "completed", "cost": contract.price, "kind": "job", "workflow": None}
+               "user": job.user, "outcome": _outcome(job), "cost": contract.price, "kind": "job", "workflow": None}
         b.rows.append(row)
         self._rows[job.id], self._held[job.id], self._by_rid[rid] = row, rid, job.id
         if run < contract.duration:  # the rest of the window returns when the job ends
@@ -777,3 +777,8 @@ class PredictedSLADesk(SLADesk):
 for _desk in (FirstPriceDesk, VickreyDesk, EnglishDesk, DutchDesk, DoubleAuctionDesk, GDDoubleAuctionDesk,
               NegotiationDesk, DBCDesk, CycleDBCDesk, SLADesk, PredictedSLADesk):
     register_strategy(_desk)
+
+
+def _outcome(job: Job) -> str:
+    """A job that runs past its estimate is killed there (as on every machine here); else it completes."""
+    return "killed" if job.runtime > job.estimate else "completed"

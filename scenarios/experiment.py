@@ -321,7 +321,7 @@ def _summary(model: str, result: RunResult, procs: int, n_jobs: int, requests: R
 
     Market outcomes (SU), from the requests' valuations (the same for every model):
     ``social_welfare`` is the users' realised value, each job's and workflow's utility at its end
-    (:mod:`market.valuation`; 0 if it never ended); ``provider_revenue`` is every SU users paid to
+    (:mod:`market.valuation`; 0 if it never ended or was killed at its estimate); ``provider_revenue`` is every SU users paid to
     providers (equal to ``allocation_cost``: base-rate charges, prices, penalties); the users'
     surplus is their difference. Providers' own costs are not in SU (electricity is its own column),
     so welfare = surplus + revenue. NaN without valuations. ``negotiation_messages`` leaves out the
@@ -364,7 +364,8 @@ def _summary(model: str, result: RunResult, procs: int, n_jobs: int, requests: R
     revenue = float(records["cost"].sum())
     value = math.nan
     if requests is not None and (requests.valuations or requests.workflow_valuations):
-        mine = records[records["kind"].isin(("job", "reservation"))]
+        # a job killed at its estimate delivered nothing: it realises no value (as a job that never ran)
+        mine = records[records["kind"].isin(("job", "reservation")) & (records["outcome"] == "completed")]
         value = sum(realised_values(dict(zip(mine["job_id"], mine["end"])), requests.valuations).values())
         if wf is not None and requests.workflow_valuations:
             ends = {int(k): f for k, f in zip(wf["workflow"], wf["finish"]) if pd.notna(f)}

@@ -109,3 +109,22 @@ def test_the_dbc_broker_buys_only_slots_that_end_by_the_deadline_within_the_valu
     for row in m.broker.rows:
         v = desk.valuations[row["job_id"]]
         assert row["end"] <= v.deadline and row["cost"] <= v.value + 1e-9
+
+
+def test_a_won_job_that_runs_past_its_estimate_is_killed_at_the_window_end_and_realises_no_value():
+    # as the first test, but job 1 would run 5,000 s in its 3,600 s request: it wins [600, 4200), is
+    # killed there (every machine here kills at the estimate), and its record says so
+    from market.valuation import realised_values
+    from scenarios.experiment import Requests, _summary
+
+    jobs = (Job(1, 10, 4, 5000, 3600, site="a"), Job(2, 10, 4, 3600, 3600, site="a"))
+    vals = {1: Valuation(8.0, 10**6, 10), 2: Valuation(6.0, 10**6, 10)}
+    result = MarketModel([ProviderSpec("a", 4, "conservative")], Workload(jobs), route="site",
+                         broker=BrokerSpec("vickrey"), valuations=vals, rng=0).run()
+    r = result.records.set_index("job_id")
+    assert (r.loc[1, "start"], r.loc[1, "end"], r.loc[1, "outcome"]) == (600, 4200, "killed")
+    assert r.loc[2, "outcome"] == "completed"
+    # the comparison row's welfare is job 2's value only: the killed job delivered nothing
+    row = _summary("vickrey", result, 4, 2, Requests(valuations=vals))
+    assert row["social_welfare"] == realised_values({2: r.loc[2, "end"]}, vals)[2] > 0
+    assert row["success_rate"] == 0.5
