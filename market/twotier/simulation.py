@@ -318,13 +318,62 @@ def reference_run_events(jobs: list[Job], traits: list[JobTraits], policy: TwoTi
     }
 
 
+def end_events(machine: TwoTierMachine, heap: list, runs: Mapping[int, Run], t: int) -> list[int]:
+    """Take every event at ``t`` off ``heap``; return the ids of the jobs that ended (vacated) at ``t``.
+
+    The event step of the reference engine and of `market.twotier.stepper`: an event outdated by a
+    later rate change is dropped; a wake-up (the end of a frozen migration) marks its job for a rate
+    refresh; an end whose job has not quite done its work (float drift) marks it too; a real end
+    vacates the job's VMs. Events are ``(time, seq, kind, job id, version)``.
+    """
+    ended = []
+    heappop = heapq.heappop
+    while heap and heap[0][0] == t:
+        _, _, kind, job_id, version = heappop(heap)
+        run = runs[job_id]
+        if version != run.version or run.tier is None:
+            continue  # outdated by a later rate change
+        if kind == _WAKE:
+            machine.dirty.add(job_id)
+            continue
+        machine.snapshot(run)
+        if run.progress < run.work - _EPS:  # float drift: not done yet
+            machine.dirty.add(job_id)
+            continue
+        run.progress, run.end = run.work, t
+        run.finished_in = run.tier
+        if run.tier == "bg":
+            run.fg_start = None
+        machine.vacate(run)
+        ended.append(job_id)
+    return ended
+
+
+def push_rate_events(machine: TwoTierMachine, heap: list, t: int, seq: int) -> int:
+    """Push the next event of every job whose rate changed at ``t``; return the last sequence number.
+
+    A fg job frozen by a migration wakes when the freeze ends; a job progressing at ``rate`` ends at
+    the first whole second its remaining work takes (at least ``t + 1``).
+    """
+    heappush = heapq.heappush
+    for run in machine.refresh_rates():
+        if run.tier == "fg" and t < run.frozen_until:
+            seq += 1
+            heappush(heap, (run.frozen_until, seq, _WAKE, run.id, run.version))
+        elif run.rate > 0.0:
+            left = run.work - run.progress
+            end = max(t + 1, math.ceil(t + left / run.rate - 1e-9))
+            seq += 1
+            heappush(heap, (end, seq, _END, run.id, run.version))
+    return seq
+
+
 def _run_events(machine: TwoTierMachine, policy: TwoTierPolicy, jobs: list[Job], runs: dict[int, Run],
                 migration_cost: int, validate: bool) -> None:
     heap: list[tuple[int, int, int, int, int]] = []  # (time, seq, kind, job id, version)
     seq = 0
     queue: list[Run] = []
     i, n = 0, len(jobs)
-    heappush, heappop = heapq.heappush, heapq.heappop
     while True:
         t = heap[0][0] if heap else None
         if i < n and (t is None or jobs[i].submit < t):
@@ -332,25 +381,7 @@ def _run_events(machine: TwoTierMachine, policy: TwoTierPolicy, jobs: list[Job],
         if t is None:
             break
         machine.now = t
-        event = False
-        while heap and heap[0][0] == t:
-            _, _, kind, job_id, version = heappop(heap)
-            run = runs[job_id]
-            if version != run.version or run.tier is None:
-                continue  # outdated by a later rate change
-            if kind == _WAKE:
-                machine.dirty.add(job_id)
-                continue
-            machine.snapshot(run)
-            if run.progress < run.work - _EPS:  # float drift: not done yet
-                machine.dirty.add(job_id)
-                continue
-            run.progress, run.end = run.work, t
-            run.finished_in = run.tier
-            if run.tier == "bg":
-                run.fg_start = None
-            machine.vacate(run)
-            event = True
+        event = bool(end_events(machine, heap, runs, t))
         while i < n and jobs[i].submit == t:
             queue.append(runs[jobs[i].id])
             i += 1
@@ -359,15 +390,7 @@ def _run_events(machine: TwoTierMachine, policy: TwoTierPolicy, jobs: list[Job],
             policy.schedule(machine, queue, migration_cost=migration_cost)
         if validate:
             machine.assert_consistent()
-        for run in machine.refresh_rates():
-            if run.tier == "fg" and t < run.frozen_until:
-                seq += 1
-                heappush(heap, (run.frozen_until, seq, _WAKE, run.id, run.version))
-            elif run.rate > 0.0:
-                left = run.work - run.progress
-                end = max(t + 1, math.ceil(t + left / run.rate - 1e-9))
-                seq += 1
-                heappush(heap, (end, seq, _END, run.id, run.version))
+        seq = push_rate_events(machine, heap, t, seq)
     stuck = [r.id for r in runs.values() if r.end is None]
     if stuck:
         raise MarketError(f"two-tier simulation stalled with {len(stuck)} unfinished job(s), e.g. {stuck[:5]}")

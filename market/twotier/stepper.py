@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import bisect
 import heapq
-import math
 from collections.abc import Mapping
 
 import numpy as np
@@ -34,13 +33,11 @@ from market.twotier.progress import (
     JobTraits,
     draw_traits,
 )
-from market.twotier.simulation import DEFAULT_MIGRATION_COST, TWO_TIER_POLICIES
+from market.twotier.simulation import DEFAULT_MIGRATION_COST, TWO_TIER_POLICIES, end_events, push_rate_events
 from market.twotier.vm import Run, TwoTierMachine
 
 __all__ = ["TwoTierMachineSimulation"]
 
-_END, _WAKE = 0, 1
-_EPS = 1e-6  # progress tolerance against float drift, dedicated seconds (as the engine's)
 
 
 class _SchedulerView:
@@ -210,7 +207,6 @@ class TwoTierMachineSimulation:
     def run_until(self, until: int | None) -> None:
         """Process every event at times <= ``until`` (all of them if None)."""
         machine, runs, jobs, heap, queue = self.machine, self.runs, self.jobs, self._heap, self._queue
-        heappush, heappop = heapq.heappush, heapq.heappop
         last_t = self.now
         while True:
             t = heap[0][0] if heap else None
@@ -219,26 +215,10 @@ class TwoTierMachineSimulation:
             if t is None or (until is not None and t > until):
                 break
             last_t = machine.now = t
-            event = False
-            while heap and heap[0][0] == t:
-                _, _, kind, job_id, version = heappop(heap)
-                run = runs[job_id]
-                if version != run.version or run.tier is None:
-                    continue  # outdated by a later rate change
-                if kind == _WAKE:
-                    machine.dirty.add(job_id)
-                    continue
-                machine.snapshot(run)
-                if run.progress < run.work - _EPS:  # float drift: not done yet
-                    machine.dirty.add(job_id)
-                    continue
-                run.progress, run.end = run.work, t
-                run.finished_in = run.tier
-                if run.tier == "bg":
-                    run.fg_start = None
-                machine.vacate(run)
+            ended = end_events(machine, heap, runs, t)
+            for job_id in ended:
                 self.end[job_id] = t
-                event = True
+            event = bool(ended)
             while self._next < len(jobs) and jobs[self._next].submit == t:
                 queue.append(runs[jobs[self._next].id])
                 self._next += 1
@@ -251,15 +231,7 @@ class TwoTierMachineSimulation:
                 for run in machine.bg_runs.values():
                     if run.id not in self.start:
                         self.start[run.id] = run.start
-            for run in machine.refresh_rates():
-                if run.tier == "fg" and t < run.frozen_until:
-                    self._seq += 1
-                    heappush(heap, (run.frozen_until, self._seq, _WAKE, run.id, run.version))
-                elif run.rate > 0.0:
-                    left = run.work - run.progress
-                    end = max(t + 1, math.ceil(t + left / run.rate - 1e-9))
-                    self._seq += 1
-                    heappush(heap, (end, self._seq, _END, run.id, run.version))
+            self._seq = push_rate_events(machine, heap, t, self._seq)
         if until is None:
             self.now = max(self.now, last_t)
             stuck = [r.id for r in runs.values() if r.end is None]
