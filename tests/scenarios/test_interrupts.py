@@ -52,14 +52,18 @@ def test_signal_stops_a_sweep_keeps_finished_runs_and_resume_finishes_it(tmp_pat
     assert len(list((out / "runs").glob("*.json"))) == 4 and (out / "sweep.csv").is_file()
 
 
-@pytest.mark.slow
-def test_sigterm_during_run_seeds_stops_its_workers_and_leaves_no_folder(tmp_path):
-    out = tmp_path / "var"
-    proc = subprocess.Popen(
+def _run_seeds(out: Path) -> subprocess.Popen:
+    return subprocess.Popen(
         [sys.executable, "-m", "scenarios.commands.cli", "run", "singh-var", "--seeds", "1..6", "--workers", "2",
          "--out", str(out)],
         cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )
+
+
+@pytest.mark.slow
+def test_sigterm_during_run_seeds_stops_its_workers_and_leaves_no_folder(tmp_path):
+    out = tmp_path / "var"
+    proc = _run_seeds(out)
     for line in proc.stderr:
         if line.startswith("running singh-var"):
             break
@@ -73,11 +77,7 @@ def test_sigterm_during_run_seeds_stops_its_workers_and_leaves_no_folder(tmp_pat
 @pytest.mark.slow
 def test_sigterm_after_seeds_finished_keeps_their_reports_and_join_reports_them(tmp_path):
     out = tmp_path / "var"
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "scenarios.commands.cli", "run", "singh-var", "--seeds", "1..6", "--workers", "2",
-         "--out", str(out)],
-        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-    )
+    proc = _run_seeds(out)
     for line in proc.stderr:  # the first seed has finished (and been written): stop the run
         if line.startswith("  [1/6]"):
             break
