@@ -349,16 +349,19 @@ class DBCDesk(PerJobDesk):
 
     def trade(self, jobs: list[Job], now: int) -> None:
         for job in jobs:
-            v = self.valuations[job.id]
-            found = self.offers(job, now)
-            buy = dbc_buy([o for o, _ in found], 1, job_time=max(1, min(job.runtime, job.estimate)),
-                          deadline=max(0, v.deadline - now), budget=v.value, strategy=self.strategy,
-                          auction=self._auction)
-            if not buy.bought:
-                self.fallback(job, now)
-                continue
-            index, _, price = buy.bought[0]
-            self.hold(job, found[index][0].provider, found[index][1], price, now)
+            self._buy(job, self.offers(job, now), now)
+
+    def _buy(self, job: Job, found: list, now: int) -> None:
+        """Buy ``job``'s slot by DBC among ``found`` (offer, start) pairs; with none in budget and deadline, queue it."""
+        v = self.valuations[job.id]
+        buy = dbc_buy([o for o, _ in found], 1, job_time=max(1, min(job.runtime, job.estimate)),
+                      deadline=max(0, v.deadline - now), budget=v.value, strategy=self.strategy,
+                      auction=self._auction)
+        if not buy.bought:
+            self.fallback(job, now)
+            return
+        index, _, price = buy.bought[0]
+        self.hold(job, found[index][0].provider, found[index][1], price, now)
 
 
 class CycleDBCDesk(DBCDesk):
@@ -390,17 +393,9 @@ class CycleDBCDesk(DBCDesk):
         self._left = sorted(jobs, key=lambda j: (self.valuations[j.id].deadline, j.id))
         while self._left:
             job = self._left.pop(0)
-            v = self.valuations[job.id]
             found = self.offers(job, now)
             self._turn = (job, found, now)
-            buy = dbc_buy([o for o, _ in found], 1, job_time=max(1, min(job.runtime, job.estimate)),
-                          deadline=max(0, v.deadline - now), budget=v.value, strategy=self.strategy,
-                          auction=self._auction)
-            if not buy.bought:
-                self.fallback(job, now)
-                continue
-            index, _, price = buy.bought[0]
-            self.hold(job, found[index][0].provider, found[index][1], price, now)
+            self._buy(job, found, now)
         self._turn = None
 
     def _bids_at(self, job: Job, provider: str, now: int) -> tuple[float, float, int] | None:
