@@ -15,6 +15,7 @@ from market.energy.power import POWER_MODELS, job_power_watts, power_factors
 from market.energy.prices import (
     HourlyPrices,
     align_to_utc,
+    continue_by_repeating,
     fixed_prices,
     read_prices,
     synthetic_prices,
@@ -29,6 +30,7 @@ __all__ = [
     "POWER_MODELS",
     "WH_PER_MWH",
     "align_to_utc",
+    "continue_by_repeating",
     "electricity_cost",
     "electricity_costs",
     "fixed_prices",

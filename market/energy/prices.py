@@ -25,6 +25,7 @@ from market.errors import InvalidInput
 __all__ = [
     "HourlyPrices",
     "align_to_utc",
+    "continue_by_repeating",
     "fixed_prices",
     "read_prices",
     "synthetic_prices",
@@ -272,6 +273,55 @@ def align_to_utc(series: HourlyPrices, epoch_utc: str, utc_offset_hours: int, n_
             f"of the UTC epoch {epoch_utc}"
         )
     return series.window(first, n_hours)
+
+
+WEEKS_52_HOURS = 52 * 7 * 24
+"""8,736 hours: the "last full year" :func:`continue_by_repeating` repeats by default (52 whole weeks)."""
+
+
+def continue_by_repeating(series: HourlyPrices, n_hours: int, *, period_hours: int = WEEKS_52_HOURS) -> HourlyPrices:
+    """``series`` continued to ``n_hours`` hours by repeating its last ``period_hours`` hours, hour for hour.
+
+    A stated modelling choice for prices past the end of the data, e.g. a
+    simulation whose queues outlast a real market series: hour ``n + k`` of
+    the result (``n = series.n_hours``, ``k >= 0``) is hour
+    ``n - period_hours + k % period_hours`` of ``series``. The default period
+    is 52 whole weeks (8,736 h), so the repeated hours keep their local hour
+    of day and weekday; the season drifts by one day a repetition. The first
+    ``n`` hours are ``series``' own (the same floats), so prices and
+    integrals over them do not change.
+
+    Parameters
+    ----------
+    series : HourlyPrices
+        At least ``period_hours`` long.
+    n_hours : int
+        Length of the result, >= ``series.n_hours``.
+    period_hours : int
+        Hours repeated (>= 1).
+
+    Raises
+    ------
+    InvalidInput
+        ``series`` shorter than ``period_hours``, ``n_hours`` below its length, or a bad period.
+
+    Examples
+    --------
+    >>> p = continue_by_repeating(HourlyPrices([1.0, 2.0, 3.0, 4.0, 5.0]), 8, period_hours=2)
+    >>> p.prices.tolist()
+    [1.0, 2.0, 3.0, 4.0, 5.0, 4.0, 5.0, 4.0]
+    """
+    if isinstance(period_hours, bool) or not isinstance(period_hours, int) or period_hours < 1:
+        raise InvalidInput(f"period_hours must be an int >= 1, got {period_hours!r}")
+    n = series.n_hours
+    if isinstance(n_hours, bool) or not isinstance(n_hours, int) or n_hours < n:
+        raise InvalidInput(f"n_hours must be an int >= the series' {n} h, got {n_hours!r}")
+    if n < period_hours:
+        raise InvalidInput(f"price series {series.zone!r} has {n} h, fewer than the {period_hours} h to repeat")
+    extra = n_hours - n
+    tail = series.prices[n - period_hours:]
+    values = np.concatenate([series.prices, np.resize(tail, extra)]) if extra else series.prices
+    return HourlyPrices(values, series.zone, series.currency, series.start)
 
 
 def fixed_prices(price_per_mwh: float, n_hours: int, *, zone: str = "fixed", currency: str = "") -> HourlyPrices:

@@ -61,11 +61,18 @@ class Site:
         What the metascheduler knows at each cycle; default: known day-ahead
         prices, SARIMA forecasts past midnight (`PriceOutlook`). Its forecasts
         are cached, so runs that share a `Site` fit each day once.
+    continuation : HourlyPrices, optional
+        Prices after ``prices`` ends (its hour 0 is second ``prices.end_time``),
+        used only to price the part of a job's run past that end -- a caller's
+        stated choice for a queue that outlasts its data (e.g.
+        `market.energy.continue_by_repeating`). The metascheduler never sees
+        them. None: a job ending past ``prices`` is an error (`run_grid`).
     """
 
     system: GridSystem
     prices: HourlyPrices
     outlook: PriceOutlook | None = None
+    continuation: HourlyPrices | None = None
 
     def __post_init__(self) -> None:
         if self.outlook is None:
@@ -73,6 +80,22 @@ class Site:
 
     def view(self, now: int) -> HourlyPrices:
         return self.outlook.view(now)
+
+    def price_hours(self, start: int, end: int) -> float:
+        """Price-hours actually paid over ``[start, end)`` (seconds): ``prices``, then ``continuation``.
+
+        Raises `InvalidInput` (one line) when ``end`` is past both.
+        """
+        cut = self.prices.end_time
+        if end <= cut:
+            return self.prices.integral(start, end)
+        after = self.continuation
+        if after is None or end - cut > after.end_time:
+            covered = cut if after is None else cut + after.end_time
+            what = "its price series" if after is None else "its price series and their continuation"
+            raise InvalidInput(f"ends at second {end} on {self.system.name!r}, past {what} ({covered} s)")
+        head = self.prices.integral(min(start, cut), cut)
+        return head + after.integral(max(start, cut) - cut, end - cut)
 
 
 @dataclass(frozen=True)
@@ -300,7 +323,8 @@ def run_grid(
     Raises
     ------
     InvalidInput
-        Bad config, unknown origin system, a job no system can run, or jobs out of order.
+        Bad config, unknown origin system, a job no system can run, jobs out of order, or a job
+        ending past its system's prices (and their ``continuation``, `Site`).
     """
     config.check()
     if not isinstance(rng, np.random.Generator):
@@ -448,14 +472,13 @@ def _result(jobs, routed, placed, states, factor_of, config) -> GridResult:
         start, end = state.sim.start[job.id], state.sim.end[job.id]
         ran = _scaled(job, states[job.site].system, state.system, dispatch)
         watts = job.procs * state.system.watts_per_core * factor_of[job.id]
-        prices = state.site.prices
-        if end > prices.end_time:
-            raise InvalidInput(
-                f"job {job.id} ends at second {end} on {name!r}, past its price series ({prices.end_time} s)"
-            )
+        try:
+            price_hours = state.site.price_hours(start, end)
+        except InvalidInput as err:
+            raise InvalidInput(f"job {job.id} {err}") from None
         rows.append(
             (job.id, job.site, name, bool(is_routed), job.submit, dispatch, start, end, job.procs,
-             ran.runtime, ran.estimate, watts, watts * prices.integral(start, end) / WH_PER_MWH, predicted)
+             ran.runtime, ran.estimate, watts, watts * price_hours / WH_PER_MWH, predicted)
         )  # fmt: skip
     records = pd.DataFrame(
         rows,

@@ -9,6 +9,7 @@ from market.energy import (
     GridSystem,
     HourlyPrices,
     align_to_utc,
+    continue_by_repeating,
     electricity_cost,
     electricity_costs,
     fixed_prices,
@@ -162,6 +163,21 @@ def test_align_to_utc_shifts_by_site_offset():
     assert east.prices[0] == 19.0 and west.prices[0] == 16.0
     with pytest.raises(InvalidInput, match="starts at"):
         align_to_utc(s, "2014-06-01T00", -5)
+
+
+def test_continue_by_repeating_repeats_the_last_period_hour_for_hour():
+    # 10 hours 0..9, the last 4 (6, 7, 8, 9) repeated: hours 10..15 are 6, 7, 8, 9, 6, 7 (hand-written)
+    start = np.datetime64("2018-12-24T00", "h")
+    p = continue_by_repeating(HourlyPrices(np.arange(10.0), "NP", "EUR", start), 16, period_hours=4)
+    assert p.prices.tolist() == [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 6, 7, 8, 9, 6, 7]
+    assert (p.zone, p.currency, p.start) == ("NP", "EUR", start)
+    assert p.integral(9 * 3600, 11 * 3600) == 9.0 + 6.0
+    week = continue_by_repeating(HourlyPrices(np.arange(2.0 * 8736)), 3 * 8736)  # default: 52 weeks
+    assert week.prices[2 * 8736] == 8736.0 and week.prices[-1] == 2 * 8736 - 1.0
+    with pytest.raises(InvalidInput, match="fewer than the 4 h to repeat"):
+        continue_by_repeating(HourlyPrices([1.0, 2.0]), 6, period_hours=4)
+    with pytest.raises(InvalidInput, match="n_hours must be"):
+        continue_by_repeating(HourlyPrices(np.arange(10.0)), 5, period_hours=4)
 
 
 def test_hourly_prices_reject_nan():

@@ -125,6 +125,25 @@ def test_price_series_too_short_for_a_job_is_an_error():
         run_grid([Job(1, 3 * DAY, 1, 5 * 3600, 5 * 3600, site="s")], [site], GridConfig("bs"), rng=np.random.default_rng(0))
 
 
+def test_a_job_past_the_price_series_is_priced_from_the_sites_continuation():
+    """Hand-checked: 4 cores x 10 W = 40 W from hour 72 to hour 77 (submitted at 3 days, 5 h run, empty machine).
+    Hours 72-75 are the series' own at 40/MWh, hour 76 its continuation's first hour, 100/MWh:
+    40 W x (4 x 40 + 1 x 100) price-hours / 1e6 = 0.0104. Without the continuation the run is an error."""
+    s = GridSystem("s", 4, 10 * 3600, 10.0, 10.0)
+    short = HourlyPrices(np.full(76, 40.0))
+    after = HourlyPrices([100.0, 7.0, 7.0])
+    site = Site(s, short, PriceOutlook(short, forecaster=None), continuation=after)
+    job = Job(1, 3 * DAY, 4, 5 * 3600, 5 * 3600, site="s")
+    rec = run_grid([job], [site], GridConfig("bs"), rng=np.random.default_rng(0)).records
+    assert (int(rec["start"].iloc[0]), int(rec["end"].iloc[0])) == (72 * 3600, 77 * 3600)
+    assert rec["energy_cost"].iloc[0] == pytest.approx(40 * (4 * 40 + 1 * 100) / 1e6)
+    # a job ending past the continuation too is still the one-line error
+    long_job = Job(1, 3 * DAY, 4, 8 * 3600, 8 * 3600, site="s")
+    with pytest.raises(InvalidInput, match=r"ends at second 288000 on 's', past its price series and their "
+                                           r"continuation \(284400 s\)"):
+        run_grid([long_job], [site], GridConfig("bs"), rng=np.random.default_rng(0))
+
+
 def test_power_and_load_series_cover_every_system(small_grid, runs):
     from market.metascheduling import instantaneous_load, power_over_time
 
