@@ -125,6 +125,7 @@ def duplicate_trace(
     p: float,
     shift: int = ONE_WEEK,
     rng: np.random.Generator,
+    ahead: bool = False,
 ) -> Workload:
     """Raise utilisation by adding a shifted copy of the trace, each copied job with probability p.
 
@@ -138,21 +139,31 @@ def duplicate_trace(
         Seconds between the start of the original and of the copy, >= 0.
     rng : numpy.random.Generator
         One uniform draw per job decides admission; the same seed gives the same workload.
+    ahead : bool, default False
+        Which copy starts first. False: the copy starts ``shift`` seconds *after* the
+        original (a job submitted at t is copied to t + shift). True: the copy starts
+        ``shift`` seconds *before* it (t - shift), so the copy of the trace's second week
+        lands on its first; copies that would come before the trace's first submission are
+        dropped (they draw their admission all the same, so ``rng`` is consumed alike).
+        Over a whole trace the two differ only at its ends; inside a window at the trace's
+        start, ahead=True adds copies from the window's first second, ahead=False none
+        before ``shift``.
 
     Returns
     -------
     Workload
         The original jobs plus the admitted copies, sorted by ``(submit, id)``. A copy keeps
         every field but ``id`` (shifted by ``max id - min id + 1``, so ids stay unique) and
-        ``submit`` (plus ``shift``). The header records ``gridmarket.duplicate`` (``p``,
-        ``shift`` and the number of copies). When no copy is admitted (always for ``p=0``)
+        ``submit`` (plus ``shift``, or minus it when ``ahead``). The header records
+        ``gridmarket.duplicate`` (``p``, ``shift``, ``ahead=True`` when set, and the number of
+        copies). When no copy is admitted (always for ``p=0``)
         the original workload is returned unchanged.
 
     Raises
     ------
     InvalidInput
-        If ``p`` is outside [0, 1], ``shift`` is not an int >= 0, or ``rng`` is not a
-        Generator.
+        If ``p`` is outside [0, 1], ``shift`` is not an int >= 0, ``ahead`` is not a bool,
+        or ``rng`` is not a Generator.
 
     Notes
     -----
@@ -163,6 +174,7 @@ def duplicate_trace(
     the second trace was submitted to the resource only with a certain probability.
     Increasing this probability allowed us to increase the load while not changing the task
     characteristics". Sec. 4.8, p. 64, raises the CTC load from 63% to 76% and 88% this way.
+    The thesis does not say which copy starts first; ``ahead`` names the two readings.
 
     Examples
     --------
@@ -174,11 +186,17 @@ def duplicate_trace(
     [(1, 100), (2, 200), (3, 300), (4, 604900), (5, 605000), (6, 605100)]
     >>> duplicate_trace(w, p=0.0, rng=np.random.default_rng(0)) == w
     True
+    >>> w2 = Workload((Job(1, submit=0, procs=1, runtime=10, estimate=10),
+    ...                Job(2, submit=ONE_WEEK + 50, procs=1, runtime=10, estimate=10)))
+    >>> [(j.id, j.submit) for j in duplicate_trace(w2, p=1.0, ahead=True, rng=np.random.default_rng(0)).jobs]
+    [(1, 0), (4, 50), (2, 604850)]
     """
     if isinstance(p, bool) or not isinstance(p, (int, float)) or not 0.0 <= p <= 1.0:
         raise InvalidInput(f"duplicate_trace: p must be a probability in [0, 1], got {p!r}")
     if not isinstance(shift, int) or isinstance(shift, bool) or shift < 0:
         raise InvalidInput(f"duplicate_trace: shift must be an int >= 0 seconds, got {shift!r}")
+    if not isinstance(ahead, bool):
+        raise InvalidInput(f"duplicate_trace: ahead must be a bool, got {ahead!r}")
     if not isinstance(rng, np.random.Generator):
         raise InvalidInput(f"duplicate_trace: rng must be a numpy.random.Generator, got {rng!r}")
     jobs = workload.jobs
@@ -187,13 +205,17 @@ def duplicate_trace(
         return workload
     ids = [j.id for j in jobs]
     offset = max(ids) - min(ids) + 1
+    delta = -shift if ahead else shift
+    first = jobs[0].submit
     copies = [
-        Job(j.id + offset, j.submit + shift, j.procs, j.runtime, j.estimate, j.user, j.group,
+        Job(j.id + offset, j.submit + delta, j.procs, j.runtime, j.estimate, j.user, j.group,
             j.site, j.power_watts, j.data_bytes)
-        for j, take in zip(jobs, admitted.tolist()) if take
+        for j, take in zip(jobs, admitted.tolist()) if take and j.submit + delta >= first
     ]  # fmt: skip
+    if not copies:
+        return workload
     merged = tuple(heapq.merge(jobs, copies, key=lambda j: (j.submit, j.id)))
-    note = f"p={p!r} shift={shift} copies={len(copies)}"
+    note = f"p={p!r} shift={shift}{' ahead=True' if ahead else ''} copies={len(copies)}"
     return _with_jobs(workload, merged, ("gridmarket.duplicate", note))
 
 

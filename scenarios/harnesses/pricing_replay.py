@@ -91,6 +91,7 @@ def pricing_replay(
     estimates: str = "requested",
     decisions: Mapping[int, int] | None = None,
     release: bool = True,
+    slot_estimates: str | None = None,
 ) -> ReplayResult:
     """Replay ``jobs`` on ``procs`` processors with a fraction of them as priced reservations.
 
@@ -112,6 +113,15 @@ def pricing_replay(
         Seeds ``numpy.random.default_rng`` for the draw of requests and alphas.
     estimates : {"requested", "exact"}
         Plan with the trace's estimates or with the actual runtimes.
+    slot_estimates : {None, "requested", "exact"}
+        What the reservation requests ask for: None, the same as ``estimates``;
+        ``"exact"``, each request asks for (and reserves) its job's actual runtime
+        while the best-effort jobs keep ``estimates``. Singh ch. 5.3's inaccurate-estimate
+        runs (Figs. 30-31) change only the best-effort jobs: "Till now, we have assumed
+        that the tasks executing using the best effort service request their actual
+        running time ... We performed experiments using the requested runtime estimates
+        of the tasks in the best effort workload". The draw of requests is the same
+        whatever this is.
     decisions : mapping of int to int, optional
         Start of each request by job id, from an earlier run
         (``result.reservations``): the requests are placed there without
@@ -142,6 +152,11 @@ def pricing_replay(
         raise InvalidInput(f"alpha must be in [0, 1], got {alpha}")
     if estimates not in ESTIMATES:
         raise InvalidInput(f"estimates must be one of {ESTIMATES}, got {estimates!r}")
+    if slot_estimates is not None and slot_estimates not in ESTIMATES:
+        raise InvalidInput(f"slot_estimates must be None or one of {ESTIMATES}, got {slot_estimates!r}")
+    if slot_estimates == "requested" and estimates == "exact":
+        raise InvalidInput("slot_estimates='requested' needs estimates='requested' (exact estimates replace the "
+                           "trace's requested ones)")
     if estimates == "exact":
         jobs = [j if j.estimate == j.runtime else replace(j, estimate=j.runtime) for j in jobs]
     kept = [j for j in jobs if j.procs <= procs]
@@ -155,6 +170,8 @@ def pricing_replay(
     chosen = set(rng.choice(len(kept), size=n_requests, replace=False).tolist()) if n_requests else set()
     requests = [j for i, j in enumerate(kept) if i in chosen]
     best_effort = [j for i, j in enumerate(kept) if i not in chosen]
+    if slot_estimates == "exact":
+        requests = [j if j.estimate == j.runtime else replace(j, estimate=j.runtime) for j in requests]
     alphas = rng.uniform(0, 1, len(requests)) if alpha is None else np.full(len(requests), alpha)
 
     scheduler = make_scheduler(policy, procs)
@@ -223,6 +240,7 @@ def pricing_replay(
         "alpha": alpha,
         "fraction": fraction,
         "estimates": estimates,
+        "slot_estimates": slot_estimates or estimates,
         "n_jobs": len(kept),
         "n_reservations": len(res),
         "mean_price_su": float(res["price"].mean()) if len(res) else 0.0,
@@ -252,6 +270,10 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--seed", type=int, default=1, help="seed of the draws (default 1)")
     parser.add_argument("--estimates", default="requested", choices=ESTIMATES,
                         help="plan with requested runtimes or exact ones (default requested)")
+    parser.add_argument("--slot-estimates", choices=ESTIMATES,
+                        help="what reservation requests ask for (default: as --estimates); 'exact' sizes "
+                        "slots by the jobs' actual runtimes while best-effort jobs keep --estimates (ch. 5.3, "
+                        "Figs. 30-31)")
     parser.add_argument("--days", type=float, help="replay only the jobs submitted in the first N days")
     parser.add_argument("--hold", action="store_true",
                         help="hold a reservation to its end even when its job ends early (default: give the rest back)")
@@ -279,7 +301,8 @@ def main(argv: list[str] | None = None) -> int:
             raise InvalidInput(f"{args.trace}: no machine size: pass --procs")
         t0 = time.perf_counter()
         result = pricing_replay(jobs, procs=procs, policy=args.policy, fraction=args.fraction, alpha=alpha,
-                                seed=args.seed, estimates=args.estimates, release=not args.hold)
+                                seed=args.seed, estimates=args.estimates, release=not args.hold,
+                                slot_estimates=args.slot_estimates)
         seconds = time.perf_counter() - t0
     except (MarketError, OSError) as err:
         print(f"pricing_replay: error: {err}", file=sys.stderr)

@@ -16,6 +16,8 @@ from pathlib import Path
 
 import numpy as np
 
+from market.errors import InvalidInput
+
 from scenarios.reproductions.report import (
     Check,
     Row,
@@ -188,37 +190,89 @@ _FIG23_AXIS_SU = 40.0  # Fig. 23's price axis: 0-40 SU
 _FIG24_AXIS_H = {"ctc": 1.5, "sdsc": 1.4}  # Fig. 24's wait axes (hours)
 
 
+_UTILIZATION = {"sdsc": 63.4, "ctc": 58.7}  # ch. 5.3, "Impact of resource utilization"
 _RAISED_UTILIZATION = {"ctc": (68.4, 78.8), "sdsc": (77.8, 87.4)}  # ch. 5.3: +20 % and +40 % load
 _FIG25_AXIS_SU = 200.0  # Fig. 25's price axis: 0-200 SU
 _FIG27_AXIS_SU = 45.0  # Fig. 27's price axis: 0-45 SU
 
 
-def _pricing_load_and_share(site, w, jobs, days, procs, alphas, draw, policy, estimates, base, rows, checks):
+DEFAULT_COPY = "week-earlier"
+COPY_PLACEMENTS = {"week-earlier": True, "week-later": False}
+"""Where Figs. 25-26's duplicated jobs go: ``duplicate_trace(..., ahead=...)`` per named placement.
+
+Ch. 5.3 says only "we increase the resource utilization by 20% and 40% by
+duplicating tasks in the simulated workload"; ch. 4.7's method (two copies "with
+a week's difference between their start time") does not say which copy comes
+first. Inside the first 30 days a copy a week *later* covers days 7-30 only
+(+40 %: 96 % offered load there, none added to days 0-7); a copy a week
+*earlier* (the trace's days 7-37 on days 0-30) adds to the whole window. The
+default is ``week-earlier``, a reading: its utilisation ratios match the
+thesis's stated ones (+40 %: SDSC 1.38 vs 87.4/63.4 = 1.38, CTC 1.34 vs
+78.8/58.7 = 1.34; the later copy 1.35 and 1.31, its bunched work spilling past
+day 30). ``week-later`` is the reading used before 2026-11-25.
+"""
+
+
+def _raised_window(w, jobs, procs: int, t1: int, raise_by: float, draw: int, copy: str = DEFAULT_COPY):
+    """The window ``[0, t1)`` with ch. 4.7's copy of trace ``w`` placed by ``copy``, admitted with p; (jobs, p).
+
+    p makes the window's offered load ``1 + raise_by`` times its own (``jobs``), from the
+    *measured* offered loads of the window alone and with the whole copy (p = 1), capped at 1.
+    """
+    from market.workloads import duplicate_trace
+
+    if copy not in COPY_PLACEMENTS:
+        raise InvalidInput(f"singh-pricing: copy must be one of {', '.join(COPY_PLACEMENTS)}, got {copy!r}")
+    ahead = COPY_PLACEMENTS[copy]
+    own = _offered_load(jobs, procs, 0, t1)
+    full_copy = duplicate_trace(w, p=1.0, rng=np.random.default_rng(draw), ahead=ahead)
+    copy_load = _offered_load(full_copy.jobs, procs, 0, t1) - own
+    p = round(min(max(raise_by * own / copy_load, 0.0), 1.0), 3) if copy_load > 0 else 0.0
+    loaded = duplicate_trace(w, p=p, rng=np.random.default_rng(draw + 1), ahead=ahead)
+    return [j for j in loaded.jobs if j.submit < t1], p
+
+
+def _window_utilisation(result, procs: int, t1: int) -> float:
+    """Busy processor-seconds inside ``[0, t1)`` of one replay (best-effort and reserved jobs) over ``procs * t1``."""
+    j, s = result.jobs, result.reservations
+    busy = float((j["procs"] * (np.minimum(j["end"], t1) - np.minimum(j["start"], t1))).sum())
+    end = s["start"] + np.minimum(s["runtime"], s["duration"])
+    busy += float((s["procs"] * (np.minimum(end, t1) - np.minimum(s["start"], t1))).sum())
+    return busy / (procs * t1)
+
+
+def _pricing_load_and_share(site, w, jobs, days, procs, alphas, draw, policy, estimates, base, rows, checks,
+                            copy=DEFAULT_COPY, base_utilisation=None):
     """Figs. 25-28 (ch. 5.3): prices and waits with the load raised by 20 % and 40 %, and with more reservations.
 
     The load is raised by ch. 4.7's method, a week-shifted copy of the trace
     whose jobs are admitted with probability p; p is computed from the
     *measured* offered loads of the simulated window (own, and the copy's at
-    p = 1) so the window's load is 1.2 and 1.4 times its own. ``base`` holds
-    the 10 % summaries by alpha.
+    p = 1) so the window's load is 1.2 and 1.4 times its own. ``copy`` names
+    where the copy goes (:data:`COPY_PLACEMENTS`). ``base`` holds the 10 %
+    summaries by alpha; ``base_utilisation`` the original window's
+    utilisation (for the row beside the thesis's).
     """
-    from market.workloads import duplicate_trace
     from scenarios.harnesses.pricing_replay import pricing_replay
 
     up, t1 = site.upper(), days * _DAY
     own = _offered_load(jobs, procs, 0, t1)
-    full_copy = duplicate_trace(w, p=1.0, rng=np.random.default_rng(draw))
-    copy_load = _offered_load(full_copy.jobs, procs, 0, t1) - own
     loads = {"original": (own, base)}
     for raise_by, thesis in zip((0.2, 0.4), _RAISED_UTILIZATION[site]):
-        p = round(min(max(raise_by * own / copy_load, 0.0), 1.0), 3)
-        loaded = duplicate_trace(w, p=p, rng=np.random.default_rng(draw + 1))
-        window = [j for j in loaded.jobs if j.submit < t1]
+        window, p = _raised_window(w, jobs, procs, t1, raise_by, draw, copy)
         load = _offered_load(window, procs, 0, t1)
         rows.append(Row(f"{up} CB+actual +{100 * raise_by:.0f} % load: offered load with the copy", 100 * load,
-                        thesis, "%", f"ch. 5.3: utilisation with +{100 * raise_by:.0f} % (p = {p:g})"))
-        by_alpha = {a: pricing_replay(window, procs=procs, policy=policy, alpha=a, seed=draw,
-                                      estimates=estimates).summary for a in steps(alphas, f"{up} +load: alphas")}
+                        thesis, "%", f"ch. 5.3: utilisation with +{100 * raise_by:.0f} % (p = {p:g}, copy {copy})"))
+        results = {a: pricing_replay(window, procs=procs, policy=policy, alpha=a, seed=draw, estimates=estimates)
+                   for a in steps(alphas, f"{up} +load: alphas")}
+        by_alpha = {a: r.summary for a, r in results.items()}
+        util = _window_utilisation(results[alphas[0]], procs, t1)
+        rows.append(Row(f"{up} CB+actual +{100 * raise_by:.0f} % load: utilisation in the window, alpha=0",
+                        100 * util, thesis, "%", f"ch. 5.3: utilisation with +{100 * raise_by:.0f} %"))
+        if base_utilisation:
+            rows.append(Row(f"{up} CB+actual +{100 * raise_by:.0f} % load: utilisation / original's",
+                            util / base_utilisation, thesis / _UTILIZATION[site], "ratio",
+                            "ch. 5.3's stated utilisations, raised / original"))
         loads[f"+{100 * raise_by:.0f} %"] = (load, by_alpha)
         for a in alphas:
             s = by_alpha[a]
@@ -273,7 +327,8 @@ def _pricing_load_and_share(site, w, jobs, days, procs, alphas, draw, policy, es
 
 @register("singh-pricing", citation="Singh 2008, ch. 5.3 Figs. 23-31",
           summary="priced trace replay: 10 % of jobs reserve at adaptive externality prices (form 18, eq. 20)")
-def singh_pricing(size: str, seed: int, data: Path | None):
+def singh_pricing(size: str, seed: int, data: Path | None, *, copy: str = DEFAULT_COPY,
+                  slot_estimates: str = "exact"):
     """Adaptive externality pricing over a replayed trace (Singh 2008, ch. 5.3).
 
     Reproduces Figures 23 and 24 (mean slot price and mean waits of
@@ -300,18 +355,28 @@ def singh_pricing(size: str, seed: int, data: Path | None):
     checks: mean prices within Fig. 23's 0-40 SU axis, waits within Fig. 24's
     axes (1.5 h CTC, 1.4 h SDSC). In the CB+actual reading also Figs. 25-28
     (:func:`_pricing_load_and_share`): with the load raised by 20 % and 40 %
-    (thesis: CTC 58.7 -> 68.4 / 78.8 %, SDSC 63.4 -> 77.8 / 87.4 %) the price
+    (thesis: CTC 58.7 -> 68.4 / 78.8 %, SDSC 63.4 -> 77.8 / 87.4 %; our
+    offered load and achieved utilisation are rows beside these) the price
     rises for every alpha < 1 (Fig. 25) and the reservation wait relative to
     best effort falls (Fig. 26); the price at alpha = 0 falls as the share of
     reservations rises (Fig. 27: 10-90 %); with 50 % reservations best-effort
     waits fall as alpha rises (Fig. 28). Figs. 30-31 run conservative
-    backfilling with the recorded estimates ("Till now, we have assumed that
+    backfilling with the best-effort jobs' recorded estimates ("Till now, we have assumed that
     the tasks executing using the best effort service request their actual
     running time", which is evidence for the CB+actual reading of Figs.
     23-29): prices higher than with accurate estimates (Fig. 30, 0-50 SU
     axis), both waits longer, and at alpha = 1 reservations wait longer
     than best-effort jobs (Fig. 31 text). The thesis's utilisations are 58.7 % (CTC)
     and 63.4 % (SDSC) ("Impact of resource utilization").
+
+    Two set-up readings the text leaves open are named options (defaults
+    first). ``copy``: where Figs. 25-26's duplicated jobs go,
+    ``"week-earlier"`` or ``"week-later"`` (:data:`COPY_PLACEMENTS`).
+    ``slot_estimates``: what Figs. 30-31's reservation requests ask for while
+    the best-effort jobs plan with the recorded estimates: ``"exact"`` (their
+    actual runtimes; the thesis: "the requested runtime estimates of the tasks
+    in the best effort workload") or ``"requested"`` (every job's recorded
+    estimate, the reading used before 2026-11-25).
 
     Sizes: ``small`` SDSC, first 14 days, alpha 0 / 0.5 / 1, both readings,
     shares 10 / 40 / 90 %. ``full`` SDSC and CTC, first 30 days, alpha 0 /
@@ -321,11 +386,15 @@ def singh_pricing(size: str, seed: int, data: Path | None):
     from scenarios.harnesses.pricing_replay import pricing_replay
     from scenarios.harnesses.twotier_tables import offered_load
 
+    if copy not in COPY_PLACEMENTS:
+        raise InvalidInput(f"singh-pricing: copy must be one of {', '.join(COPY_PLACEMENTS)}, got {copy!r}")
+    if slot_estimates not in ("exact", "requested"):
+        raise InvalidInput(f"singh-pricing: slot_estimates must be 'exact' or 'requested', got {slot_estimates!r}")
     small = size == "small"
     sites = ("sdsc",) if small else ("sdsc", "ctc")
     days = 14 if small else 30
     alphas = (0.0, 0.5, 1.0) if small else (0.0, 0.25, 0.5, 0.75, 1.0)
-    utilization = {"sdsc": 63.4, "ctc": 58.7}  # ch. 5.3, "Impact of resource utilization"
+    utilization = _UTILIZATION
     rows, checks = [], []
     price0 = {}
     for site, draw in zip(sites, sequence_ints(seed, len(sites))):
@@ -339,8 +408,10 @@ def singh_pricing(size: str, seed: int, data: Path | None):
             tag = f"{up} {reading}"
             by_alpha = {}
             for a in steps(alphas, f"{tag}: alphas"):
-                s = pricing_replay(jobs, procs=procs, policy=policy, alpha=a, seed=draw, estimates=estimates).summary
-                by_alpha[a] = s
+                r = pricing_replay(jobs, procs=procs, policy=policy, alpha=a, seed=draw, estimates=estimates)
+                s = by_alpha[a] = r.summary
+                if a == alphas[0]:
+                    first = r
                 rows.append(Row(f"{tag}: mean price, alpha={a:g}", s["mean_price_su"], 0.0 if a == 1 else None, "SU",
                                 "Fig. 23: zero at alpha = 1" if a == 1 else "Fig. 23: falls with alpha (0-40 SU axis)"))
             for a in (alphas[0], alphas[-1]):
@@ -374,12 +445,17 @@ def singh_pricing(size: str, seed: int, data: Path | None):
                                 easy > cons, f"EASY {easy:.1f} SU vs conservative {cons:.1f} SU"))
             price0[site, reading] = prices[0]
             if reading == "CB+actual":
+                util = _window_utilisation(first, procs, days * _DAY)
+                rows.append(Row(f"{up} CB+actual: utilisation in the window, alpha=0", 100 * util, utilization[site],
+                                "%", "ch. 5.3: utilisation of the simulated trace"))
                 _pricing_load_and_share(site, w, jobs, days, procs, alphas, draw, policy, estimates, by_alpha,
-                                        rows, checks)
+                                        rows, checks, copy=copy, base_utilisation=util)
                 accurate = by_alpha
-        # Figs. 30-31: conservative backfilling with the recorded (inaccurate) estimates against accurate ones
+        # Figs. 30-31: conservative backfilling, the best-effort jobs with their recorded (inaccurate) estimates,
+        # against accurate ones; the reservations ask for `slot_estimates`
         inaccurate = {a: pricing_replay(jobs, procs=procs, policy="conservative", alpha=a, seed=draw,
-                                        estimates="requested").summary for a in steps(alphas, f"{up} CB+recorded")}
+                                        estimates="requested", slot_estimates=slot_estimates).summary
+                      for a in steps(alphas, f"{up} CB+recorded")}
         for a in alphas:
             s = inaccurate[a]
             rows.append(Row(f"{up} CB+recorded: mean price, alpha={a:g}", s["mean_price_su"], None, "SU",
@@ -410,9 +486,15 @@ def singh_pricing(size: str, seed: int, data: Path | None):
                                 f"SDSC {a:.1f} SU vs CTC {b:.1f} SU"))
     notes = ["the same seeded 10 % of jobs reserve in every run of a trace (common random numbers)",
              "AB+recorded: EASY backfilling, the trace's requested estimates (ch. 5.3 set-up); CB+actual: "
-             "conservative backfilling, exact estimates (ch. 5.3, Fig. 29 text)"]
+             "conservative backfilling, exact estimates (ch. 5.3, Fig. 29 text)",
+             f"Figs. 25-26: the load is raised by a copy of the trace one {copy.replace('-', ' ')} (a reading: "
+             "ch. 5.3 does not say where the duplicated jobs go)",
+             f"Figs. 30-31 (CB+recorded): best-effort jobs plan with the recorded estimates; reservations ask for "
+             f"{'their actual runtimes' if slot_estimates == 'exact' else 'their recorded estimates'} "
+             "(ch. 5.3: 'the requested runtime estimates of the tasks in the best effort workload')"]
     settings = {"sites": list(sites), "days": days, "alphas": list(alphas), "fraction": 0.1,
-                "readings": {k: {"policy": p, "estimates": e} for k, (p, e) in _READINGS.items()}}
+                "readings": {k: {"policy": p, "estimates": e} for k, (p, e) in _READINGS.items()},
+                "copy": copy, "fig30_slot_estimates": slot_estimates}
     return rows, checks, settings, notes
 
 

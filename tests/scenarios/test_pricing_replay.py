@@ -96,3 +96,19 @@ def test_module_help_runs():
     out = subprocess.run([sys.executable, "-m", "scenarios.harnesses.pricing_replay", "--help"], capture_output=True, text=True,
                          check=True)
     assert "--fraction" in out.stdout and "form 18" in out.stdout
+
+
+def test_slots_of_actual_length_keep_the_draw_and_only_the_requests_change(busy_jobs):
+    both = pricing_replay(busy_jobs, procs=64, alpha=0.0, seed=3)
+    actual = pricing_replay(busy_jobs, procs=64, alpha=0.0, seed=3, slot_estimates="exact")
+    assert actual.reservations["job_id"].tolist() == both.reservations["job_id"].tolist()
+    assert (actual.reservations["duration"] == actual.reservations["runtime"]).all()
+    assert (both.reservations["duration"] > both.reservations["runtime"]).any()
+    assert actual.jobs["estimate"].tolist() == both.jobs["estimate"].tolist()  # best effort keeps its estimates
+    assert actual.summary["slot_estimates"] == "exact" and both.summary["slot_estimates"] == "requested"
+
+
+@pytest.mark.parametrize("kwargs", [{"slot_estimates": "guess"}, {"slot_estimates": "requested", "estimates": "exact"}])
+def test_bad_slot_estimates_are_refused(kwargs):
+    with pytest.raises(InvalidInput, match="slot_estimates"):
+        pricing_replay([Job(1, 0, 1, 10, 10)], procs=4, **kwargs)

@@ -67,8 +67,10 @@ PINNED_FIGURES = {
                             "SDSC: mean advertised slots at submission": 12.25},
     "singh-pricing": {"SDSC AB+recorded: mean price, alpha=0": 139.1107350718065,
                       "SDSC CB+actual: mean price, alpha=0": 28.325840891912325,
-                      "SDSC CB+recorded: mean price, alpha=0": 151.73838624338623,
-                      "SDSC CB+actual +40 % load: offered load with the copy": 93.12167955832507},
+                      # 2026-11-25: slots of actual length in Figs. 30-31 (was 151.73838624338623 with slots
+                      # sized by the recorded estimate) and the copy a week earlier (was 93.12167955832507)
+                      "SDSC CB+recorded: mean price, alpha=0": 60.05644935752078,
+                      "SDSC CB+actual +40 % load: offered load with the copy": 88.8701339802414},
     "singh-var": {"all: VAR success rate": 25.0, "all: VAR normalised allocation cost": 2.2403611111111115,
                   "all: adaptive pricing normalised allocation cost": 30.58256224872076},
     "singh-greedy": {"2 providers: makespan provisioned / best effort": 0.8675511091779035,

@@ -167,6 +167,16 @@ def test_custom_shift_is_used():
     assert [j.submit for j in d.jobs] == [0, 3600]
 
 
+def test_a_copy_ahead_lands_a_week_earlier_and_drops_what_would_precede_the_trace():
+    day = 86400
+    w = workload_at(1 * day, 8 * day, 9 * day)  # ids 1, 2, 3; copies get ids + 3
+    ahead = duplicate_trace(w, p=1.0, ahead=True, rng=np.random.default_rng(0))
+    assert [(j.id, j.submit // day) for j in ahead.jobs] == [(1, 1), (5, 1), (6, 2), (2, 8), (3, 9)]
+    later = duplicate_trace(w, p=1.0, rng=np.random.default_rng(0))
+    assert [(j.id, j.submit // day) for j in later.jobs] == [(1, 1), (2, 8), (4, 8), (3, 9), (5, 15), (6, 16)]
+    assert "ahead=True" in ahead.header["gridmarket.duplicate"]
+
+
 @pytest.mark.parametrize(
     ("kwargs", "message"),
     [
@@ -174,6 +184,7 @@ def test_custom_shift_is_used():
         ({"p": 1.5}, r"p must be a probability"),
         ({"p": 0.5, "shift": -1}, r"shift must be an int >= 0"),
         ({"p": 0.5, "shift": 1.5}, r"shift must be an int >= 0"),
+        ({"p": 0.5, "ahead": 1}, r"ahead must be a bool"),
         ({"p": 0.5, "rng": None}, r"rng must be a numpy.random.Generator"),
     ],
 )
