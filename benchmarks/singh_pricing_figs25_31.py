@@ -10,9 +10,9 @@ trace on the thesis's machine, the same seeded draws ``sequence_ints(seed, 2)`` 
 Families (``--family``):
 
 ``load`` (Figs. 25, 26; and Fig. 23's "SDSC above CTC"): how the load is raised. The reproduction
-  adds ch. 4.7's copy of the trace shifted one week *later*, admitted with probability p; inside a
+  (before ea45d5e; since then its default is the week-earlier copy, ``copy="week-earlier"``) added ch. 4.7's copy of the trace shifted one week *later*, admitted with probability p; inside a
   30-day window that copy covers only days 7-30, so the added work piles into 23 days. Settings:
-  the copy one week later (the reproduction) or one week *earlier* (days 7-37 of the trace moved
+  the copy one week later (the reproduction before ea45d5e) or one week *earlier* (its default since) (days 7-37 of the trace moved
   to 0-30, so the whole window gets the copy; still "two copies with a week's difference"), each
   aimed at +20/+40 % of our measured offered load (the reproduction) or at the thesis's stated
   utilisations (SDSC 77.8/87.4 %, CTC 68.4/78.8 %). Also CTC raised to SDSC's own offered load
@@ -20,8 +20,8 @@ Families (``--family``):
 ``share`` (Fig. 27): the price at alpha 0 against the share of reservations, on the 30-day window
   and on the first 90 days (three times as many reservations per mean).
 ``estimates`` (Figs. 24 axis, 30, 31): conservative or EASY backfilling with exact estimates, and
-  conservative with the recorded estimates for every job (the reproduction's Figs. 30-31) or for
-  the best-effort jobs only, the slots sized by the jobs' actual runtimes (the thesis: "We
+  conservative with the recorded estimates for every job (the reproduction's Figs. 30-31 before
+  ea45d5e) or for the best-effort jobs only (its default since, ``slot_estimates="exact"``), the slots sized by the jobs' actual runtimes (the thesis: "We
   performed experiments using the requested runtime estimates of the tasks in the best effort
   workload"); and without reservations, exact against recorded estimates on six 30-day windows.
 
@@ -69,8 +69,9 @@ def _load(jobs, procs, t0, t1):
 def _copy(w, p: float, rng, shift: int):
     """The trace plus a copy shifted by ``shift`` seconds (may be negative), each copied job admitted with p.
 
-    ``shift = +1 week`` is ``market.workloads.duplicate_trace`` (what the reproduction uses, to the last
-    job); ``-1 week`` moves days 7.. of the trace to 0.., so a window starting at 0 gets copies throughout.
+    ``shift = +1 week`` is ``market.workloads.duplicate_trace`` (what the reproduction used before ea45d5e,
+    to the last job); ``-1 week`` moves days 7.. of the trace to 0.., so a window starting at 0 gets copies
+    throughout: ``duplicate_trace(..., ahead=True)``, the reproduction's default since ea45d5e, to the last job.
     """
     from market.job import Job
     from market.workloads import duplicate_trace
