@@ -10,8 +10,8 @@ factor, the workload's offered load, with everything else as the reproduction (T
 PJM ComEd + synthetic regional prices, SARIMA day-ahead forecasts, 10-minute cycles, MaxQ 2, warm
 predictors, f_g = 1, the same seed streams), in two workload families:
 
-* ``lublin@L``: the reproduction's workload, Lublin run times scaled to offered load L per system
-  (``lublin@0.7`` is the reproduction, seed for seed);
+* ``lublin@L``: Lublin run times scaled to offered load L per system (``lublin@0.7`` is
+  ``murali-xsede-lublin``, seed for seed: murali-xsede's workload until 2026-11-25);
 * ``paper@L``: the paper's stated run times (>= 30 min, 8.8 h mean, 3.22 arrivals an hour per system)
   with the job sizes scaled to offered load L (``grid_workload(sizes_to_load=True)``: the paper does
   not give its sizes);

@@ -16,7 +16,7 @@ make it slower. This measures, per seed:
 
 on the reproduction's grid (``table-i``) and with every system drawing the same watts per GFlop
 (``equal-efficiency``, Table I's total power kept; `murali_cost_vs_efficiency.py`), at the workload
-settings of `murali_xsede_load.py` (``lublin@0.7`` is the reproduction).
+settings of `murali_xsede_load.py` (``paper@0.7`` is murali-xsede, ``lublin@0.7`` murali-xsede-lublin).
 
     PYTHONPATH=$PWD GRIDMARKET_DATA=../shared/data nice -n 10 .venv/bin/python -W ignore \\
         benchmarks/murali_xsede_w25.py --seeds 1..5 --settings lublin@0.7 --variants table-i,equal-efficiency \\
