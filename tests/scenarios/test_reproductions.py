@@ -455,3 +455,23 @@ def test_join_refuses_a_seed_twice_another_reproduction_and_a_non_report(tmp_pat
     (a / "manifest.json").write_text("{not json")
     assert main(["run", "--join", str(a)]) == 2
     assert "manifest.json: not a reproduction's manifest" in capsys.readouterr().err
+
+
+def test_murali_xsede_prices_a_job_past_its_series_from_the_last_eight_weeks_repeated():
+    """Full size, seed 3 ended a job at day 79.5 of the series' 78 (a lost seed before): such a job is priced from
+    each series' last 8 weeks, hour for hour, and the report knows where the series ended."""
+    from scenarios.harnesses.metascheduling import xsede_sites
+    from scenarios.reproductions.murali import _xsede_continued
+
+    sites = xsede_sites(15, seed=3)
+    continued, data_end = _xsede_continued(sites)
+    for before, after in zip(sites, continued):
+        n = before.prices.n_hours
+        assert after.prices is before.prices and after.system is before.system
+        cut, paid = data_end[after.system.name]
+        assert cut == before.prices.end_time == n * 3600
+        # hour n + k is hour n - 1344 + k % 1344 of the series (8 weeks), to two years from second 0
+        for k in (0, 1, 1343, 1344, 5000):
+            assert after.continuation.prices[k] == before.prices.prices[n - 1344 + k % 1344]
+            assert paid.prices[n + k] == after.continuation.prices[k]
+        assert paid.n_hours == 2 * 365 * 24
