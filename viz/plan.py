@@ -152,7 +152,7 @@ def machine_plan(machine, now: int, *, window: tuple[int, int], advertised=None)
         policy = policy_of(sched)
         try:
             check_policy(policy)
-        except InvalidInput:  # a policy that cannot run forward (PSP ranks users): queue order below
+        except InvalidInput:  # a policy whose scheduler refuses the stand-ins: queue order below
             policy = None
         if policy is not None and policy not in BACKFILL_POLICIES:
             forecast_starts = forecast(state_from_scheduler(sched, now), policy)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from market.errors import InvalidInput
 from market.reservation import Reservation
-from market.scheduling import ConservativeScheduler, EASYScheduler, FCFSScheduler
+from market.scheduling import ConservativeScheduler, EASYScheduler, FCFSScheduler, SlurmPSPScheduler
 
 __all__ = ["withdraw_reservation"]
 
@@ -23,14 +23,15 @@ def withdraw_reservation(scheduler, reservation_id: str | int, now: int) -> Rese
     The part of the reservation from ``now`` on returns to the scheduler's
     profile. Conservative backfilling then moves queued jobs, in arrival
     order, to their earliest start if it is earlier (nobody is delayed); the
-    slot scheduler re-cuts its free slots and does the same; EASY and FCFS
-    see the capacity at their next pass.
+    slot scheduler re-cuts its free slots and does the same; EASY, FCFS and
+    PSP in SLURM (which re-plans from the profile at every pass and keeps no
+    plan between passes) see the capacity at their next pass.
 
     Parameters
     ----------
     scheduler : LocalScheduler
-        A ``conservative``, ``slots``, ``easy`` or ``fcfs`` scheduler, or a subclass of one
-        (a plug-in such as the SJF-over-EASY of ``docs/extending.md``, PSP), withdrawn as its base.
+        A ``conservative``, ``slots``, ``easy``, ``fcfs`` or ``psp-slurm`` scheduler, or a subclass of
+        one (a plug-in such as the SJF-over-EASY of ``docs/extending.md``, PSP), withdrawn as its base.
     reservation_id : str or int
         The reservation to drop.
     now : int
@@ -62,9 +63,9 @@ def withdraw_reservation(scheduler, reservation_id: str | int, now: int) -> Rese
         known = ", ".join(repr(k) for k in scheduler.reservations) or "none"
         raise InvalidInput(f"unknown reservation id {reservation_id!r}; held: {known}")
     plans_queue = isinstance(scheduler, ConservativeScheduler)  # the slot scheduler plans conservatively
-    if not (plans_queue or isinstance(scheduler, (EASYScheduler, FCFSScheduler))):
+    if not (plans_queue or isinstance(scheduler, (EASYScheduler, FCFSScheduler, SlurmPSPScheduler))):
         raise InvalidInput(f"withdraw_reservation: policy {scheduler.name!r} ({type(scheduler).__name__}) is not "
-                           "supported: it is neither conservative, slots, easy, fcfs nor a subclass of one")
+                           "supported: it is neither conservative, slots, easy, fcfs, psp-slurm nor a subclass of one")
     reservation = scheduler.reservations[reservation_id]
     if reservation.end <= now:
         del scheduler.reservations[reservation_id]

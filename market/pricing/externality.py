@@ -30,7 +30,7 @@ from collections.abc import Iterable, Mapping
 
 from market.errors import Infeasible, InvalidInput
 from market.pricing.engine import Engine
-from market.pricing.forecast import BACKFILL_POLICIES, check_policy, forecast
+from market.pricing.forecast import BACKFILL_POLICIES, check_policy, forecast, policy_state_for
 from market.pricing.slot import SECONDS_PER_HOUR
 from market.pricing.state import ProviderState, RunningJob
 from market.reservation import Reservation
@@ -189,6 +189,7 @@ class ExternalityPricer:
         self = cls.__new__(cls)
         self.policy = check_policy(policy_of(scheduler) if policy is None else policy)
         self._state = None
+        self._policy_state = policy_state_for(scheduler, self.policy)
         self.now, self.procs = now, scheduler.procs
         self._snapshot = running = list(scheduler.running.values())
         self._reservations = tuple(r for r in scheduler.reservations.values() if r.end > now)
@@ -221,9 +222,10 @@ class ExternalityPricer:
         """The provider state priced on (made on first use for a pricer built from a scheduler)."""
         if self._state is None:
             now = self.now
-            running = tuple(RunningJob(job.id, job.procs, start, start + job.estimate)
+            running = tuple(RunningJob(job.id, job.procs, start, start + job.estimate, job.user)
                             for job, start in self._snapshot if start + job.estimate > now)
-            self._state = ProviderState(now, self.procs, running, self.queue, self._reservations)
+            self._state = ProviderState(now, self.procs, running, self.queue, self._reservations,
+                                        self._policy_state)
         return self._state
 
     @property

@@ -19,24 +19,36 @@ a scheduler can know); no further job arrives.
   end and reservation end until the queue is empty. The queue is handed over
   in the state's order (a live scheduler's own): exact for policies that order
   their queue by arrival or by a key of the job (FCFS, EASY, SJF, PSP), not for
-  one whose order depends on the order it was handed the jobs.
+  one whose order depends on the order it was handed the jobs. The fresh
+  scheduler is :meth:`~market.scheduling.base.LocalScheduler.for_planning` of
+  the state's ``policy_state``: what a policy knows beyond its jobs (PSP:
+  each user's estimate accuracy, held at its current value over the plan,
+  :class:`market.scheduling.psp.FrozenAccuracies`).
 """
 
 from __future__ import annotations
 
 import functools
 import heapq
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from market.errors import Infeasible, InvalidInput
 from market.job import Job
-from market.pricing.state import ProviderState, base_profile
+from market.pricing.state import ProviderState, base_profile, planning_state_of
 from market.reservation import Reservation
 from market.plugins import is_plugin_name
 from market.scheduling import policy_names, resolve_policy
 from market.scheduling.profile import Profile
 
-__all__ = ["BACKFILL_POLICIES", "FORWARD_POLICIES", "PRICING_POLICIES", "check_policy", "forecast", "greedy_plan"]
+__all__ = [
+    "BACKFILL_POLICIES",
+    "FORWARD_POLICIES",
+    "PRICING_POLICIES",
+    "check_policy",
+    "forecast",
+    "greedy_plan",
+    "policy_state_for",
+]
 
 BACKFILL_POLICIES = ("conservative", "slots")
 """Policies whose plan is every queued job at its earliest start, in arrival order."""
@@ -53,15 +65,11 @@ def check_policy(policy: str) -> str:
     """``policy`` if pricing can plan with it; ``InvalidInput`` otherwise.
 
     Besides :data:`PRICING_POLICIES`, any local policy :func:`market.scheduling.resolve_policy`
-    knows is run forward, provided its scheduler takes a job without a user: the forward run
-    re-creates the running jobs as such stand-ins (PSP, which ranks users, cannot be priced).
+    knows is run forward, provided a scheduler made by its ``for_planning`` takes a job: the
+    forward run re-creates the running jobs as stand-ins (with their users) and submits the queue.
 
-    >>> check_policy("market.scheduling.fcfs:FCFSScheduler")
-    'market.scheduling.fcfs:FCFSScheduler'
-    >>> check_policy("psp")
-    Traceback (most recent call last):
-    ...
-    market.errors.InvalidInput: pricing policy 'psp': its scheduler refuses the stand-ins of running jobs (missing users for PSP: job 0 has user -1; PSP ranks jobs by their user's estimate accuracy)
+    >>> check_policy("market.scheduling.fcfs:FCFSScheduler"), check_policy("psp")
+    ('market.scheduling.fcfs:FCFSScheduler', 'psp')
     """
     if policy in BACKFILL_POLICIES:
         return policy
@@ -81,15 +89,28 @@ def check_policy(policy: str) -> str:
 
 @functools.cache
 def _refuses_stand_ins(cls: type) -> str | None:
-    """Why ``cls`` refuses a job without a user (the forward run's first step, on one processor); None if it takes it.
+    """Why a planning ``cls`` refuses a job of user 0 (the forward run's first step, on one processor); None if it takes it.
 
     Cached per class: every pricer checks its policy, and the answer cannot change.
     """
     try:
-        cls(1).submit(Job(0, 0, 1, 1, 1), 0)
+        for_planning = getattr(cls, "for_planning", None)
+        sched = cls(1) if for_planning is None else for_planning(1, None)
+        sched.submit(Job(0, 0, 1, 1, 1, user=0), 0)
     except InvalidInput as err:
         return str(err)
     return None
+
+
+def policy_state_for(scheduler, policy: str | type) -> Mapping | None:
+    """``scheduler``'s planning state if ``policy`` is the scheduler's own class, else None.
+
+    A plan of a live scheduler under another policy (pricing a PSP machine as if it ran
+    conservative backfilling) cannot use what the scheduler's own policy knows.
+    """
+    if policy in BACKFILL_POLICIES or resolve_policy(policy) is not type(scheduler):
+        return None
+    return planning_state_of(scheduler)
 
 
 def greedy_plan(base: Profile, queue: Sequence[Job], now: int) -> tuple[dict[int, int], Profile]:
@@ -162,6 +183,8 @@ def forecast(
     {2: 120, 3: 1, 4: 130}
     """
     check_policy(policy)
+    if state.policy_state is not None and policy in BACKFILL_POLICIES:
+        raise InvalidInput(f"policy {policy!r} keeps no planning state, got policy_state {dict(state.policy_state)!r}")
     now = state.now
     if base is None:
         base = base_profile(state)
@@ -184,9 +207,17 @@ def forecast(
 def _run_forward(state: ProviderState, policy: str, extra: Reservation | None) -> dict[int, int]:
     """Drive a fresh ``policy`` scheduler from ``state`` until every queued job has started."""
     now = state.now
-    sched = resolve_policy(policy)(state.procs)
+    cls = resolve_policy(policy)
+    for_planning = getattr(cls, "for_planning", None)  # a duck-typed plug-in may lack it
+    if for_planning is None:
+        if state.policy_state is not None:
+            raise InvalidInput(f"policy {policy!r} keeps no planning state, got policy_state "
+                               f"{dict(state.policy_state)!r}")
+        sched = cls(state.procs)
+    else:
+        sched = for_planning(state.procs, state.policy_state)
     # running jobs: started now in one pass, each holding its processors to its planned end
-    stand_ins = [Job(r.id, now, r.procs, r.end - now, r.end - now) for r in state.running]
+    stand_ins = [Job(r.id, now, r.procs, r.end - now, r.end - now, user=r.user) for r in state.running]
     for job in stand_ins:
         sched.submit(job, now)
     started = sched.schedule(now)

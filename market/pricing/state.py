@@ -16,13 +16,21 @@ price mid-run) or from a ``state.json`` file (:func:`read_state`, the
 ``end`` of a running job is its planned end (start + estimate); queued jobs
 are taken in arrival order (``submit``, then ``id``); a reservation may carry
 an ``id`` (default ``"r<index>"``). ``running``, ``queued`` and
-``reservations`` may be omitted when empty.
+``reservations`` may be omitted when empty. A running or queued job may carry
+its ``user`` (an int >= 0; policies that rank users need it).
+
+``policy_state`` (optional) is what the provider's policy knows beyond its jobs
+and a plan of its queue needs (:meth:`~market.scheduling.base.LocalScheduler.planning_state`):
+for ``psp`` and ``psp-slurm`` each user's current estimate accuracy,
+``{"accuracy": {"7": 0.25}, "default_accuracy": 1.0}`` (Rocchetti et al., Sec. 4;
+omitted: no job has ended yet, every user at the default), and for ``psp-slurm``
+also ``"weights"`` and ``"bf_max_job_test"``. A policy that keeps none refuses it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from market.errors import InvalidInput
@@ -35,6 +43,7 @@ __all__ = [
     "ProviderState",
     "RunningJob",
     "base_profile",
+    "planning_state_of",
     "read_state",
     "state_from_dict",
     "state_from_scheduler",
@@ -60,9 +69,10 @@ class RunningJob:
     procs: int
     start: int
     end: int
+    user: int = -1
 
     def __post_init__(self) -> None:
-        for name in ("id", "procs", "start", "end"):
+        for name in ("id", "procs", "start", "end", "user"):
             if not _is_int(getattr(self, name)):
                 raise InvalidInput(f"running job {self.id!r}: {name} must be an int, got {getattr(self, name)!r}")
         if self.procs < 1:
@@ -88,6 +98,8 @@ class ProviderState:
         Waiting jobs in arrival order (the order the policy serves them).
     reservations : tuple of Reservation
         Held capacity ending after ``now`` (one may have begun already).
+    policy_state : mapping, optional
+        What the policy knows beyond its jobs (module docstring, ``policy_state``); None if nothing.
 
     Raises
     ------
@@ -102,6 +114,7 @@ class ProviderState:
     running: tuple[RunningJob, ...] = ()
     queue: tuple[Job, ...] = ()
     reservations: tuple[Reservation, ...] = ()
+    policy_state: Mapping | None = field(default=None, hash=False)
 
     def __post_init__(self) -> None:
         if not _is_int(self.now) or self.now < 0:
@@ -137,6 +150,8 @@ class ProviderState:
                 raise InvalidInput(f"reservation {res.id!r} holds {res.procs} processors; machine has {procs}")
             if res.end <= now:
                 raise InvalidInput(f"reservation {res.id!r}: it ends at {res.end}, not after now ({now})")
+        if self.policy_state is not None and not isinstance(self.policy_state, Mapping):
+            raise InvalidInput(f"state: policy_state must be an object, got {type(self.policy_state).__name__}")
         base_profile(self)  # capacity check
 
     def reservation(self, reservation_id: str | int) -> Reservation:
@@ -213,15 +228,22 @@ def state_from_scheduler(scheduler, now: int) -> ProviderState:
     >>> s.submit(Job(1, 0, 3, 100, 120), 0); _ = s.schedule(0); s.submit(Job(2, 5, 2, 10, 10), 5)
     >>> st = state_from_scheduler(s, 5)
     >>> st.running, [j.id for j in st.queue]
-    ((RunningJob(id=1, procs=3, start=0, end=120),), [2])
+    ((RunningJob(id=1, procs=3, start=0, end=120, user=-1),), [2])
     """
     running = tuple(
-        RunningJob(job.id, job.procs, start, start + job.estimate)
+        RunningJob(job.id, job.procs, start, start + job.estimate, job.user)
         for job, start in scheduler.running.values()
         if start + job.estimate > now
     )
     reservations = tuple(r for r in scheduler.reservations.values() if r.end > now)
-    return ProviderState(now, scheduler.procs, running, tuple(scheduler.queue), reservations)
+    return ProviderState(now, scheduler.procs, running, tuple(scheduler.queue), reservations,
+                         planning_state_of(scheduler))
+
+
+def planning_state_of(scheduler) -> dict | None:
+    """``scheduler.planning_state()`` (:meth:`~market.scheduling.base.LocalScheduler.planning_state`), None without one."""
+    planning_state = getattr(scheduler, "planning_state", None)
+    return None if planning_state is None else planning_state()
 
 
 # ------------------------------------------------------------------ state.json
@@ -274,29 +296,29 @@ def state_from_dict(data: object, *, source: str = "state") -> ProviderState:
     """
     if not isinstance(data, Mapping):
         raise InvalidInput(f"{source}: the top level must be an object, got {type(data).__name__}")
-    check_keys(source, data, ("now", "procs", "running", "queued", "reservations"))
+    check_keys(source, data, ("now", "procs", "running", "queued", "reservations", "policy_state"))
     now = _field(data, "now", source, minimum=0)
     procs = _field(data, "procs", source, minimum=1)
     running = []
     for i, item in enumerate(_records(data, "running", source)):
         where = f"{source}: running[{i}]"
-        check_keys(where, item, ("id", "procs", "start", "end"))
+        check_keys(where, item, ("id", "procs", "start", "end", "user"))
         job_id = _field(item, "id", where, minimum=0)
         running.append(
             RunningJob(
                 job_id, _field(item, "procs", where, minimum=1), _field(item, "start", where, minimum=0),
-                _field(item, "end", where, minimum=1),
+                _field(item, "end", where, minimum=1), _user(item, where),
             )
         )
     queue = []
     for i, item in enumerate(_records(data, "queued", source)):
         where = f"{source}: queued[{i}]"
-        check_keys(where, item, ("id", "submit", "procs", "estimate"))
+        check_keys(where, item, ("id", "submit", "procs", "estimate", "user"))
         estimate = _field(item, "estimate", where, minimum=1)
         queue.append(
             Job(
                 _field(item, "id", where, minimum=0), _field(item, "submit", where, minimum=0),
-                _field(item, "procs", where, minimum=1), estimate, estimate,
+                _field(item, "procs", where, minimum=1), estimate, estimate, user=_user(item, where),
             )
         )
     queue.sort(key=lambda job: (job.submit, job.id))
@@ -313,10 +335,18 @@ def state_from_dict(data: object, *, source: str = "state") -> ProviderState:
                 _field(item, "duration", where, minimum=1),
             )
         )
+    policy_state = data.get("policy_state")
+    if policy_state is not None and not isinstance(policy_state, Mapping):
+        raise InvalidInput(f"{source}: policy_state must be an object, got {type(policy_state).__name__}")
     try:
-        return ProviderState(now, procs, tuple(running), tuple(queue), tuple(reservations))
+        return ProviderState(now, procs, tuple(running), tuple(queue), tuple(reservations), policy_state)
     except InvalidInput as err:
         raise InvalidInput(f"{source}: {err}") from None
+
+
+def _user(item: Mapping, where: str) -> int:
+    """The optional ``user`` of a job record (-1, no user, when absent)."""
+    return _field(item, "user", where, minimum=0) if "user" in item else -1
 
 
 def read_state(path: str | Path) -> ProviderState:
@@ -326,15 +356,25 @@ def read_state(path: str | Path) -> ProviderState:
 
 
 def state_to_dict(state: ProviderState) -> dict:
-    """The ``state.json`` layout of ``state`` (inverse of :func:`state_from_dict`)."""
-    return {
+    """The ``state.json`` layout of ``state`` (inverse of :func:`state_from_dict`; JSON makes user ids strings)."""
+    def user(record: dict, user_id: int) -> dict:
+        if user_id >= 0:
+            record["user"] = user_id
+        return record
+
+    data = {
         "now": state.now,
         "procs": state.procs,
-        "running": [{"id": r.id, "procs": r.procs, "start": r.start, "end": r.end} for r in state.running],
+        "running": [user({"id": r.id, "procs": r.procs, "start": r.start, "end": r.end}, r.user)
+                    for r in state.running],
         "queued": [
-            {"id": j.id, "submit": j.submit, "procs": j.procs, "estimate": j.estimate} for j in state.queue
+            user({"id": j.id, "submit": j.submit, "procs": j.procs, "estimate": j.estimate}, j.user)
+            for j in state.queue
         ],
         "reservations": [
             {"id": r.id, "start": r.start, "procs": r.procs, "duration": r.duration} for r in state.reservations
         ],
     }
+    if state.policy_state is not None:
+        data["policy_state"] = state.policy_state
+    return data

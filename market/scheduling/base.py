@@ -15,6 +15,7 @@ and are honoured by every policy.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import ClassVar
 
 from market.errors import Infeasible, InvalidInput
@@ -63,6 +64,30 @@ class LocalScheduler:
         self._now = 0
         self.n_free = procs  # processors not held by running jobs (reservations aside)
         self._reserved_until = 0  # end of the last reservation held
+
+    # ------------------------------------------------------------- what-if plans
+    def planning_state(self) -> dict | None:
+        """What this policy knows beyond its jobs that a plan of its queue needs, or None.
+
+        Pricing and advertisement (:mod:`market.pricing.forecast`) predict the queue's starts by
+        running a fresh scheduler of the same class forward from the provider's state; a policy
+        whose order depends on history (PSP's users' accuracies) returns that history here as a
+        JSON-able dict, and :meth:`for_planning` takes it back. Policies that keep nothing: None.
+        """
+        return None
+
+    @classmethod
+    def for_planning(cls, procs: int, planning_state: Mapping | None) -> LocalScheduler:
+        """A fresh scheduler of ``procs`` processors to run forward from a provider state.
+
+        ``planning_state`` is what :meth:`planning_state` returned (or the ``policy_state`` of a
+        ``state.json``). This class keeps none, so anything but None is refused: a state recorded
+        under another policy would otherwise be planned silently without what it says.
+        """
+        if planning_state is not None:
+            raise InvalidInput(f"policy {cls.name or cls.__name__!r} keeps no planning state, "
+                               f"got policy_state {dict(planning_state)!r}")
+        return cls(procs)
 
     # ------------------------------------------------------------- protocol
     def submit(self, job: Job, now: int) -> None:

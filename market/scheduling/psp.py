@@ -15,6 +15,7 @@ from __future__ import annotations
 import math
 from bisect import bisect_right, insort
 from collections import deque
+from collections.abc import Mapping
 
 from typing import TYPE_CHECKING
 
@@ -32,6 +33,7 @@ __all__ = [
     "CLASSES",
     "DEFAULT_ACCURACY",
     "WINDOW",
+    "FrozenAccuracies",
     "PSPScheduler",
     "UserAccuracies",
     "accuracy_class",
@@ -139,6 +141,10 @@ class UserAccuracies:
             return float(self.default_accuracy)
         return math.fsum(history) / len(history)
 
+    def current(self) -> dict[int, float]:
+        """Accuracy of every user with an ended job (others have ``default_accuracy``)."""
+        return {user: self.accuracy(user) for user, history in self._history.items() if history}
+
     def cls(self, user: int) -> int:
         """Current Table 1 class (priority 1..5) of ``user``."""
         prio = self.classes.get(user)
@@ -155,6 +161,103 @@ class UserAccuracies:
         old = self.classes.get(job.user)
         self.classes[job.user] = new = accuracy_class(self.accuracy(job.user))
         return new != old
+
+
+class FrozenAccuracies(UserAccuracies):
+    """Users' accuracies held at given values: the view of a what-if plan (:meth:`record` changes nothing).
+
+    A plan of PSP's queue (pricing a slot, advertising free capacity) runs the policy forward with
+    every job lasting its estimate. A job that has not ended has no known accuracy; its user's mean
+    over the last ``window`` ended jobs is the scheduler's best guess of it, so the plan keeps each
+    user's class as it is at the planning instant. (Recording the plan's ends would give every
+    planned job accuracy 1 and lift every user towards class 5, an order the run will not follow.)
+
+    Parameters
+    ----------
+    accuracies : mapping of int to float
+        Accuracy of each user with a history, in [0, 1].
+    default_accuracy : float
+        Accuracy of any other user.
+
+    Examples
+    --------
+    >>> book = FrozenAccuracies({7: 0.1}, default_accuracy=1.0)
+    >>> book.cls(7), book.cls(8), book.record(Job(1, 0, 1, 100, 100, user=7)), book.cls(7)
+    (1, 5, False, 1)
+    """
+
+    def __init__(self, accuracies: Mapping[int, float], *, default_accuracy: float = DEFAULT_ACCURACY) -> None:
+        super().__init__(default_accuracy=default_accuracy)
+        self._fixed = dict(accuracies)
+
+    def accuracy(self, user: int) -> float:
+        return float(self._fixed.get(user, self.default_accuracy))
+
+    def current(self) -> dict[int, float]:
+        return dict(self._fixed)
+
+    def record(self, job: Job) -> bool:
+        return False
+
+
+def accuracy_planning_state(book: UserAccuracies | None, default_accuracy: float) -> dict:
+    """The planning state of a PSP scheduler: ``{"accuracy": {user: mean accuracy}, "default_accuracy": a}``.
+
+    Users without an ended job are left out (they have ``default_accuracy``).
+
+    Examples
+    --------
+    >>> book = UserAccuracies(window=2); _ = book.record(Job(1, 0, 1, 10, 40, user=3))
+    >>> accuracy_planning_state(book, 1.0)
+    {'accuracy': {3: 0.25}, 'default_accuracy': 1.0}
+    """
+    return {"accuracy": {} if book is None else book.current(), "default_accuracy": float(default_accuracy)}
+
+
+def read_accuracy_planning_state(
+    planning_state: Mapping | None, policy: str, extra: tuple[str, ...] = ()
+) -> tuple[dict[int, float], float]:
+    """Users' accuracies and the default accuracy from a PSP planning state (``state.json``'s ``policy_state``).
+
+    None (no ``policy_state``) is a scheduler that has seen no job end: every user at the default.
+    JSON's string keys are read as user ids. Errors name the field (``InvalidInput``); keys other
+    than ``accuracy``, ``default_accuracy`` and ``extra`` are refused.
+
+    Examples
+    --------
+    >>> read_accuracy_planning_state({"accuracy": {"7": 0.25}}, "psp")
+    ({7: 0.25}, 1.0)
+    >>> read_accuracy_planning_state({"acuracy": {}}, "psp")
+    Traceback (most recent call last):
+    ...
+    market.errors.InvalidInput: policy_state of psp: unknown key 'acuracy' (known: accuracy, default_accuracy)
+    """
+    where = f"policy_state of {policy}"
+    if planning_state is None:
+        return {}, DEFAULT_ACCURACY
+    if not isinstance(planning_state, Mapping):
+        raise InvalidInput(f"{where}: must be an object, got {type(planning_state).__name__}")
+    known = ("accuracy", "default_accuracy", *extra)
+    for key in planning_state:
+        if key not in known:
+            raise InvalidInput(f"{where}: unknown key {key!r} (known: {', '.join(known)})")
+    default = planning_state.get("default_accuracy", DEFAULT_ACCURACY)
+    _check_params(WINDOW, default)
+    given = planning_state.get("accuracy", {})
+    if not isinstance(given, Mapping):
+        raise InvalidInput(f"{where}: accuracy must be an object of user -> accuracy, got {type(given).__name__}")
+    accuracies: dict[int, float] = {}
+    for key, value in given.items():
+        try:
+            user = int(key)
+        except (TypeError, ValueError):
+            raise InvalidInput(f"{where}: accuracy: user {key!r} is not an integer id") from None
+        if isinstance(key, bool) or isinstance(key, float) or user < 0:
+            raise InvalidInput(f"{where}: accuracy: user {key!r} is not an integer id >= 0")
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0.0 <= value <= 1.0:
+            raise InvalidInput(f"{where}: accuracy[{key!r}] must be a number in [0, 1], got {value!r}")
+        accuracies[user] = float(value)
+    return accuracies, float(default)
 
 
 class PSPScheduler(EASYScheduler):
@@ -274,6 +377,29 @@ class PSPScheduler(EASYScheduler):
 
     def _key(self, job: Job) -> tuple[int, int, int]:
         return (-self.accuracies.classes[job.user], job.submit, job.id)
+
+    # ------------------------------------------------------------- what-if plans
+    def planning_state(self) -> dict:
+        """Each user's current accuracy (users with an ended job) and the default: what orders the queue."""
+        return accuracy_planning_state(self.accuracies, self.default_accuracy)
+
+    @classmethod
+    def for_planning(cls, procs: int, planning_state: Mapping | None) -> PSPScheduler:
+        """A PSP scheduler whose users keep the accuracies of ``planning_state`` (:class:`FrozenAccuracies`).
+
+        Examples
+        --------
+        User 2 is in class 1, so its earlier job 3 waits behind user 1's job 4:
+
+        >>> s = PSPScheduler.for_planning(2, {"accuracy": {"2": 0.1}})
+        >>> s.submit(Job(3, 0, 2, 10, 10, user=2), 5); s.submit(Job(4, 1, 2, 10, 10, user=1), 5)
+        >>> [j.id for j in s.queue], s.priorities
+        ([4, 3], {2: 1, 1: 5})
+        """
+        accuracies, default = read_accuracy_planning_state(planning_state, cls.name)
+        sched = cls(procs, default_accuracy=default)
+        sched.accuracies = FrozenAccuracies(accuracies, default_accuracy=default)
+        return sched
 
     # ------------------------------------------------------------- protocol
     def submit(self, job: Job, now: int) -> None:

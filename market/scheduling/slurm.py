@@ -33,12 +33,20 @@ Times are integer seconds from simulation start.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass
 
 from market.errors import InvalidInput
 from market.job import Job
 from market.scheduling.base import LocalScheduler
-from market.scheduling.psp import DEFAULT_ACCURACY, WINDOW, UserAccuracies
+from market.scheduling.psp import (
+    DEFAULT_ACCURACY,
+    WINDOW,
+    FrozenAccuracies,
+    UserAccuracies,
+    accuracy_planning_state,
+    read_accuracy_planning_state,
+)
 
 __all__ = ["SLURM_WEIGHTS", "SlurmPSPScheduler", "SlurmWeights"]
 
@@ -139,6 +147,43 @@ class SlurmPSPScheduler(LocalScheduler):
         age = min(max(now - job.submit, 0) / w.max_age, 1.0)
         return (w.psp * (self.accuracies.cls(job.user) - 1) / 4 + w.age * age
                 + w.size * job.procs / self.procs)
+
+    def planning_state(self) -> dict:
+        """Users' accuracies (as :meth:`PSPScheduler.planning_state`), the weights and ``bf_max_job_test``."""
+        state = accuracy_planning_state(self.accuracies, self.accuracies.default_accuracy)
+        state["weights"] = asdict(self.weights)
+        state["bf_max_job_test"] = self.bf_max_job_test
+        return state
+
+    @classmethod
+    def for_planning(cls, procs: int, planning_state: Mapping | None) -> SlurmPSPScheduler:
+        """A scheduler with the weights of ``planning_state`` whose users keep its accuracies (PSP's plan view).
+
+        Examples
+        --------
+        >>> live = SlurmPSPScheduler(4, weights=SlurmWeights(psp=500.0), bf_max_job_test=7)
+        >>> plan = SlurmPSPScheduler.for_planning(4, live.planning_state())
+        >>> plan.weights == live.weights, plan.bf_max_job_test
+        (True, 7)
+        """
+        accuracies, default = read_accuracy_planning_state(planning_state, cls.name, ("weights", "bf_max_job_test"))
+        kwargs = {}
+        if planning_state is not None:
+            where = f"policy_state of {cls.name}"
+            if "weights" in planning_state:
+                weights = planning_state["weights"]
+                if not isinstance(weights, Mapping):
+                    raise InvalidInput(f"{where}: weights must be an object, got {type(weights).__name__}")
+                try:
+                    kwargs["weights"] = SlurmWeights(**weights)
+                except TypeError:
+                    raise InvalidInput(f"{where}: weights takes psp, age, size and max_age, got "
+                                       f"{', '.join(map(str, weights))}") from None
+            if "bf_max_job_test" in planning_state:
+                kwargs["bf_max_job_test"] = planning_state["bf_max_job_test"]
+        sched = cls(procs, default_accuracy=default, **kwargs)
+        sched.accuracies = FrozenAccuracies(accuracies, default_accuracy=default)
+        return sched
 
     def submit(self, job: Job, now: int) -> None:
         if job.user < 0:

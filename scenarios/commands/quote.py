@@ -12,7 +12,7 @@ import json
 import sys
 
 from market.errors import InvalidInput
-from market.pricing import PRICING_POLICIES, ProviderPlan, check_policy, read_state, resolve_pricing
+from market.pricing import PRICING_POLICIES, ProviderPlan, check_policy, forecast, read_state, resolve_pricing
 from scenarios.options import checked
 
 __all__ = ["STATE_HELP", "add_subcommands", "main"]
@@ -51,6 +51,10 @@ def _instant(text: str) -> int:
 
 def _plan(args: argparse.Namespace) -> ProviderPlan:
     state = read_state(args.state)
+    try:  # the state must be one the policy can plan (PSP: every job's user, a valid policy_state)
+        forecast(state, args.policy)
+    except InvalidInput as err:
+        raise InvalidInput(f"{args.state}: {err}") from None
     return ProviderPlan(state, args.policy, unit_cost=args.unit_cost, pricing=getattr(args, "pricing", "externality"))
 
 
@@ -88,7 +92,8 @@ def add_subcommands(subparsers: argparse._SubParsersAction) -> None:
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--state", required=True, help="the provider's state.json (layout below)")
     common.add_argument("--policy", default="conservative", type=checked(check_policy),
-                        help=f"the provider's local policy, which plans its queue: {', '.join(PRICING_POLICIES)} "
+                        help=f"the provider's local policy, which plans its queue: {', '.join(PRICING_POLICIES)}, "
+                        "psp, psp-slurm (jobs need 'user'; users' accuracies in 'policy_state') "
                         "or a plug-in 'package.module:Name' (default conservative)")
     common.add_argument("--unit-cost", type=float, default=1.0,
                         help="base rate c in SU per processor-hour (default 1)")

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-from dataclasses import replace
 
 import networkx as nx
 import numpy as np
@@ -127,12 +126,19 @@ def test_combined_with_a_free_slot_uses_the_reservation_alone():
     assert r.messages == {"submit": 1, "query": 1, "quote": 1, "reserve": 1}
 
 
+@pytest.mark.parametrize("policy", ["psp", "psp-slurm"])
+def test_a_psp_provider_sells_reservations_from_its_own_plan(policy):
+    # PSP plans with its users' accuracies (market.pricing.forecast, policy_state); its reservations are sold
+    jobs = [Job(1, 0, 8, 10, 100, site="p0", user=2), Job(2, 20, 8, H, H, site="p0", user=1),
+            Job(3, 30, 2, H, H, site="p0", user=1)]
+    r = market(jobs, "combined", policy=policy, reservations={3: 2 * H}).run()
+    assert r.reservations["used"].tolist() == ["reservation"]
+    assert r.records.set_index("job_id").loc[3, "start"] == 2 * H
+
+
 def test_bad_broker_input_is_refused():
     with pytest.raises(InvalidInput, match="broker method"):
         BrokerSpec("auction")
-    for method in ("moga", "greedy", "combined"):  # PSP ranks users; it has no priced plan to sell from
-        with pytest.raises(InvalidInput, match=f"provider 'p0': a {method} broker .* policy 'psp' cannot give"):
-            market([Job(1, 0, 1, 5, 5, site="p0", user=1)], method, policy="psp")
     with pytest.raises(InvalidInput, match="reservations name jobs not in the workload"):
         market([Job(1, 0, 1, 5, 5, site="p0")], "var", reservations={7: 100})
 

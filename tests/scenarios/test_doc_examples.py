@@ -102,3 +102,15 @@ def test_the_wfcommons_example_is_read_as_its_tasks_files_and_cores_say():
     if schema.is_file():  # the WfFormat schema, where the shared data folder is present
         jsonschema = pytest.importorskip("jsonschema")
         jsonschema.validate(json.loads(path.read_text()), json.loads(schema.read_text()))
+
+
+def test_the_psp_example_state_plans_the_accurate_users_later_job_first():
+    """docs/examples/state_psp.json: user 2 at 10 % accuracy waits behind user 1's later job (Rocchetti sec. 3)."""
+    from market.pricing.forecast import forecast
+    from market.pricing.state import ProviderState, read_state
+
+    state = read_state(ROOT / "docs" / "examples" / "state_psp.json")
+    assert forecast(state, "psp") == {3: 300, 2: 500}
+    forgetful = ProviderState(now=state.now, procs=state.procs, running=state.running, queue=state.queue)
+    assert forecast(forgetful, "psp") == {2: 300, 3: 500}  # with no history, arrival order
+    assert "docs/examples/state_psp.json" in (ROOT / "docs" / "formats.md").read_text(encoding="utf-8")

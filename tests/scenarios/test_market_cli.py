@@ -82,7 +82,7 @@ def test_malformed_state_fails_cleanly_with_the_field(tmp_path, capsys, content,
 def test_bad_options_are_refused_by_argparse(state):
     for argv in (["quote", "--state", state, "--procs", "0", "--duration", "5"],
                  ["quote", "--state", state, "--procs", "1", "--duration", "5", "--start", "1", "--earliest", "1"],
-                 ["quote", "--state", state, "--procs", "1", "--duration", "5", "--policy", "psp"],
+                 ["quote", "--state", state, "--procs", "1", "--duration", "5", "--policy", "sjf"],
                  ["quote", "--state", state, "--procs", "1", "--duration", "5", "--start", "-3"]):
         with pytest.raises(SystemExit):
             main(argv)

@@ -68,7 +68,7 @@ def test_releasing_early_ends_never_hurts_best_effort_jobs_here(busy_jobs):
 @pytest.mark.parametrize(
     "kwargs, message",
     [({"fraction": 1.5}, "fraction must be in"), ({"alpha": -1.0}, "alpha must be in"),
-     ({"policy": "psp"}, "pricing policy 'psp': its scheduler refuses"), ({"policy": "sjf"}, "unknown pricing policy"), ({"estimates": "guess"}, "estimates must be one of")],
+     ({"policy": "psp"}, "missing users for PSP: job 1 has user -1"), ({"policy": "sjf"}, "unknown pricing policy"), ({"estimates": "guess"}, "estimates must be one of")],
 )
 def test_bad_settings_are_refused(kwargs, message):
     with pytest.raises(InvalidInput, match=message):

@@ -234,7 +234,7 @@ def test_pricing_does_not_modify_its_state(fig21):
 def test_unknown_policy_is_refused(fig21):
     with pytest.raises(InvalidInput, match="unknown pricing policy 'sjf'; known: conservative, slots, easy, fcfs"):
         ExternalityPricer(fig21, "sjf")
-    with pytest.raises(InvalidInput, match="pricing policy 'psp': its scheduler refuses the stand-ins of running jobs"):
+    with pytest.raises(InvalidInput, match="missing users for PSP: job 1 has user -1"):  # PSP ranks users; fig21 has none
         ExternalityPricer(fig21, "psp")
 
 

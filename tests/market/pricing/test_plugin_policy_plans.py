@@ -6,8 +6,8 @@ the SJF-over-EASY plug-in of docs/extending.md: its slots must be the free capac
 follows (checked against a plain simulation of the same jobs from the start, not the forward run),
 buying any of them (or any part of a divisible one) must delay no job SJF has planned, and a live
 SJF scheduler (an agent market's provider) must be priced as SJF -- its name ``sjf`` is registered
-nowhere, and a subclass that keeps its base's name is not its base. A policy whose plan cannot be
-recovered from a state (PSP ranks users by a history a state does not carry) is a one-line error.
+nowhere, and a subclass that keeps its base's name is not its base. A state a policy cannot plan (PSP
+ranks users; jobs without one) is a one-line error. PSP's own plans: test_psp_plans.py.
 """
 
 import sys
@@ -22,6 +22,7 @@ from market.job import Job
 from market.pricing import ProviderPlan, ProviderState, RunningJob, withdraw_reservation
 from market.reservation import Reservation
 from market.scheduling import EASYScheduler, FCFSScheduler, SlurmPSPScheduler, policy_of, resolve_policy
+from market.scheduling.base import LocalScheduler
 from market.simulation import MachineSimulation
 
 from .strategies import provider_states
@@ -137,14 +138,23 @@ def test_a_reservation_withdrawn_from_a_plugin_scheduler_returns_its_processors(
     assert sched.schedule(0) == []
     withdraw_reservation(sched, "r", 5)
     assert [j.id for j in sched.schedule(5)] == [1]
-    with pytest.raises(InvalidInput, match=r"policy 'psp-slurm' \(SlurmPSPScheduler\) is not supported"):
-        slurm = SlurmPSPScheduler(2)
-        slurm.add_reservation(Reservation("r", 0, 2, 100), 0)
-        withdraw_reservation(slurm, "r", 5)
+    slurm = SlurmPSPScheduler(2)  # re-plans from its profile at every pass: the freed processors are used at once
+    slurm.add_reservation(Reservation("r", 0, 2, 100), 0)
+    slurm.submit(Job(1, 0, 2, 10, 10, user=3), 0)
+    assert slurm.schedule(0) == []
+    withdraw_reservation(slurm, "r", 5)
+    assert [j.id for j in slurm.schedule(5)] == [1]
+
+    class Planner(LocalScheduler):  # none of the known ones: it may keep a plan withdraw cannot update
+        name = "planner"
+
+    with pytest.raises(InvalidInput, match=r"policy 'planner' \(Planner\) is not supported"):
+        other = Planner(2)
+        other.add_reservation(Reservation("r", 0, 2, 100), 0)
+        withdraw_reservation(other, "r", 5)
 
 
-def test_a_policy_whose_plan_a_state_cannot_give_is_one_line_saying_why():
-    with pytest.raises(InvalidInput, match=r"^pricing policy 'psp-slurm': its scheduler refuses the stand-ins of "
-                                           r"running jobs \(missing users for PSP: [^\n]*\)$"):
+def test_a_state_a_policy_cannot_plan_is_one_line_saying_why():
+    with pytest.raises(InvalidInput, match=r"^missing users for PSP: job 1 has user -1; [^\n]*$"):  # PSP ranks users
         _fig("psp-slurm")
 
