@@ -40,6 +40,9 @@ def _config(args: argparse.Namespace):
         overrides["workload.trace"] = args.trace
         overrides["workload.n_jobs"] = args.jobs or 0
         overrides["workload.load_factor"] = 1.0
+        if any(p.trace is not None for p in config.providers):  # the one trace replaces the providers' own
+            overrides["providers.trace"] = None
+            print(f"--trace {args.trace} replaces the providers' own traces", file=sys.stderr)
     if getattr(args, "models", None) is not None:
         models = tuple(m.strip() for m in args.models.split(","))
         if not all(models):

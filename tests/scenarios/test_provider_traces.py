@@ -130,3 +130,25 @@ def test_the_formats_page_example_loads_and_runs_on_traces_of_its_shape(traces):
         runs = compare(with_overrides(local, {"models": ("best-effort",)}))
     # kth has 100 processors: b's 16-processor job now fits at home
     assert sorted(runs[0].records.groupby("site").size().items()) == [("ctc", 3), ("kth", 3)]
+
+
+def test_compare_trace_replaces_the_providers_own_traces(tmp_path, traces, capsys):
+    """Issue 16: `compare --trace` on a scenario of per-provider traces was refused ("providers[0].trace is read only
+    with workload.source = 'providers'"); the one trace now replaces theirs, and its job wider than every provider
+    (64 processors, the widest has 32) is dropped and counted."""
+    from scenarios.commands.cli import main
+
+    a, b = traces
+    toml = tmp_path / "s.toml"
+    toml.write_text(f'name = "x"\nmodels = ["best-effort"]\n[workload]\nsource = "providers"\n'
+                    f'[[providers]]\nname = "a"\nprocs = 32\ntrace = "{a}"\n'
+                    f'[[providers]]\nname = "b"\nprocs = 8\ntrace = "{b}"\n')
+    one = _swf(tmp_path / "one.swf", [(1, 0, 4, 100, 1), (2, 10, 64, 100, 1), (3, 20, 8, 50, 2), (4, 30, 1, 10, 3)])
+    out = tmp_path / "out"
+    with pytest.warns(DroppedJobsWarning, match=r"dropped 1 job\(s\) wider than the largest provider 'a' \(32"):
+        assert main(["compare", "--scenario", str(toml), "--trace", one, "--out", str(out)]) == 0
+    assert "replaces the providers' own traces" in capsys.readouterr().err
+    import pandas as pd
+
+    jobs = pd.read_csv(out / "jobs.csv")
+    assert len(jobs) == 3 and sorted(jobs["procs"].tolist()) == [1, 4, 8]
