@@ -50,6 +50,7 @@ _HOUR = 3600
 _STYLE = {  # kind -> facecolor, edgecolor, hatch, legend label
     "done": ("#c7c7c7", "#8c8c8c", None, "ended"),
     "running": ("#1f77b4", "#0b3d63", None, "running"),
+    "background": ("#17becf", "#0b6570", None, "running (bg tier)"),
     "reservation": ("#9467bd", "#4b2a6b", None, "reservation"),
     "queued": ("#ff7f0e", "#9c4a00", None, "queued (planned)"),
     "projected": ("#ffd8a8", "#c26a00", "///", "queued (forecast)"),
@@ -87,6 +88,14 @@ def gantt_figure(view) -> Figure:
     start (orange; hatched: a forecast for policies without a plan), and the
     free capacity cut into slots (green; solid green: slots of a real plan,
     which a provider advertises, ch. 3).
+
+    A two-tier provider (KEASY, REASY, MEASY; Liu et al. 2012) has a fg and a
+    bg VM on every processor: each processor's row is split, the fg tier
+    (its jobs, on the processors they hold, the free fg capacity, ended and
+    queued jobs) in the lower half, jobs in the bg tier (cyan) in the upper
+    half, so a processor shared by a fg and a bg job shows both; half-rows
+    have thin edges (a few pixels high on a large machine). Each
+    kind's blocks are one collection whose ``gid`` is the kind.
     """
     market = view.market
     if market is None:
@@ -100,24 +109,34 @@ def gantt_figure(view) -> Figure:
     seen: set[str] = set()
     for ax, p in zip(axes, providers, strict=True):
         placed = assign_rows(machine_plan(p.machine, now, window=(lo, hi)), p.procs)
+        two_tier = getattr(p.machine.scheduler, "tiers", None) is not None
         verts: dict[str, list] = {kind: [] for kind in PLAN_KINDS}
         for block, rows in placed:
             x0, x1 = block.start / _HOUR, block.end / _HOUR
+            if two_tier:  # each row halved: fg VM below, bg VM above
+                y = 0.5 if block.kind == "background" else 0.0
+                for r in rows:
+                    verts[block.kind].append([(x0, r + y), (x1, r + y), (x1, r + y + 0.5), (x0, r + y + 0.5)])
+                continue
             for first, n in _runs(rows):
                 verts[block.kind].append([(x0, first), (x1, first), (x1, first + n), (x0, first + n)])
         for kind in PLAN_KINDS:
             if not verts[kind]:
                 continue
             face, edge, hatch, label = _STYLE[kind]
+            width = 0.2 if two_tier or kind in ("free", "advertised") else 0.4
             ax.add_collection(PolyCollection(verts[kind], facecolors=face, edgecolors=edge, hatch=hatch,
-                                             linewidths=0.4 if kind not in ("free", "advertised") else 0.2,
-                                             label=None if kind in seen else label))
+                                             linewidths=width, label=None if kind in seen else label, gid=kind))
             seen.add(kind)
         ax.axvline(now / _HOUR, color="#d62728", linewidth=1.2)
         ax.set_ylim(0, p.procs)
-        ax.set_ylabel("procs", fontsize=LABEL_PT)
+        ax.set_ylabel("procs (fg | bg)" if two_tier else "procs", fontsize=LABEL_PT)
         n_queued = len(p.machine.scheduler.queue)
-        ax.set_title(f"{p.name}: {p.policy}, {p.procs} procs, {n_queued} queued", fontsize=TITLE_PT, loc="left", pad=2)
+        title = f"{p.name}: {p.policy}, {p.procs} procs, {n_queued} queued"
+        if two_tier:
+            n_bg = sum(tier == "bg" for tier, _ in p.machine.scheduler.tiers.values())
+            title += f", {n_bg} in bg tier"
+        ax.set_title(title, fontsize=TITLE_PT, loc="left", pad=2)
         ax.tick_params(labelsize=TICK_PT)
     axes[-1].set_xlim(lo / _HOUR, hi / _HOUR)
     axes[-1].set_xlabel(f"hours (now = {now / _HOUR:g} h)", fontsize=LABEL_PT)

@@ -25,11 +25,18 @@ from market.scheduling.slots import decompose
 
 __all__ = ["PLAN_KINDS", "PlanBlock", "assign_rows", "machine_plan"]
 
-PLAN_KINDS = ("done", "running", "reservation", "queued", "projected", "free", "advertised")
+PLAN_KINDS = ("done", "running", "background", "reservation", "queued", "projected", "free", "advertised")
 """Kinds of block, in drawing order.
 
 ``done`` ended jobs (actual interval); ``running`` running jobs up to their
 planned end (start + estimate: the plan does not know the runtime);
+``background`` jobs running in the background tier of a two-tier machine
+(KEASY, REASY, MEASY; Liu et al. 2012, sec. 2.1), on the bg VMs of
+processors whose fg VMs may hold ``running`` jobs, up to the end their
+estimate gives at their current rate; a job that moved to the fg tier is
+``background`` before and ``running`` after (a two-tier machine's
+``running`` blocks start at the job's entry into the fg tier and end at the
+scheduler's expected end, and carry the processors the jobs are on);
 ``reservation`` advance reservations; ``queued`` queued jobs at the start the
 policy planned (conservative backfilling, the slot scheduler); ``projected``
 queued jobs of a policy that keeps no plan, at a forecast start: FCFS, EASY
@@ -45,13 +52,18 @@ plan: non-delaying slots, what a provider advertises (ch. 3).
 
 @dataclass(frozen=True, slots=True)
 class PlanBlock:
-    """``procs`` processors of one kind over ``[start, end)`` seconds, with a label (job or reservation id)."""
+    """``procs`` processors of one kind over ``[start, end)`` seconds, with a label (job or reservation id).
+
+    ``rows``: the processors (indices from 0) the block is on, when the machine says which (a two-tier
+    machine's running jobs); None when only how many is known.
+    """
 
     kind: str
     start: int
     end: int
     procs: int
     label: str = ""
+    rows: tuple[int, ...] | None = None
 
     def __post_init__(self) -> None:
         if self.kind not in PLAN_KINDS:
@@ -60,13 +72,17 @@ class PlanBlock:
             raise InvalidInput(f"plan block {self.label!r}: end {self.end} must be after start {self.start}")
         if self.procs < 1:
             raise InvalidInput(f"plan block {self.label!r}: procs must be >= 1, got {self.procs}")
+        if self.rows is not None and (len(self.rows) != self.procs or len(set(self.rows)) != len(self.rows)
+                                      or any(r < 0 for r in self.rows)):
+            raise InvalidInput(f"plan block {self.label!r}: rows must be {self.procs} distinct processor indices "
+                               f">= 0, got {self.rows}")
 
 
-def _clipped(kind: str, start, end, procs: int, label: str, lo: int, hi: int) -> PlanBlock | None:
+def _clipped(kind: str, start, end, procs: int, label: str, lo: int, hi: int, rows=None) -> PlanBlock | None:
     a, b = max(start, lo), min(end, hi)
     if b <= a:
         return None
-    return PlanBlock(kind, int(a), int(b), int(procs), label)
+    return PlanBlock(kind, int(a), int(b), int(procs), label, rows)
 
 
 def _take(profile: Profile, start: int, end: int, procs: int) -> None:
@@ -98,7 +114,10 @@ def machine_plan(machine, now: int, *, window: tuple[int, int], advertised=None)
     -------
     list of PlanBlock
         Busy and free blocks; from ``now`` on they add up to the machine's
-        processors at every instant of the window.
+        processors at every instant of the window. On a two-tier machine
+        (its scheduler view has ``tiers``, :mod:`market.twotier.stepper`)
+        ``background`` blocks come on top: they hold bg VMs, not the fg
+        capacity the other blocks share; its running blocks carry their rows.
 
     Examples
     --------
@@ -130,13 +149,30 @@ def machine_plan(machine, now: int, *, window: tuple[int, int], advertised=None)
     sched = machine.scheduler
     blocks: list[PlanBlock] = []
     running = dict(sched.running)
+    tiers = getattr(sched, "tiers", None) or {}  # a two-tier machine's: job id -> (tier, processors)
+    spans = sched.tier_spans if tiers else {}  # job id -> (entry into its tier, expected end)
+    held = []  # (start, end, procs) of the jobs that hold the capacity drawn free: all but bg-tier jobs
     for job in machine.jobs:
         if job.id in machine.end and job.id not in running:
             b = _clipped("done", machine.start[job.id], machine.end[job.id], job.procs, str(job.id), lo, now)
             if b is not None:
                 blocks.append(b)
     for job, start in running.values():
-        b = _clipped("running", start, start + job.estimate, job.procs, str(job.id), lo, hi)
+        if job.id not in tiers:
+            end, kind, rows = start + job.estimate, "running", None
+            held.append((start, end, job.procs))
+        else:
+            tier, rows = tiers[job.id]
+            since, end = spans[job.id]
+            kind = "running" if tier == "fg" else "background"
+            if since > start:  # it waited in the bg tier first (on processors the machine no longer says)
+                b = _clipped("background", start, since, job.procs, str(job.id), lo, now)
+                if b is not None:
+                    blocks.append(b)
+                start = since
+            if tier == "fg":
+                held.append((start, min(end, hi), job.procs))
+        b = _clipped(kind, start, end, job.procs, str(job.id), lo, hi, rows)
         if b is not None:
             blocks.append(b)
     for rid, r in sched.reservations.items():
@@ -165,9 +201,9 @@ def machine_plan(machine, now: int, *, window: tuple[int, int], advertised=None)
                     blocks.append(b)
     # free capacity left by running jobs, reservations and the plan (or the forecast)
     profile = Profile(sched.procs, origin=now)
-    for job, start in running.values():
-        if start + job.estimate > now:
-            _take(profile, now, start + job.estimate, job.procs)
+    for start, end, n in held:
+        if end > now:
+            _take(profile, now, end, n)
     for r in sched.reservations.values():
         if r.end > now:
             _take(profile, max(r.start, now), r.end, r.procs)
@@ -208,12 +244,17 @@ def _contiguous(avail: list[int], n: int) -> list[int] | None:
 def assign_rows(blocks: list[PlanBlock], procs: int) -> list[tuple[PlanBlock, list[int]]]:
     """Give each block the processor rows (0 .. procs - 1) it is drawn on, as in Fig. 1.
 
-    The plan says how many processors a job holds, not which: blocks are
-    placed in start order on rows free at their start, on one contiguous band
-    when there is one, else on the lowest free rows. A feasible plan (never
-    more than ``procs`` processors at an instant) always fits; a block that
-    finds too few rows gets the rows there are, so a drawing never fails.
-    O(B x procs) for B blocks.
+    A block that knows its processors (``rows``) keeps them (those below
+    ``procs``). For the others the plan says how many processors a job holds,
+    not which: they are placed in start order on rows free at their start and
+    not held by a block with known rows during their span, on one contiguous
+    band when there is one, else on the lowest such rows. A feasible plan
+    (never more than ``procs`` processors at an instant) always fits; a block
+    that finds too few rows gets rows free at its start, then the rows there
+    are, so a drawing never fails. ``background`` blocks (a two-tier
+    machine's bg VMs) are placed on rows of their own, apart from the other
+    blocks (the fg VMs and the free capacity). O(B x procs x K) for B blocks,
+    K the most blocks with known rows on a row.
 
     Examples
     --------
@@ -221,16 +262,39 @@ def assign_rows(blocks: list[PlanBlock], procs: int) -> list[tuple[PlanBlock, li
     ...       PlanBlock("queued", 5, 9, 1, "c")]
     >>> [(b.label, rows) for b, rows in assign_rows(bs, 3)]
     [('a', [0, 1]), ('b', [2]), ('c', [2])]
+
+    A two-tier machine: fg job "f" known on processor 1, bg job "g" on
+    processors 0 and 1, and a free slot of 1 processor, which goes on row 0:
+
+    >>> bs = [PlanBlock("running", 0, 10, 1, "f", (1,)), PlanBlock("background", 0, 10, 2, "g", (0, 1)),
+    ...       PlanBlock("free", 0, 10, 1)]
+    >>> [(b.label, rows) for b, rows in assign_rows(bs, 2)]
+    [('f', [1]), ('g', [0, 1]), ('', [0])]
     """
-    free_at = [-math.inf] * procs
+    layers = ("background", "")  # bg VMs; everything else
+    layer_of = [("background" if b.kind == "background" else "") for b in blocks]
+    known: dict[str, list[list[tuple[int, int]]]] = {layer: [[] for _ in range(procs)] for layer in layers}
+    for b, layer in zip(blocks, layer_of, strict=True):
+        for r in b.rows or ():
+            if r < procs:
+                known[layer][r].append((b.start, b.end))
+    free_at = {layer: [-math.inf] * procs for layer in layers}
     order = sorted(range(len(blocks)), key=lambda i: (blocks[i].start, PLAN_KINDS.index(blocks[i].kind),
                                                       -blocks[i].procs, i))
     out: list[tuple[PlanBlock, list[int]] | None] = [None] * len(blocks)
     for i in order:
-        b = blocks[i]
-        avail = [r for r in range(procs) if free_at[r] <= b.start]
-        rows = _contiguous(avail, b.procs) or avail[: b.procs]
+        b, free, held = blocks[i], free_at[layer_of[i]], known[layer_of[i]]
+        if b.rows is not None:
+            rows = sorted(r for r in b.rows if r < procs)
+        else:
+            avail = [r for r in range(procs) if free[r] <= b.start]
+            clear = [r for r in avail if not any(s < b.end and b.start < e for s, e in held[r])]
+            rows = _contiguous(clear, b.procs)
+            if rows is None:
+                rows = (clear + [r for r in avail if r not in clear])[: b.procs]
+                if len(clear) < b.procs:
+                    rows = _contiguous(avail, b.procs) or rows
         for r in rows:
-            free_at[r] = b.end
+            free[r] = max(free[r], b.end)
         out[i] = (b, rows)
     return [o for o in out if o is not None]

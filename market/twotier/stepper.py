@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import bisect
 import heapq
+import math
 from collections.abc import Mapping
 
 import numpy as np
@@ -44,8 +45,10 @@ class _SchedulerView:
     """What readers of a provider's scheduler see of a two-tier machine (read only).
 
     ``queue``: the waiting jobs in arrival order; ``running``: job id -> (job, first start) of the
-    jobs holding a fg or bg VM (a processor may hold one of each); ``n_free``: processors whose fg VM
-    is idle; ``procs``; ``policy`` (its name); ``reservations`` (always empty).
+    jobs holding a fg or bg VM (a processor may hold one of each); ``tiers``: job id -> (tier,
+    processors) of the same jobs; ``tier_spans``: job id -> (entry into its tier, expected end, from
+    its estimate); ``n_free``: processors whose fg VM is idle; ``procs``; ``policy`` (its name);
+    ``reservations`` (always empty).
     """
 
     name = ""  # not a registered LocalScheduler: readers that run a policy forward fall back to queue order
@@ -64,6 +67,74 @@ class _SchedulerView:
     def running(self) -> dict[int, tuple[Job, int]]:
         m = self._sim.machine
         return {run.id: (run.job, run.start) for run in (*m.fg_runs.values(), *m.bg_runs.values())}
+
+    @property
+    def tiers(self) -> dict[int, tuple[str, tuple[int, ...]]]:
+        """Job id -> (``"fg"`` or ``"bg"``, the processor indices its processes are on, ascending), per running job.
+
+        Each processor holds at most one fg and one bg process (sec. 2.1), so the fg jobs' processors
+        are disjoint, and so are the bg jobs'.
+
+        Examples
+        --------
+        >>> from market.twotier.progress import JobTraits
+        >>> sim = TwoTierMachineSimulation(2, "measy", rng=np.random.default_rng(1),
+        ...                                traits={1: JobTraits((0.5, 0.5), (0.5, 0.5), 0.9, 0.0),
+        ...                                        2: JobTraits((1.0,), (1.0,), 0.9, 0.0)})
+        >>> sim.submit(Job(1, 0, 2, 100, 100)); sim.submit(Job(2, 0, 1, 60, 60))
+        >>> sim.run_until(50)
+        >>> sim.scheduler.tiers
+        {1: ('fg', (0, 1)), 2: ('bg', (0,))}
+        """
+        m = self._sim.machine
+        return {run.id: (run.tier, tuple(sorted(run.on))) for run in (*m.fg_runs.values(), *m.bg_runs.values())}
+
+    @property
+    def tier_spans(self) -> dict[int, tuple[int, float]]:
+        """Job id -> (when it entered its current tier, when it is expected to end), seconds, per running job.
+
+        Entry: a fg job's last entry into the fg tier (``Run.fg_start``: it may have waited in a bg
+        VM before, sec. 2.2.1), a bg job's start (a job leaves the bg tier only for the fg tier or
+        the queue). Expected end, from the job's estimate, never its runtime: a fg job's the
+        scheduler's own termination time (``Run.expected_end``, sec. 2.2.1 (4)) or, once that has
+        passed (fg loss slows a fg job), now plus its estimated work left at its current rate; a bg
+        job's now plus its estimated work left at its current rate (which changes when the fg VMs on
+        its processors fill or empty, or it swaps to the fg tier), ``inf`` while it makes no
+        progress. Ends are at least now + 1.
+
+        Examples
+        --------
+        The example of :attr:`tiers` at 50 s: job 1 (fg since 0) ends at 0 + its 100 s estimate; job 2
+        (bg since 0) has done 22.5 of its 60 s at 0.9 x 1.0 x (1 - 0.5) = 0.45 s/s, so 37.5 / 0.45 s
+        more at that rate. In fact it swaps to the fg tier at 100 s (job 1 ends) with 15 s left,
+        and ends at 115 s.
+
+        >>> from market.twotier.progress import JobTraits
+        >>> sim = TwoTierMachineSimulation(2, "measy", rng=np.random.default_rng(1),
+        ...                                traits={1: JobTraits((0.5, 0.5), (0.5, 0.5), 0.9, 0.0),
+        ...                                        2: JobTraits((1.0,), (1.0,), 0.9, 0.0)})
+        >>> sim.submit(Job(1, 0, 2, 100, 100)); sim.submit(Job(2, 0, 1, 60, 60))
+        >>> sim.run_until(50)
+        >>> sim.scheduler.tier_spans
+        {1: (0, 100), 2: (0, 134)}
+        >>> sim.run_until(100)
+        >>> sim.scheduler.tiers, sim.scheduler.tier_spans
+        ({2: ('fg', (0,))}, {2: (100, 115)})
+        """
+        sim = self._sim
+        m, now = sim.machine, sim.now
+        out: dict[int, tuple[int, float]] = {}
+        for run in (*m.fg_runs.values(), *m.bg_runs.values()):
+            since = run.fg_start if run.tier == "fg" else run.last_start
+            if run.tier == "fg" and run.expected_end > now:
+                out[run.id] = (since, run.expected_end)
+                continue
+            left = max(0.0, run.job.estimate - run.progress_at(now))
+            if run.rate > 0.0:  # (a frozen fg job's expected end is after its freeze: not here)
+                out[run.id] = (since, max(now + 1, math.ceil(now + left / run.rate - 1e-9)))
+            else:
+                out[run.id] = (since, math.inf)
+        return out
 
     @property
     def n_free(self) -> int:
