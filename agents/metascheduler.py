@@ -11,8 +11,9 @@ response, providers ranking jobs by electricity cost), and sends one
 ``Dispatch`` per assigned job. Jobs left over wait for the next cycle.
 
 Times are integer seconds from simulation start; prices ``price_per_mwh``.
-The metascheduler knows the actual hourly prices (perfect day-ahead
-knowledge); SARIMA outlooks (``market.prediction.PriceOutlook``) are not wired yet.
+The metascheduler sees the actual hourly prices (perfect day-ahead
+knowledge) or, with ``price_forecasts = "sarima"``, Murali & Vadhiyar's
+SARIMA outlooks (``market.prediction.PriceOutlook``; :class:`MetaschedulerSpec`).
 """
 
 from __future__ import annotations
