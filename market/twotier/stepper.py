@@ -73,18 +73,7 @@ class _SchedulerView:
         """Job id -> (``"fg"`` or ``"bg"``, the processor indices its processes are on, ascending), per running job.
 
         Each processor holds at most one fg and one bg process (sec. 2.1), so the fg jobs' processors
-        are disjoint, and so are the bg jobs'.
-
-        Examples
-        --------
-        >>> from market.twotier.progress import JobTraits
-        >>> sim = TwoTierMachineSimulation(2, "measy", rng=np.random.default_rng(1),
-        ...                                traits={1: JobTraits((0.5, 0.5), (0.5, 0.5), 0.9, 0.0),
-        ...                                        2: JobTraits((1.0,), (1.0,), 0.9, 0.0)})
-        >>> sim.submit(Job(1, 0, 2, 100, 100)); sim.submit(Job(2, 0, 1, 60, 60))
-        >>> sim.run_until(50)
-        >>> sim.scheduler.tiers
-        {1: ('fg', (0, 1)), 2: ('bg', (0,))}
+        are disjoint, and so are the bg jobs'. Example: :attr:`tier_spans`.
         """
         m = self._sim.machine
         return {run.id: (run.tier, tuple(sorted(run.on))) for run in (*m.fg_runs.values(), *m.bg_runs.values())}
@@ -104,22 +93,12 @@ class _SchedulerView:
 
         Examples
         --------
-        The example of :attr:`tiers` at 50 s: job 1 (fg since 0) ends at 0 + its 100 s estimate; job 2
-        (bg since 0) has done 22.5 of its 60 s at 0.9 x 1.0 x (1 - 0.5) = 0.45 s/s, so 37.5 / 0.45 s
-        more at that rate. In fact it swaps to the fg tier at 100 s (job 1 ends) with 15 s left,
-        and ends at 115 s.
-
-        >>> from market.twotier.progress import JobTraits
-        >>> sim = TwoTierMachineSimulation(2, "measy", rng=np.random.default_rng(1),
-        ...                                traits={1: JobTraits((0.5, 0.5), (0.5, 0.5), 0.9, 0.0),
-        ...                                        2: JobTraits((1.0,), (1.0,), 0.9, 0.0)})
-        >>> sim.submit(Job(1, 0, 2, 100, 100)); sim.submit(Job(2, 0, 1, 60, 60))
-        >>> sim.run_until(50)
-        >>> sim.scheduler.tier_spans
-        {1: (0, 100), 2: (0, 134)}
-        >>> sim.run_until(100)
-        >>> sim.scheduler.tiers, sim.scheduler.tier_spans
-        ({2: ('fg', (0,))}, {2: (100, 115)})
+        The example of :class:`TwoTierMachineSimulation` at 50 s: job 1 holds processors 0 and 1 in
+        the fg tier, job 2 processor 0 in the bg tier (:attr:`tiers`). Job 1 (fg since 0) ends at
+        0 + its 100 s estimate; job 2 (bg since 0) has done 22.5 of its 60 s at 0.9 x 1.0 x
+        (1 - 0.5) = 0.45 s/s, so 37.5 / 0.45 s more at that rate. In fact it swaps to the fg tier
+        at 100 s (job 1 ends) with 15 s left, and ends at 115 s (the doctest of
+        :class:`TwoTierMachineSimulation` runs both instants).
         """
         sim = self._sim
         m, now = sim.machine, sim.now
@@ -174,6 +153,15 @@ class TwoTierMachineSimulation:
     >>> sim.run_until(50)
     >>> sim.start, sorted(sim.scheduler.running), sim.scheduler.n_free
     ({1: 0, 2: 0}, [1, 2], 0)
+
+    Which tier and processors each running job holds, and when it entered the tier and is expected
+    to end (``scheduler.tiers``, ``scheduler.tier_spans``), at 50 s and after the swap at 100 s:
+
+    >>> sim.scheduler.tiers, sim.scheduler.tier_spans
+    ({1: ('fg', (0, 1)), 2: ('bg', (0,))}, {1: (0, 100), 2: (0, 134)})
+    >>> sim.run_until(100)
+    >>> sim.scheduler.tiers, sim.scheduler.tier_spans
+    ({2: ('fg', (0,))}, {2: (100, 115)})
     >>> sim.run_until(None)
     >>> sim.end[1], 100 < sim.end[2] < 160
     (100, True)
