@@ -42,8 +42,9 @@ policy planned (conservative backfilling, the slot scheduler); ``projected``
 queued jobs of a policy that keeps no plan, at a forecast start: FCFS, EASY
 and any other policy pricing can run forward (plug-ins included) are run
 forward from the state (``market.pricing.forecast``, what adaptive pricing
-plans with, Singh 2008 ch. 5.3); a policy that cannot be (PSP, which ranks
-users) is placed in queue order at its jobs' earliest starts;
+plans with, Singh 2008 ch. 5.3; PSP with its users' accuracies held); a
+policy whose scheduler refuses the stand-ins (a two-tier machine's) is placed
+in queue order at its jobs' earliest starts;
 ``free`` free capacity cut into the layered slots of Fig. 1 around running
 jobs, reservations and a forecast; ``advertised`` the same cut around a real
 plan: non-delaying slots, what a provider advertises (ch. 3).
