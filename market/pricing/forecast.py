@@ -38,6 +38,7 @@ from market.pricing.state import ProviderState, base_profile, planning_state_of
 from market.reservation import Reservation
 from market.plugins import is_plugin_name
 from market.scheduling import policy_names, resolve_policy
+from market.scheduling.base import no_planning_state
 from market.scheduling.profile import Profile
 
 __all__ = [
@@ -184,7 +185,7 @@ def forecast(
     """
     check_policy(policy)
     if state.policy_state is not None and policy in BACKFILL_POLICIES:
-        raise InvalidInput(f"policy {policy!r} keeps no planning state, got policy_state {dict(state.policy_state)!r}")
+        raise no_planning_state(policy, state.policy_state)
     now = state.now
     if base is None:
         base = base_profile(state)
@@ -211,8 +212,7 @@ def _run_forward(state: ProviderState, policy: str, extra: Reservation | None) -
     for_planning = getattr(cls, "for_planning", None)  # a duck-typed plug-in may lack it
     if for_planning is None:
         if state.policy_state is not None:
-            raise InvalidInput(f"policy {policy!r} keeps no planning state, got policy_state "
-                               f"{dict(state.policy_state)!r}")
+            raise no_planning_state(policy, state.policy_state)
         sched = cls(state.procs)
     else:
         sched = for_planning(state.procs, state.policy_state)

@@ -23,7 +23,17 @@ from market.job import Job
 from market.reservation import Reservation
 from market.scheduling.profile import Profile
 
-__all__ = ["LocalScheduler"]
+__all__ = ["LocalScheduler", "no_planning_state"]
+
+
+def no_planning_state(policy: str, planning_state: Mapping) -> InvalidInput:
+    """The error for a ``policy_state`` handed to a policy that keeps none (one line, says what to do).
+
+    >>> print(no_planning_state("easy", {"accuracy": {}}))
+    policy 'easy' keeps no planning state, got policy_state {'accuracy': {}}: plan under the policy that recorded it, or drop policy_state
+    """
+    return InvalidInput(f"policy {policy!r} keeps no planning state, got policy_state {dict(planning_state)!r}: "
+                        "plan under the policy that recorded it, or drop policy_state")
 
 
 class LocalScheduler:
@@ -85,8 +95,7 @@ class LocalScheduler:
         under another policy would otherwise be planned silently without what it says.
         """
         if planning_state is not None:
-            raise InvalidInput(f"policy {cls.name or cls.__name__!r} keeps no planning state, "
-                               f"got policy_state {dict(planning_state)!r}")
+            raise no_planning_state(cls.name or cls.__name__, planning_state)
         return cls(procs)
 
     # ------------------------------------------------------------- protocol
