@@ -141,3 +141,20 @@ def test_a_policy_state_under_a_policy_that_keeps_none_is_refused_and_dropped_fo
     live = MachineSimulation(PSPScheduler(2), [Job(1, 0, 2, 10, 10, user=1), Job(2, 1, 1, 10, 10, user=1)])
     live.run_until(5)
     assert ProviderPlan.from_scheduler(live.scheduler, 5, policy="easy").planned == {2: 10}
+
+
+@settings(max_examples=40, deadline=None)
+@given(data=st.data())
+def test_any_psp_state_plans_the_same_after_a_json_round_trip(data):
+    """Users' accuracies of any PSP state (ids and values drawn) survive state.json and give the same plan."""
+    users = data.draw(st.lists(st.integers(0, 50), min_size=1, max_size=6, unique=True))
+    accuracy = {u: data.draw(st.floats(0.0, 1.0, allow_nan=False)) for u in users if data.draw(st.booleans())}
+    default = data.draw(st.floats(0.0, 1.0, allow_nan=False))
+    queue = tuple(Job(2 + k, k, data.draw(st.integers(1, 4)), 10, data.draw(st.integers(10, 300)),
+                      user=data.draw(st.sampled_from(users))) for k in range(data.draw(st.integers(1, 6))))
+    state = ProviderState(10, 4, running=(RunningJob(1, 3, 0, 100, user=users[0]),), queue=queue,
+                          policy_state={"accuracy": accuracy, "default_accuracy": default})
+    again = state_from_dict(json.loads(json.dumps(state_to_dict(state))))
+    assert {int(u): a for u, a in again.policy_state["accuracy"].items()} == accuracy
+    assert [(j.id, j.user) for j in again.queue] == [(j.id, j.user) for j in queue]
+    assert forecast(again, "psp") == forecast(state, "psp")
