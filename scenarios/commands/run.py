@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import sys
 import warnings
 from pathlib import Path
@@ -135,13 +136,32 @@ def _collect(fn, tasks, args, workers, seeds, reports, failed, out=None) -> None
                 print(f"  [{done}/{len(seeds)}] seed {seed}: failed: {report}", file=sys.stderr, flush=True)
                 continue
             if out is not None:
-                folder = Path(out) / f"seed-{seed}"
-                folder.mkdir(exist_ok=True)
-                write_report(folder, report, command=_command())
+                _write_seed(Path(out), seed, report)
             reports[seed] = report
             print(f"  [{done}/{len(seeds)}] seed {seed}: {report.seconds:.1f} s, "
                   f"{sum(c.holds for c in report.checks)} of {len(report.checks)} directions hold",
                   file=sys.stderr, flush=True)
+
+
+def _write_seed(out: Path, seed: int, report) -> None:
+    """``out/seed-N/``, whole or not at all: written beside it, then renamed into place.
+
+    A stop can arrive while a report is being written; a ``seed-N`` folder that exists is then
+    always a finished one (the stop's message counts the folders, :func:`_finished_on_disk`).
+    """
+    partial, folder = out / f".seed-{seed}.partial", out / f"seed-{seed}"
+    shutil.rmtree(partial, ignore_errors=True)
+    partial.mkdir()
+    write_report(partial, report, command=_command())
+    shutil.rmtree(folder, ignore_errors=True)
+    os.replace(partial, folder)
+
+
+def _finished_on_disk(out: Path, seeds: list[int]) -> list[int]:
+    """The seeds whose ``seed-N`` folder is in ``out`` (each complete, :func:`_write_seed`); partial ones removed."""
+    for partial in out.glob(".seed-*.partial"):
+        shutil.rmtree(partial, ignore_errors=True)
+    return [s for s in seeds if (out / f"seed-{s}").is_dir()]
 
 
 def _run_seeds(args: argparse.Namespace, reproduction, size: str, seeds: list[int], out) -> int:
@@ -156,14 +176,17 @@ def _run_seeds(args: argparse.Namespace, reproduction, size: str, seeds: list[in
               f"({args.executor}, {workers or 'cluster'} workers) ...", file=sys.stderr, flush=True)
         _collect(run_seed, tasks, args, workers, seeds, reports, failed, out)
     except KeyboardInterrupt as exc:  # finished seeds are on disk (with --out); the summary is not
-        if out is not None and reports:
-            kept = " ".join(f"{out}/seed-{s}" for s in seeds if s in reports)
-            rest = ",".join(str(s) for s in seeds if s not in reports)
-            raise with_hint(exc, f"{len(reports)} of {len(seeds)} seeds had finished, their reports kept in "
+        # with --out the folders count (a seed whose folder was renamed into place just before the stop
+        # reached `reports` is finished too)
+        finished = _finished_on_disk(Path(out), seeds) if out is not None else [s for s in seeds if s in reports]
+        if out is not None and finished:
+            kept = " ".join(f"{out}/seed-{s}" for s in finished)
+            rest = ",".join(str(s) for s in seeds if s not in finished)
+            raise with_hint(exc, f"{len(finished)} of {len(seeds)} seeds had finished, their reports kept in "
                                  f"{out}/seed-N/; 'gridmarket run --join {kept}' reports them, "
                                  f"'--seeds {rest} --out OTHER' runs the rest (then --join both)") from None
         removed = out is not None and remove_if_empty(out)
-        raise with_hint(exc, f"{len(reports)} of {len(seeds)} seeds had finished; nothing written"
+        raise with_hint(exc, f"{len(finished)} of {len(seeds)} seeds had finished; nothing written"
                              f"{f' ({out}/ removed)' if removed else ''}; run the command again") from None
     if not reports:
         raise InvalidInput(f"every seed failed; seed {seeds[0]}: {failed[seeds[0]]}")

@@ -95,3 +95,24 @@ def test_sigterm_after_seeds_finished_keeps_their_reports_and_join_reports_them(
     import json
 
     assert json.loads(joined.stdout)["seeds"] == sorted(int(k.name[len("seed-"):]) for k in kept)
+
+
+def test_a_stop_while_a_seed_report_is_written_leaves_no_seed_folder(tmp_path, monkeypatch):
+    """A seed-N folder is whole or absent: the report is written beside it and renamed into place, so a stop
+    in the middle of writing (CI saw the stop's count disagree with the folders) leaves only a partial folder,
+    which the stop removes, and the count is the folders'."""
+    from scenarios.commands import run as run_cmd
+
+    def half_written(folder, report, command):
+        (Path(folder) / "report.csv").write_text("kind,metric\n")
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(run_cmd, "write_report", lambda folder, report, command: (Path(folder) / "report.md").write_text("ok"))
+    run_cmd._write_seed(tmp_path, 1, report=None)
+    monkeypatch.setattr(run_cmd, "write_report", half_written)
+    with pytest.raises(KeyboardInterrupt):
+        run_cmd._write_seed(tmp_path, 2, report=None)
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".seed-2.partial", "seed-1"]
+    assert run_cmd._finished_on_disk(tmp_path, [1, 2, 3]) == [1]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["seed-1"]
+    assert (tmp_path / "seed-1" / "report.md").read_text() == "ok"
