@@ -30,9 +30,9 @@ from collections.abc import Iterable, Mapping
 
 from market.errors import Infeasible, InvalidInput
 from market.pricing.engine import Engine
-from market.pricing.forecast import BACKFILL_POLICIES, check_policy, forecast, policy_state_for
+from market.pricing.forecast import BACKFILL_POLICIES, check_policy, forecast, plans_as_itself
 from market.pricing.slot import SECONDS_PER_HOUR
-from market.pricing.state import ProviderState, RunningJob
+from market.pricing.state import ProviderState, RunningJob, planning_state_of
 from market.reservation import Reservation
 from market.scheduling import policy_of
 from market.scheduling.profile import Profile
@@ -189,7 +189,7 @@ class ExternalityPricer:
         self = cls.__new__(cls)
         self.policy = check_policy(policy_of(scheduler) if policy is None else policy)
         self._state = None
-        self._policy_state = policy_state_for(scheduler, self.policy)
+        self._policy_state = planning_state_of(scheduler) if plans_as_itself(scheduler, self.policy) else None
         self.now, self.procs = now, scheduler.procs
         self._snapshot = running = list(scheduler.running.values())
         self._reservations = tuple(r for r in scheduler.reservations.values() if r.end > now)

@@ -34,7 +34,7 @@ from collections.abc import Mapping, Sequence
 
 from market.errors import Infeasible, InvalidInput
 from market.job import Job
-from market.pricing.state import ProviderState, base_profile, planning_state_of
+from market.pricing.state import ProviderState, base_profile
 from market.reservation import Reservation
 from market.plugins import is_plugin_name
 from market.scheduling import policy_names, resolve_policy
@@ -48,7 +48,7 @@ __all__ = [
     "check_policy",
     "forecast",
     "greedy_plan",
-    "policy_state_for",
+    "plans_as_itself",
 ]
 
 BACKFILL_POLICIES = ("conservative", "slots")
@@ -95,23 +95,29 @@ def _refuses_stand_ins(cls: type) -> str | None:
     Cached per class: every pricer checks its policy, and the answer cannot change.
     """
     try:
-        for_planning = getattr(cls, "for_planning", None)
-        sched = cls(1) if for_planning is None else for_planning(1, None)
-        sched.submit(Job(0, 0, 1, 1, 1, user=0), 0)
+        _planning_scheduler(cls, 1, None, cls.__name__).submit(Job(0, 0, 1, 1, 1, user=0), 0)
     except InvalidInput as err:
         return str(err)
     return None
 
 
-def policy_state_for(scheduler, policy: str | type) -> Mapping | None:
-    """``scheduler``'s planning state if ``policy`` is the scheduler's own class, else None.
+def _planning_scheduler(cls: type, procs: int, planning_state: Mapping | None, name: str):
+    """``cls.for_planning(procs, planning_state)``; a duck-typed plug-in without it keeps no planning state."""
+    for_planning = getattr(cls, "for_planning", None)
+    if for_planning is not None:
+        return for_planning(procs, planning_state)
+    if planning_state is not None:
+        raise no_planning_state(name, planning_state)
+    return cls(procs)
 
-    A plan of a live scheduler under another policy (pricing a PSP machine as if it ran
-    conservative backfilling) cannot use what the scheduler's own policy knows.
+
+def plans_as_itself(scheduler, policy: str | type) -> bool:
+    """Whether a plan of ``scheduler`` under ``policy`` runs the scheduler's own class forward.
+
+    Only then can it use the scheduler's planning state: a plan under another policy (pricing a
+    PSP machine as if it ran conservative backfilling) cannot use what the scheduler's policy knows.
     """
-    if policy in BACKFILL_POLICIES or resolve_policy(policy) is not type(scheduler):
-        return None
-    return planning_state_of(scheduler)
+    return policy not in BACKFILL_POLICIES and resolve_policy(policy) is type(scheduler)
 
 
 def greedy_plan(base: Profile, queue: Sequence[Job], now: int) -> tuple[dict[int, int], Profile]:
@@ -208,14 +214,7 @@ def forecast(
 def _run_forward(state: ProviderState, policy: str, extra: Reservation | None) -> dict[int, int]:
     """Drive a fresh ``policy`` scheduler from ``state`` until every queued job has started."""
     now = state.now
-    cls = resolve_policy(policy)
-    for_planning = getattr(cls, "for_planning", None)  # a duck-typed plug-in may lack it
-    if for_planning is None:
-        if state.policy_state is not None:
-            raise no_planning_state(policy, state.policy_state)
-        sched = cls(state.procs)
-    else:
-        sched = for_planning(state.procs, state.policy_state)
+    sched = _planning_scheduler(resolve_policy(policy), state.procs, state.policy_state, policy)
     # running jobs: started now in one pass, each holding its processors to its planned end
     stand_ins = [Job(r.id, now, r.procs, r.end - now, r.end - now, user=r.user) for r in state.running]
     for job in stand_ins:

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from market.errors import Infeasible, InvalidInput
 from market.pricing.advertisement import advertise
 from market.pricing.externality import ExternalityPricer
-from market.pricing.forecast import BACKFILL_POLICIES, check_policy, forecast, policy_state_for
+from market.pricing.forecast import BACKFILL_POLICIES, check_policy, forecast, plans_as_itself
 from market.pricing.quotes import Quote, quote_at, quote_earliest, quote_flexible
 from market.pricing.rules import apply_rule, resolve_pricing
 from market.pricing.slot import BASE_RATE, PENALTY_FACTOR, SECONDS_PER_HOUR, Slot
@@ -149,8 +149,8 @@ class ProviderPlan:
             policy = policy_of(scheduler)
         planned = getattr(scheduler, "planned", None) if policy in BACKFILL_POLICIES else None
         state = state_from_scheduler(scheduler, now)
-        if state.policy_state is not None:  # kept only for a plan under the scheduler's own policy
-            state = dataclasses.replace(state, policy_state=policy_state_for(scheduler, policy))
+        if state.policy_state is not None and not plans_as_itself(scheduler, policy):
+            state = dataclasses.replace(state, policy_state=None)  # another policy's plan cannot use it
         if planned is not None:
             planned = {job.id: planned[job.id] for job in state.queue}
         return cls(state, policy, planned=planned, **kwargs)

@@ -151,7 +151,7 @@ class ProviderState:
             if res.end <= now:
                 raise InvalidInput(f"reservation {res.id!r}: it ends at {res.end}, not after now ({now})")
         if self.policy_state is not None and not isinstance(self.policy_state, Mapping):
-            raise InvalidInput(f"state: policy_state must be an object, got {type(self.policy_state).__name__}")
+            raise InvalidInput(f"policy_state must be an object, got {type(self.policy_state).__name__}")
         base_profile(self)  # capacity check
 
     def reservation(self, reservation_id: str | int) -> Reservation:
@@ -335,11 +335,8 @@ def state_from_dict(data: object, *, source: str = "state") -> ProviderState:
                 _field(item, "duration", where, minimum=1),
             )
         )
-    policy_state = data.get("policy_state")
-    if policy_state is not None and not isinstance(policy_state, Mapping):
-        raise InvalidInput(f"{source}: policy_state must be an object, got {type(policy_state).__name__}")
     try:
-        return ProviderState(now, procs, tuple(running), tuple(queue), tuple(reservations), policy_state)
+        return ProviderState(now, procs, tuple(running), tuple(queue), tuple(reservations), data.get("policy_state"))
     except InvalidInput as err:
         raise InvalidInput(f"{source}: {err}") from None
 
