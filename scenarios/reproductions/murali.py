@@ -116,7 +116,7 @@ def _grid_jobs(systems, **kwargs):
 def _fallback_note(n: int) -> list[str]:
     return [(f"{n} system(s) fell back from the Tsafrir estimate model (sec. 4.3.1) to the wall-time limit as every "
              "job's estimate: the model could not cover their jobs (too few of them, or run times too long for the "
-             "estimates it draws below the limit, as the paper@0.7 workload's 8.8 h mean under 48 h limits)")] if n else []
+             "estimates it draws below the limit)")] if n else []
 
 
 def _table_rows(results: dict, table: dict, currency: str, where: str) -> list[Row]:
