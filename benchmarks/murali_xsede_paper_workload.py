@@ -4,15 +4,20 @@ Issue 14. Since ccf676b ``gridmarket run murali-xsede`` uses the ``paper@0.7`` w
 run times, >= 30 min and 8.8 h mean, and 3.22 arrivals an hour per system; Lublin sizes scaled to a
 0.7 offered load per system). BS answers in Table IV's 633.7 min, but MCMF w_t = 100 % cuts the
 response by 14 % (Fig. 11: 48-49 %) and w_t = 25 % lengthens it by 67 % (Table IV: -24.6 %). Under
-this workload every system falls back from Tsafrir's estimate model to the wall-time limit as every
-job's estimate (`market.metascheduling.workload`: the model draws too few long estimates for 8.8 h
-runs under 24-72 h limits): mean estimate 51 h for 8.9 h of run. This script changes one factor at a
+this workload, until 83d7713, every system fell back from Tsafrir's estimate model to the wall-time
+limit as every job's estimate (the model, drawn for the long jobs alone, draws too few long
+estimates for 8.8 h runs under 24-72 h limits): mean estimate 51 h for 8.9 h of run. This script changes one factor at a
 time, everything else as ``murali-xsede --size full`` (Table I systems, PJM ComEd + synthetic
 regional prices, SARIMA day-ahead forecasts, 10-minute cycles, MaxQ 2, 2000 jobs of predictor
 warm-up, f_g = 1, the reproduction's seed streams: the same jobs, sizes and run times in every
 variant of a seed):
 
-``limit``        the reproduction as it is (estimate = the origin's wall-time limit).
+``limit``        estimate = the origin's wall-time limit (the reproduction as it was when these
+                 variants were measured, at 309b600: every system fell back to the limit).
+``reproduction`` the reproduction as it is: since 83d7713 Tsafrir's estimates are drawn for the
+                 stream as generated, short jobs included, before they are left out, and 6 of 8
+                 systems keep them (Darter and Lonestar, 24 h limits, fall back to the limit). The
+                 draw changes the random stream, so a seed's jobs differ from 309b600's.
 ``exact``        H1a: estimate = run time.
 ``tsafrir-cover`` H1b: Tsafrir's model (`market.workloads.tsafrir_distribution`, default parameters,
                  max estimate = the wall-time limit) assigned as ``est_assign`` (longest run first,
@@ -76,8 +81,8 @@ import numpy as np
 
 from scenarios.commands.run import parse_seeds
 
-VARIANTS = ("limit", "exact", "tsafrir-cover", "matched-history", "exact-matched", "maxq-inf", "maxq-1", "uncapped",
-            "equal-efficiency")
+VARIANTS = ("limit", "reproduction", "exact", "tsafrir-cover", "matched-history", "exact-matched", "maxq-inf",
+            "maxq-1", "uncapped", "equal-efficiency")
 _DAY = 86400
 _HISTORY_JOBS = 2000  # sec. 4.3.2; murali._HISTORY
 
@@ -124,8 +129,11 @@ def with_estimates(jobs, systems, variant: str, seed: int) -> tuple[tuple, dict]
     """``jobs`` with the variant's estimates (run times, sizes, submits unchanged) and notes."""
     if variant in ("exact", "exact-matched"):
         return tuple(replace(j, estimate=j.runtime) for j in jobs), {}
-    if variant != "tsafrir-cover":
+    if variant == "reproduction":
         return tuple(jobs), {}
+    if variant != "tsafrir-cover":
+        limit = {s.name: s.max_walltime for s in systems}
+        return tuple(replace(j, estimate=limit[j.site]) for j in jobs), {}
     rng = np.random.default_rng(np.random.SeedSequence([seed, 14, 1]))
     by_id = {}
     fell = {}
@@ -154,8 +162,7 @@ def matched_predictors(systems, seed: int, exact: bool) -> list:
             warnings.simplefilter("ignore")  # the Tsafrir fallback to the limit: the run's estimates too
             past = list(grid_workload([s], days=days, rng=rng, offered_load=0.7, mean_runtime=XSEDE_MEAN_RUNTIME,
                                       min_runtime=XSEDE_MIN_RUNTIME, sizes_to_load=True))
-        if exact:
-            past = [replace(j, estimate=j.runtime) for j in past]
+        past = [replace(j, estimate=j.runtime if exact else s.max_walltime) for j in past]
         p = QueueWaitPredictor(history=_HISTORY_JOBS)
         replay_wait_predictions(past, procs=s.cores, policy="easy", predictor=p, predict=False)
         out.append(p)
