@@ -24,6 +24,12 @@ Families (``--family``):
   ea45d5e) or for the best-effort jobs only (its default since, ``slot_estimates="exact"``), the slots sized by the jobs' actual runtimes (the thesis: "We
   performed experiments using the requested runtime estimates of the tasks in the best effort
   workload"); and without reservations, exact against recorded estimates on six 30-day windows.
+``fig30`` (Fig. 30's 0-50 SU axis, second pass): the reproduction's Figs. 30-31 set-up (conservative,
+  recorded estimates for best effort, slots of actual length) against one factor at a time:
+  ``recreated`` counts each price from the queue planned afresh (Fig. 22 step 1, "Create a schedule
+  of the tasks in Q using pi") instead of the scheduler's compressed plan (``pricing_replay``'s
+  ``plan_without``); ``easy`` runs the set-up paragraph's aggressive backfilling ("We use aggressive
+  backfilling as the resource scheduling policy for the best effort jobs"). ``--variants`` picks them.
 
     PYTHONPATH=$PWD GRIDMARKET_DATA=../shared/data nice -n 10 .venv/bin/python -W ignore \\
         benchmarks/singh_pricing_figs25_31.py --family load --seeds 1..10
@@ -345,15 +351,78 @@ def estimates_report(runs: dict, seeds: list[int], bare: dict) -> None:
         print(f"conservative: recorded estimates lengthen the best-effort wait in {longer}/{len(bare[site])} windows")
 
 
+# ----------------------------------------------------------------------------- fig30 (second pass)
+_FIG30 = {  # name: (policy, estimates, slot_estimates, plan_without)
+    "CB+actual": ("conservative", "exact", None, "scheduler"),
+    "CB+actual, v_q recreated": ("conservative", "exact", None, "recreated"),
+    "CB+recorded (reproduction)": ("conservative", "requested", "exact", "scheduler"),
+    "CB+recorded, v_q recreated": ("conservative", "requested", "exact", "recreated"),
+    "AB+actual": ("easy", "exact", None, "scheduler"),
+    "AB+recorded": ("easy", "requested", "exact", "scheduler"),
+}
+_FIG30_GROUPS = {"base": ("CB+actual", "CB+recorded (reproduction)"),
+                 "recreated": ("CB+actual, v_q recreated", "CB+recorded, v_q recreated"),
+                 "easy": ("AB+actual", "AB+recorded")}
+_fig30_names: tuple = ()
+
+
+def fig30_one(site: str, seed: int) -> dict:
+    from scenarios.harnesses.pricing_replay import pricing_replay
+
+    w, jobs, procs, draw = _setup(site, seed)
+    out = {}
+    for name in _fig30_names:
+        policy, est, slot_est, plan = _FIG30[name]
+        out[name] = {a: pricing_replay(jobs, procs=procs, policy=policy, alpha=a, seed=draw, estimates=est,
+                                       slot_estimates=slot_est, plan_without=plan).summary["mean_price_su"]
+                     for a in _ALPHAS}
+    return out
+
+
+def fig30_report(runs: dict, seeds: list[int]) -> None:
+    n = len(seeds)
+    pairs = [("CB+recorded (reproduction)", "CB+actual"), ("CB+recorded, v_q recreated", "CB+actual"),
+             ("CB+recorded, v_q recreated", "CB+actual, v_q recreated"), ("AB+recorded", "AB+actual"),
+             ("AB+recorded", "CB+actual")]
+    for site in _SITES:
+        rs = [runs[site, s] for s in seeds]
+        print(f"\n## {site.upper()}: mean price (SU) over seeds by alpha 0 / 0.25 / 0.5 / 0.75 / 1")
+        print("| variant | price by alpha | price a=0 | highest price | within Fig. 30's 0-50 SU |")
+        print("|---|---|---|---|---:|")
+        for name in _fig30_names:
+            by = " / ".join(f"{np.mean([r[name][a] for r in rs]):.1f}" for a in _ALPHAS)
+            top = [max(r[name].values()) for r in rs]
+            print(f"| {name} | {by} | {_fmt([r[name][0.0] for r in rs], 1)} | {_fmt(top, 1)} | "
+                  f"{sum(t <= _FIG30_AXIS_SU for t in top)}/{n} |")
+        print(f"\n{site.upper()}: inaccurate / accurate")
+        print("| inaccurate | accurate | price ratio a=0 | per seed | ratio <= 1.5 (k) | higher at every alpha < 1 (k) |")
+        print("|---|---|---|---|---:|---:|")
+        for a_name, b_name in pairs:
+            if a_name not in _fig30_names or b_name not in _fig30_names:
+                continue
+            ratio = [r[a_name][0.0] / r[b_name][0.0] for r in rs]
+            above = sum(all(r[a_name][a] > r[b_name][a] for a in _ALPHAS[:-1]) for r in rs)
+            print(f"| {a_name} | {b_name} | {_fmt(ratio)} | {', '.join(f'{x:.2f}' for x in ratio)} | "
+                  f"{sum(x <= 1.5 for x in ratio)}/{n} | {above}/{n} |")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--family", choices=("load", "share", "estimates"), required=True)
+    parser.add_argument("--family", choices=("load", "share", "estimates", "fig30"), required=True)
     parser.add_argument("--seeds", default="1..10")
     parser.add_argument("--policy", choices=("conservative", "easy"), default="conservative",
                         help="backfilling of the load family (default conservative: the CB+actual reading)")
+    parser.add_argument("--variants", default="base,recreated,easy",
+                        help="fig30 family: comma-separated groups of base, recreated, easy (default all)")
     args = parser.parse_args(argv)
     seeds = parse_seeds(args.seeds)
-    one = {"load": load_one, "share": share_one, "estimates": estimates_one}[args.family]
+    global _fig30_names
+    groups = args.variants.split(",")
+    bad = [g for g in groups if g not in _FIG30_GROUPS]
+    if bad:
+        parser.error(f"--variants: unknown group(s) {bad}; choose from {sorted(_FIG30_GROUPS)}")
+    _fig30_names = tuple(name for g in groups for name in _FIG30_GROUPS[g])
+    one = {"load": load_one, "share": share_one, "estimates": estimates_one, "fig30": fig30_one}[args.family]
     t_start = time.perf_counter()
     runs = {}
     for seed in seeds:
@@ -367,6 +436,9 @@ def main(argv: list[str] | None = None) -> int:
         load_report(runs, seeds)
     elif args.family == "share":
         share_report(runs, seeds)
+    elif args.family == "fig30":
+        print(f"variants: {', '.join(_fig30_names)}")
+        fig30_report(runs, seeds)
     else:
         estimates_report(runs, seeds, {site: no_reservations(site) for site in _SITES})
     print(f"\nwall {time.perf_counter() - t_start:.0f} s")

@@ -41,6 +41,7 @@ from market.pricing import (
     ExternalityPricer,
     check_policy,
     choose_flexible,
+    state_from_scheduler,
     withdraw_reservation,
 )
 from market.reservation import Reservation
@@ -48,10 +49,14 @@ from market.scheduling import make_scheduler
 from scenarios.options import checked
 from market.simulation import ESTIMATES, MachineSimulation
 
-__all__ = ["DEFAULT_FRACTION", "ReplayResult", "main", "pricing_replay", "run_id"]
+__all__ = ["DEFAULT_FRACTION", "PLANS_WITHOUT", "ReplayResult", "main", "pricing_replay", "run_id"]
 
 DEFAULT_FRACTION = 0.1
 """Share of the jobs turned into reservations: "we randomly selected ten percent of the jobs" (ch. 5.3)."""
+
+
+PLANS_WITHOUT = ("scheduler", "recreated")
+"""What a price is counted from (``plan_without`` of :func:`pricing_replay`): the scheduler's plan or Fig. 22's fresh one."""
 
 
 @dataclass(frozen=True)
@@ -92,6 +97,7 @@ def pricing_replay(
     decisions: Mapping[int, int] | None = None,
     release: bool = True,
     slot_estimates: str | None = None,
+    plan_without: str = "scheduler",
 ) -> ReplayResult:
     """Replay ``jobs`` on ``procs`` processors with a fraction of them as priced reservations.
 
@@ -122,6 +128,19 @@ def pricing_replay(
         running time ... We performed experiments using the requested runtime estimates
         of the tasks in the best effort workload". The draw of requests is the same
         whatever this is.
+    plan_without : {"scheduler", "recreated"}
+        The plan without the slot (``v_q`` of Fig. 22) that a price is counted
+        from. ``"scheduler"``: the provider's current plan, for conservative
+        backfilling its planned starts as kept since arrival (compressed at early
+        ends); the plan with the slot is the queue re-planned in arrival order
+        around it. ``"recreated"``: Fig. 22 step 1 as written, "Create a schedule
+        of the tasks in Q using pi", the queue planned afresh from the state, so
+        both plans come from the same planning. They agree while no job ends
+        before its estimate; with the trace's estimates a compressed plan is not
+        the fresh one, and under ``"scheduler"`` a slot that moves any job is also
+        charged the jobs a fresh plan would place later than the compressed plan.
+        Only the accounting changes: the simulated scheduler keeps its own plan.
+        For policies run forward (EASY, FCFS) both are the same.
     decisions : mapping of int to int, optional
         Start of each request by job id, from an earlier run
         (``result.reservations``): the requests are placed there without
@@ -157,6 +176,8 @@ def pricing_replay(
     if slot_estimates == "requested" and estimates == "exact":
         raise InvalidInput("slot_estimates='requested' needs estimates='requested' (exact estimates replace the "
                            "trace's requested ones)")
+    if plan_without not in PLANS_WITHOUT:
+        raise InvalidInput(f"plan_without must be one of {PLANS_WITHOUT}, got {plan_without!r}")
     if estimates == "exact":
         jobs = [j if j.estimate == j.runtime else replace(j, estimate=j.runtime) for j in jobs]
     kept = [j for j in jobs if j.procs <= procs]
@@ -204,7 +225,10 @@ def pricing_replay(
         sim.run_until(now)
         forget_until(now)
         if decisions is None:
-            pricer = ExternalityPricer.from_scheduler(scheduler, now, policy)
+            if plan_without == "recreated":
+                pricer = ExternalityPricer(state_from_scheduler(scheduler, now), policy)
+            else:
+                pricer = ExternalityPricer.from_scheduler(scheduler, now, policy)
             pick, n_quotes = choose_flexible(pricer, job.procs, job.estimate, float(a))
             start, f = pick.start, pick.fixed_cost
         else:
@@ -241,6 +265,7 @@ def pricing_replay(
         "fraction": fraction,
         "estimates": estimates,
         "slot_estimates": slot_estimates or estimates,
+        "plan_without": plan_without,
         "n_jobs": len(kept),
         "n_reservations": len(res),
         "mean_price_su": float(res["price"].mean()) if len(res) else 0.0,
@@ -274,6 +299,9 @@ def _parser() -> argparse.ArgumentParser:
                         help="what reservation requests ask for (default: as --estimates); 'exact' sizes "
                         "slots by the jobs' actual runtimes while best-effort jobs keep --estimates (ch. 5.3, "
                         "Figs. 30-31)")
+    parser.add_argument("--plan-without", default="scheduler", choices=PLANS_WITHOUT,
+                        help="plan a price is counted from: the scheduler's current plan (default) or the queue "
+                        "planned afresh from the state (Fig. 22 step 1 as written)")
     parser.add_argument("--days", type=float, help="replay only the jobs submitted in the first N days")
     parser.add_argument("--hold", action="store_true",
                         help="hold a reservation to its end even when its job ends early (default: give the rest back)")
@@ -302,7 +330,7 @@ def main(argv: list[str] | None = None) -> int:
         t0 = time.perf_counter()
         result = pricing_replay(jobs, procs=procs, policy=args.policy, fraction=args.fraction, alpha=alpha,
                                 seed=args.seed, estimates=args.estimates, release=not args.hold,
-                                slot_estimates=args.slot_estimates)
+                                slot_estimates=args.slot_estimates, plan_without=args.plan_without)
         seconds = time.perf_counter() - t0
     except (MarketError, OSError) as err:
         print(f"pricing_replay: error: {err}", file=sys.stderr)

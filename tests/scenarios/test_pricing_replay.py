@@ -112,3 +112,55 @@ def test_slots_of_actual_length_keep_the_draw_and_only_the_requests_change(busy_
 def test_bad_slot_estimates_are_refused(kwargs):
     with pytest.raises(InvalidInput, match="slot_estimates"):
         pricing_replay([Job(1, 0, 1, 10, 10)], procs=4, **kwargs)
+
+
+def _fig22_oracle(state, start, procs, duration):
+    """Fig. 22 as written: the queue planned afresh without and with the slot; delays x processors, SU."""
+    from market.pricing.forecast import forecast
+    from market.reservation import Reservation
+
+    before = forecast(state, "conservative")
+    after = forecast(state, "conservative", extra=Reservation("oracle-slot", start, procs, duration))
+    return sum(max(0, after[j.id] - before[j.id]) * j.procs for j in state.queue) / 3600
+
+
+def _priced(monkeypatch, jobs, **kwargs):
+    """Run the replay and keep, per request, the price it charged and Fig. 22's price on the same state."""
+    import scenarios.harnesses.pricing_replay as harness
+
+    seen = []
+    choose = harness.choose_flexible
+
+    def recording(pricer, procs, duration, alpha):
+        quote, n = choose(pricer, procs, duration, alpha)
+        seen.append((quote.fixed_cost, _fig22_oracle(pricer.state, quote.start, procs, duration)))
+        return quote, n
+
+    monkeypatch.setattr(harness, "choose_flexible", recording)
+    result = pricing_replay(jobs, procs=64, seed=3, **kwargs)
+    return result, seen
+
+
+@pytest.mark.parametrize("alpha", [0.0, 0.5])
+def test_recreated_plan_charges_fig22_as_written_with_recorded_estimates(monkeypatch, busy_jobs, alpha):
+    _, seen = _priced(monkeypatch, busy_jobs, alpha=alpha, plan_without="recreated")
+    assert seen and all(charged == pytest.approx(oracle, abs=1e-9) for charged, oracle in seen)
+
+
+def test_scheduler_plan_departs_from_fig22_only_when_jobs_end_early(monkeypatch, busy_jobs):
+    # the compressed plan kept since arrival is not the fresh plan once jobs end before their estimates
+    _, recorded = _priced(monkeypatch, busy_jobs, alpha=0.0, slot_estimates="exact")
+    assert sum(abs(c - o) > 1e-9 for c, o in recorded) > 0
+    assert sum(c for c, _ in recorded) > sum(o for _, o in recorded)
+    _, exact = _priced(monkeypatch, busy_jobs, alpha=0.0, estimates="exact")
+    assert all(c == pytest.approx(o, abs=1e-9) for c, o in exact)
+
+
+def test_plan_without_changes_only_the_accounting_at_alpha_zero(busy_jobs):
+    kept = pricing_replay(busy_jobs, procs=64, alpha=0.0, seed=3, slot_estimates="exact")
+    fresh = pricing_replay(busy_jobs, procs=64, alpha=0.0, seed=3, slot_estimates="exact", plan_without="recreated")
+    assert fresh.reservations["start"].tolist() == kept.reservations["start"].tolist()  # earliest feasible start
+    assert fresh.jobs["start"].tolist() == kept.jobs["start"].tolist()
+    assert fresh.summary["plan_without"] == "recreated" and kept.summary["plan_without"] == "scheduler"
+    with pytest.raises(InvalidInput, match="plan_without"):
+        pricing_replay(busy_jobs, procs=64, plan_without="fresh")
