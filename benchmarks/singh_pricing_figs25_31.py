@@ -29,7 +29,10 @@ Families (``--family``):
   ``recreated`` counts each price from the queue planned afresh (Fig. 22 step 1, "Create a schedule
   of the tasks in Q using pi") instead of the scheduler's compressed plan (``pricing_replay``'s
   ``plan_without``); ``easy`` runs the set-up paragraph's aggressive backfilling ("We use aggressive
-  backfilling as the resource scheduling policy for the best effort jobs"). ``--variants`` picks them.
+  backfilling as the resource scheduling policy for the best effort jobs"); ``replan`` (a diagnostic
+  scheduler, not a registered policy) makes the simulated conservative scheduler plan its queue afresh
+  at every early end instead of compressing it, so the plan it keeps is always Fig. 22's fresh one.
+  ``--variants`` picks them.
 
     PYTHONPATH=$PWD GRIDMARKET_DATA=../shared/data nice -n 10 .venv/bin/python -W ignore \\
         benchmarks/singh_pricing_figs25_31.py --family load --seeds 1..10
@@ -360,50 +363,90 @@ _FIG30 = {  # name: (policy, estimates, slot_estimates, plan_without)
     "AB+actual": ("easy", "exact", None, "scheduler"),
     "AB+recorded": ("easy", "requested", "exact", "scheduler"),
 }
+_FIG30["CB+actual, fresh plan at early ends"] = ("replan", "exact", None, "scheduler")
+_FIG30["CB+recorded, fresh plan at early ends"] = ("replan", "requested", "exact", "scheduler")
 _FIG30_GROUPS = {"base": ("CB+actual", "CB+recorded (reproduction)"),
+                 "replan": ("CB+actual, fresh plan at early ends", "CB+recorded, fresh plan at early ends"),
                  "recreated": ("CB+actual, v_q recreated", "CB+recorded, v_q recreated"),
                  "easy": ("AB+actual", "AB+recorded")}
 _fig30_names: tuple = ()
 
 
+def _replanning_scheduler(policy: str, procs: int):
+    """``make_scheduler`` for the ``replan`` variants: conservative backfilling that plans afresh at early ends.
+
+    Mu'alem and Feitelson's compression moves each queued job to its earliest start no later than its
+    planned one; this scheduler instead takes the whole queue out of its plan and plans it again in
+    arrival order (a job may move later), as Fig. 22's "Create a schedule of the tasks in Q using pi"
+    would at every event. A diagnostic only: it keeps no CB guarantee.
+    """
+    from market.scheduling import ConservativeScheduler
+
+    class _Replanning(ConservativeScheduler):
+        def compress(self, now: int) -> None:
+            profile = self.profile
+            profile.advance(now)
+            profile.release_jobs(self.queue, self.planned)
+            self._first = profile.replan(self.queue, self.planned, now)
+            self._plan.load(self.queue, self.planned)
+
+    return _Replanning(procs)
+
+
 def fig30_one(site: str, seed: int) -> dict:
-    from scenarios.harnesses.pricing_replay import pricing_replay
+    from unittest import mock
+
+    import scenarios.harnesses.pricing_replay as harness
 
     w, jobs, procs, draw = _setup(site, seed)
     out = {}
     for name in _fig30_names:
         policy, est, slot_est, plan = _FIG30[name]
-        out[name] = {a: pricing_replay(jobs, procs=procs, policy=policy, alpha=a, seed=draw, estimates=est,
-                                       slot_estimates=slot_est, plan_without=plan).summary["mean_price_su"]
-                     for a in _ALPHAS}
+        patch = mock.patch.object(harness, "make_scheduler", _replanning_scheduler) if policy == "replan" \
+            else mock.patch.object(harness, "make_scheduler", harness.make_scheduler)
+        with patch:
+            sums = {a: harness.pricing_replay(
+                jobs, procs=procs, policy="conservative" if policy == "replan" else policy, alpha=a, seed=draw,
+                estimates=est, slot_estimates=slot_est, plan_without=plan).summary for a in _ALPHAS}
+        out[name] = {a: x["mean_price_su"] for a, x in sums.items()}
+        out[name, "waits"] = {a: (x["mean_reservation_wait_h"], x["mean_best_effort_wait_h"]) for a, x in sums.items()}
     return out
 
 
 def fig30_report(runs: dict, seeds: list[int]) -> None:
     n = len(seeds)
     pairs = [("CB+recorded (reproduction)", "CB+actual"), ("CB+recorded, v_q recreated", "CB+actual"),
-             ("CB+recorded, v_q recreated", "CB+actual, v_q recreated"), ("AB+recorded", "AB+actual"),
+             ("CB+recorded, v_q recreated", "CB+actual, v_q recreated"),
+             ("CB+recorded, fresh plan at early ends", "CB+actual"),
+             ("CB+recorded, fresh plan at early ends", "CB+actual, fresh plan at early ends"),
+             ("AB+recorded", "AB+actual"),
              ("AB+recorded", "CB+actual")]
     for site in _SITES:
         rs = [runs[site, s] for s in seeds]
         print(f"\n## {site.upper()}: mean price (SU) over seeds by alpha 0 / 0.25 / 0.5 / 0.75 / 1")
-        print("| variant | price by alpha | price a=0 | highest price | within Fig. 30's 0-50 SU |")
-        print("|---|---|---|---|---:|")
+        print("| variant | price by alpha | price a=0 | highest price | within Fig. 30's 0-50 SU "
+              "| best-effort wait, mean over alpha (h) | reservation wait a=0 / a=1 (h) |")
+        print("|---|---|---|---|---:|---|---|")
         for name in _fig30_names:
             by = " / ".join(f"{np.mean([r[name][a] for r in rs]):.1f}" for a in _ALPHAS)
             top = [max(r[name].values()) for r in rs]
+            be = [np.mean([r[name, "waits"][a][1] for a in _ALPHAS]) for r in rs]
+            res = " / ".join(f"{np.mean([r[name, 'waits'][a][0] for r in rs]):.2f}" for a in (0.0, 1.0))
             print(f"| {name} | {by} | {_fmt([r[name][0.0] for r in rs], 1)} | {_fmt(top, 1)} | "
-                  f"{sum(t <= _FIG30_AXIS_SU for t in top)}/{n} |")
+                  f"{sum(t <= _FIG30_AXIS_SU for t in top)}/{n} | {_fmt(be)} | {res} |")
         print(f"\n{site.upper()}: inaccurate / accurate")
-        print("| inaccurate | accurate | price ratio a=0 | per seed | ratio <= 1.5 (k) | higher at every alpha < 1 (k) |")
-        print("|---|---|---|---|---:|---:|")
+        print("| inaccurate | accurate | price ratio a=0 | per seed | ratio <= 1.5 (k) | higher at every alpha < 1 (k) "
+              "| best-effort waits longer, mean over alpha (k) |")
+        print("|---|---|---|---|---:|---:|---:|")
         for a_name, b_name in pairs:
             if a_name not in _fig30_names or b_name not in _fig30_names:
                 continue
             ratio = [r[a_name][0.0] / r[b_name][0.0] for r in rs]
             above = sum(all(r[a_name][a] > r[b_name][a] for a in _ALPHAS[:-1]) for r in rs)
+            be = sum(np.mean([r[a_name, "waits"][a][1] for a in _ALPHAS])
+                     > np.mean([r[b_name, "waits"][a][1] for a in _ALPHAS]) for r in rs)
             print(f"| {a_name} | {b_name} | {_fmt(ratio)} | {', '.join(f'{x:.2f}' for x in ratio)} | "
-                  f"{sum(x <= 1.5 for x in ratio)}/{n} | {above}/{n} |")
+                  f"{sum(x <= 1.5 for x in ratio)}/{n} | {above}/{n} | {be}/{n} |")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -413,7 +456,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--policy", choices=("conservative", "easy"), default="conservative",
                         help="backfilling of the load family (default conservative: the CB+actual reading)")
     parser.add_argument("--variants", default="base,recreated,easy",
-                        help="fig30 family: comma-separated groups of base, recreated, easy (default all)")
+                        help="fig30 family: comma-separated groups of base, recreated, easy, replan (default base,recreated,easy)")
     args = parser.parse_args(argv)
     seeds = parse_seeds(args.seeds)
     global _fig30_names
