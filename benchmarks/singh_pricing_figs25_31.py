@@ -358,6 +358,7 @@ def estimates_report(runs: dict, seeds: list[int], bare: dict) -> None:
 _FIG30 = {  # name: (policy, estimates, slot_estimates, plan_without)
     "CB+actual": ("conservative", "exact", None, "scheduler"),
     "CB+actual, v_q recreated": ("conservative", "exact", None, "recreated"),
+    # "(reproduction)": the reproduction until 2026-11-26; since then it counts v_q as "v_q recreated" does
     "CB+recorded (reproduction)": ("conservative", "requested", "exact", "scheduler"),
     "CB+recorded, v_q recreated": ("conservative", "requested", "exact", "recreated"),
     "AB+actual": ("easy", "exact", None, "scheduler"),

@@ -55,7 +55,7 @@ DEFAULT_FRACTION = 0.1
 """Share of the jobs turned into reservations: "we randomly selected ten percent of the jobs" (ch. 5.3)."""
 
 
-PLANS_WITHOUT = ("scheduler", "recreated")
+PLANS_WITHOUT = ("recreated", "scheduler")
 """What a price is counted from (``plan_without`` of :func:`pricing_replay`): the scheduler's plan or Fig. 22's fresh one."""
 
 
@@ -97,7 +97,7 @@ def pricing_replay(
     decisions: Mapping[int, int] | None = None,
     release: bool = True,
     slot_estimates: str | None = None,
-    plan_without: str = "scheduler",
+    plan_without: str = "recreated",
 ) -> ReplayResult:
     """Replay ``jobs`` on ``procs`` processors with a fraction of them as priced reservations.
 
@@ -128,14 +128,16 @@ def pricing_replay(
         running time ... We performed experiments using the requested runtime estimates
         of the tasks in the best effort workload". The draw of requests is the same
         whatever this is.
-    plan_without : {"scheduler", "recreated"}
+    plan_without : {"recreated", "scheduler"}
         The plan without the slot (``v_q`` of Fig. 22) that a price is counted
-        from. ``"scheduler"``: the provider's current plan, for conservative
-        backfilling its planned starts as kept since arrival (compressed at early
-        ends); the plan with the slot is the queue re-planned in arrival order
-        around it. ``"recreated"``: Fig. 22 step 1 as written, "Create a schedule
-        of the tasks in Q using pi", the queue planned afresh from the state, so
-        both plans come from the same planning. They agree while no job ends
+        from. ``"recreated"`` (default since 2026-11-26): Fig. 22 step 1 as
+        written, "Create a schedule of the tasks in Q using pi", the queue
+        planned afresh from the state, so both plans come from the same
+        planning. ``"scheduler"`` (a diagnostic; what the replay did before, and
+        what a live provider's ``ProviderPlan.from_scheduler`` still does): the
+        provider's current plan, for conservative backfilling its planned starts
+        as kept since arrival (compressed at early ends), while the plan with the
+        slot is the queue re-planned in arrival order around it. They agree while no job ends
         before its estimate; with the trace's estimates a compressed plan is not
         the fresh one, and under ``"scheduler"`` a slot that moves any job is also
         charged the jobs a fresh plan would place later than the compressed plan.
@@ -299,9 +301,9 @@ def _parser() -> argparse.ArgumentParser:
                         help="what reservation requests ask for (default: as --estimates); 'exact' sizes "
                         "slots by the jobs' actual runtimes while best-effort jobs keep --estimates (ch. 5.3, "
                         "Figs. 30-31)")
-    parser.add_argument("--plan-without", default="scheduler", choices=PLANS_WITHOUT,
-                        help="plan a price is counted from: the scheduler's current plan (default) or the queue "
-                        "planned afresh from the state (Fig. 22 step 1 as written)")
+    parser.add_argument("--plan-without", default="recreated", choices=PLANS_WITHOUT,
+                        help="plan a price is counted from: the queue planned afresh from the state (default; "
+                        "Fig. 22 step 1 as written) or the scheduler's current, compressed plan")
     parser.add_argument("--days", type=float, help="replay only the jobs submitted in the first N days")
     parser.add_argument("--hold", action="store_true",
                         help="hold a reservation to its end even when its job ends early (default: give the rest back)")

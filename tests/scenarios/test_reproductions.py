@@ -74,7 +74,9 @@ PINNED_FIGURES = {
                       "SDSC CB+actual: mean price, alpha=0": 28.325840891912325,
                       # 2026-11-25: slots of actual length in Figs. 30-31 (was 151.73838624338623 with slots
                       # sized by the recorded estimate) and the copy a week earlier (was 93.12167955832507)
-                      "SDSC CB+recorded: mean price, alpha=0": 60.05644935752078,
+                      # 2026-11-26: v_q planned afresh, Fig. 22 as written (was 60.05644935752078 from the
+                      # scheduler's compressed plan)
+                      "SDSC CB+recorded: mean price, alpha=0": 54.291439909297054,
                       "SDSC CB+actual +40 % load: offered load with the copy": 88.8701339802414},
     "singh-var": {"all: VAR success rate": 25.0, "all: VAR normalised allocation cost": 2.2403611111111115,
                   "all: adaptive pricing normalised allocation cost": 30.58256224872076},
