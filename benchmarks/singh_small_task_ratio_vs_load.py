@@ -29,7 +29,6 @@ other metrics are calculated" (ch. 4.7) that weighs every instant alike.
 from __future__ import annotations
 
 import argparse
-from bisect import bisect_left
 import json
 import sys
 import time
@@ -74,17 +73,14 @@ def _loaded(jobs, own: float, target: float | str, rng: np.random.Generator):
     return list(duplicate_trace(Workload(tuple(jobs)), p=min(target / own - 1.0, 1.0), rng=rng).jobs)
 
 
-def _time_points(jobs, count: int, before: int = 1500, after: int = 3000) -> list[int]:
-    """Like ``singh._points``, but ``count`` instants evenly spaced in time, each moved to the next submission.
+def _index_points(jobs, count: int, before: int = 1500, after: int = 3000) -> list[int]:
+    """The reproduction's instants until 2026-11-26: ``count`` submission jobs evenly spaced over the job indices.
 
-    The reproduction spaces its instants evenly over the job indices, which puts more of them where
-    submissions are dense; ch. 4.7 says only "submitting the application at different times during
-    the simulation run".
+    That puts more of them where submissions are dense; ``singh._points`` (``--instants time``) spaces
+    them evenly in time, as ch. 4.7's "submitting the application at different times during the
+    simulation run" reads.
     """
-    submits = [j.submit for j in jobs]
-    last = len(jobs) - after
-    return [min(max(bisect_left(submits, t), before), last)
-            for t in np.linspace(jobs[before].submit, jobs[last].submit, count)]
+    return [int(k) for k in np.linspace(before, len(jobs) - after, count)]
 
 
 def _window_load(jobs, procs: int, t0: int, t1: int) -> float:
@@ -93,7 +89,7 @@ def _window_load(jobs, procs: int, t0: int, t1: int) -> float:
 
 def sweep(method: str, seed: int, target, every: int, procs_per_task: int, data, site: str = "ctc",
           population: int = 100, generations: int = 10, procs_shape: str = "uniform",
-          best_effort_policy: str = "conservative", instants: str = "jobs", runtime_shape: str = "uniform") -> dict:
+          best_effort_policy: str = "conservative", instants: str = "time", runtime_shape: str = "uniform") -> dict:
     """One seed at one load: the reproduction's sweep at ``procs_per_task`` (every ``every``-th instant)."""
     from market.provisioning import run_best_effort
     from market.workflows import layered_workflow
@@ -112,12 +108,12 @@ def sweep(method: str, seed: int, target, every: int, procs_per_task: int, data,
         streams = sequence_ints(seed, 8)
         pair = {3: (4, 5), 30: (6, 7)}[procs_per_task]
         graph_stream, moga_stream = streams[pair[0]], streams[pair[1]]
-        points = _points(len(jobs), count) if instants == "jobs" else _time_points(jobs, count)
+        points = _index_points(jobs, count) if instants == "jobs" else _points(jobs, count)
         moga_seeds = sequence_ints(moga_stream, count)
     else:  # _single_site's streams at full size: sdsc 6, 3, 10, 20, 30, then ctc 22, 3, 10, 20, 30
         streams = sequence_ints(seed + 7_200, 16)
         graph_stream = streams[{3: 1, 10: 2, 20: 3, 30: 4}[procs_per_task] + (5 if site == "ctc" else 0)]
-        points = (_points(len(jobs), count + 1) if instants == "jobs" else _time_points(jobs, count + 1))[1:]
+        points = (_index_points(jobs, count + 1) if instants == "jobs" else _points(jobs, count + 1))[1:]
         moga_seeds = [seed] * count
     graph = layered_workflow(100, depth=10, mean_procs=procs_per_task, rng=np.random.default_rng(graph_stream))
     if procs_shape == "constant":  # the thesis gives only the average; every task at it (runtimes, edges unchanged)
@@ -204,8 +200,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--best-effort-policy", choices=("conservative", "easy"), default="conservative",
                     help="the site's policy for the best-effort run (ch. 4.7: conservative); the provisioned "
                          "plans always use the conservative plan's slots or quotes")
-    ap.add_argument("--instants", choices=("jobs", "time"), default="jobs",
-                    help="the reproduction's instants, evenly spaced over the job indices, or evenly spaced in time")
+    ap.add_argument("--instants", choices=("jobs", "time"), default="time",
+                    help="instants evenly spaced in time (the reproduction's since 2026-11-26) or over the job "
+                         "indices (the reproduction's before; the earlier tables in RESULTS_reproductions.md)")
     ap.add_argument("--runtime-shape", choices=("uniform", "constant"), default="uniform",
                     help="task runtimes: uniform on 1 .. 1999 s (the generator's, the reproduction's) or all 1000 s "
                          "(the thesis states only the average)")

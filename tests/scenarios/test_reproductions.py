@@ -67,9 +67,11 @@ ROBUST = {
 PINNED_FIGURES = {
     # seed 1, small size: a change in any of these is a change of the reproduction's result, to be explained in
     # benchmarks/RESULTS_reproductions.md ("Singh set-ups after issue 14") and re-pinned, not a tolerance to widen
-    "singh-advertisement": {"SDSC: MOGA a=0 makespan / best effort": 0.5697463331566179,
-                            "CTC: MOGA a=0 makespan / best effort": 0.8953260694294073,
-                            "SDSC: mean advertised slots at submission": 12.25},
+    # 2026-11-26: instants evenly spaced in time (were 0.5697463331566179, 0.8953260694294073 and 12.25 with
+    # instants spaced over the job indices)
+    "singh-advertisement": {"SDSC: MOGA a=0 makespan / best effort": 0.539322156609878,
+                            "CTC: MOGA a=0 makespan / best effort": 0.8584206491183235,
+                            "SDSC: mean advertised slots at submission": 14.0},
     "singh-pricing": {"SDSC AB+recorded: mean price, alpha=0": 139.1107350718065,
                       "SDSC CB+actual: mean price, alpha=0": 28.325840891912325,
                       # 2026-11-25: slots of actual length in Figs. 30-31 (was 151.73838624338623 with slots
@@ -82,8 +84,10 @@ PINNED_FIGURES = {
                   "all: adaptive pricing normalised allocation cost": 30.58256224872076},
     "singh-greedy": {"2 providers: makespan provisioned / best effort": 0.8675511091779035,
                      "2 providers: allocation cost provisioned / best effort": 1.0001742305723837,
-                     "ch. 7.2 CTC: greedy a=0 makespan / best effort": 0.455753185523223,
-                     "ch. 7.2 SDSC: greedy a=0 allocation cost / best effort": 7.708584177006911},
+                     # 2026-11-26: ch. 7.2's instants evenly spaced in time (were 0.455753185523223 and
+                     # 7.708584177006911 with instants spaced over the job indices)
+                     "ch. 7.2 CTC: greedy a=0 makespan / best effort": 0.47697175409799536,
+                     "ch. 7.2 SDSC: greedy a=0 allocation cost / best effort": 4.951670247843229},
 }
 
 
