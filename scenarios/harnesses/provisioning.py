@@ -118,10 +118,22 @@ class Provider:
             return FreeCapacityProvider(self.name, self.procs, sched.free_slots(t), now=t)
         if pricing != "adaptive":
             raise InvalidInput(f"pricing must be 'adaptive' or 'free', got {pricing!r}")
-        from market.pricing import ProviderPlan  # the provider market of ch. 5
-
         sim = self.at(t, "conservative")
-        return PlanQuoteProvider(self.name, ProviderPlan.from_scheduler(sim.scheduler, t))
+        return PlanQuoteProvider(self.name, fig22_plan(sim.scheduler, t))
+
+
+def fig22_plan(scheduler, t: int):
+    """The priced plan of a replaying provider at ``t``, its queue planned afresh (Singh 2008, Fig. 22 as written).
+
+    Fig. 22 prices a slot from two plans made the same way ("Create a schedule of the tasks in Q using
+    pi ... Recreate a schedule"); a live conservative scheduler's own plan is compressed at every early
+    end and, with requested estimates, is not the fresh one, so ``ProviderPlan.from_scheduler`` would
+    also charge a slot for the jobs a fresh re-plan places later (``scenarios.harnesses.pricing_replay``,
+    ``plan_without``). With exact estimates both give the same plan.
+    """
+    from market.pricing import ProviderPlan, state_from_scheduler  # the provider market of ch. 5
+
+    return ProviderPlan.from_state(state_from_scheduler(scheduler, t), "conservative")
 
 
 def compare_moga(
@@ -244,12 +256,10 @@ def reservation_schemes(
     then decided by Figure 45 from ``f`` and the VAR job's start.
     Returns one row per request and the summary per scheme.
     """
-    from market.pricing import ProviderPlan
-
     prices = []
     for t, procs, duration, lead in requests:
         sim = provider.at(t, "conservative")
-        prices.append(ProviderPlan.from_scheduler(sim.scheduler, t).price(t + lead, procs, duration).fixed_cost)
+        prices.append(fig22_plan(sim.scheduler, t).price(t + lead, procs, duration).fixed_cost)
     var_out, _ = var_requests(provider, requests, warmup=warmup, min_history=min_history)
     rows, reserved, combined = [], [], []
     for (t, procs, duration, lead), f, v in zip(requests, prices, var_out):
