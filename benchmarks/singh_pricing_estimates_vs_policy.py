@@ -35,7 +35,7 @@ _NAMES = {("easy", "requested"): "AB+recorded", ("easy", "exact"): "AB+actual",
 from scenarios.commands.run import parse_seeds  # noqa: E402 (the CLI's A..B / a,b,c rule)
 
 
-def one(seed: int, site: str) -> dict:
+def one(seed: int, site: str, plan_without: str = "recreated") -> dict:
     from scenarios.harnesses.pricing_replay import pricing_replay
     from scenarios.reproductions.report import sequence_ints
     from scenarios.reproductions.singh import _TRACES, _trace
@@ -45,8 +45,10 @@ def one(seed: int, site: str) -> dict:
     procs = _TRACES[site][1]
     out = {}
     for policy, estimates in _COMBOS:
-        s0 = pricing_replay(jobs, procs=procs, policy=policy, alpha=0.0, seed=draw, estimates=estimates).summary
-        sr = pricing_replay(jobs, procs=procs, policy=policy, alpha=None, seed=draw, estimates=estimates).summary
+        s0 = pricing_replay(jobs, procs=procs, policy=policy, alpha=0.0, seed=draw, estimates=estimates,
+                            plan_without=plan_without).summary
+        sr = pricing_replay(jobs, procs=procs, policy=policy, alpha=None, seed=draw, estimates=estimates,
+                            plan_without=plan_without).summary
         out[_NAMES[policy, estimates]] = {"res_wait": s0["mean_reservation_wait_h"],
                                           "be_wait": s0["mean_best_effort_wait_h"],
                                           "price0": s0["mean_price_su"], "price_random": sr["mean_price_su"]}
@@ -59,11 +61,14 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--seeds", default="1..10")
     parser.add_argument("--site", choices=("sdsc", "ctc"), default="sdsc")
+    parser.add_argument("--plan-without", choices=("recreated", "scheduler"), default="recreated",
+                        help="v_q from the queue planned afresh (the reproduction's since 2026-11-26) or from the "
+                        "scheduler's compressed plan (the figures measured before)")
     args = parser.parse_args(argv)
     runs = []
     for seed in parse_seeds(args.seeds):
         t0 = time.perf_counter()
-        r = one(seed, args.site)
+        r = one(seed, args.site, args.plan_without)
         runs.append(r)
         print(f"seed {seed} ({time.perf_counter() - t0:.0f} s): " + "; ".join(
             f"{k}: res {v['res_wait']:.2f} h vs BE {v['be_wait']:.2f} h, price a=0 {v['price0']:.1f}, "

@@ -117,7 +117,7 @@ def _replay(jobs, procs, draw, alpha, policy="conservative", estimates="exact", 
         jobs = [replace(j, estimate=j.runtime) if i in chosen and j.estimate != j.runtime else j
                 for i, j in enumerate(kept)]
     r = pricing_replay(jobs, procs=procs, policy=policy, alpha=alpha, seed=draw, estimates=estimates,
-                       fraction=fraction)
+                       fraction=fraction, plan_without=_plan_without)
     return r
 
 
@@ -371,6 +371,7 @@ _FIG30_GROUPS = {"base": ("CB+actual", "CB+recorded (reproduction)"),
                  "recreated": ("CB+actual, v_q recreated", "CB+recorded, v_q recreated"),
                  "easy": ("AB+actual", "AB+recorded")}
 _fig30_names: tuple = ()
+_plan_without = "recreated"  # the load/share/estimates families' v_q (--plan-without)
 
 
 def _replanning_scheduler(policy: str, procs: int):
@@ -458,9 +459,13 @@ def main(argv: list[str] | None = None) -> int:
                         help="backfilling of the load family (default conservative: the CB+actual reading)")
     parser.add_argument("--variants", default="base,recreated,easy",
                         help="fig30 family: comma-separated groups of base, recreated, easy, replan (default base,recreated,easy)")
+    parser.add_argument("--plan-without", choices=("recreated", "scheduler"), default="recreated",
+                        help="load/share/estimates families: v_q from the queue planned afresh (the reproduction's "
+                        "since 2026-11-26) or from the scheduler's compressed plan (the sections measured before)")
     args = parser.parse_args(argv)
     seeds = parse_seeds(args.seeds)
-    global _fig30_names
+    global _fig30_names, _plan_without
+    _plan_without = args.plan_without
     groups = args.variants.split(",")
     bad = [g for g in groups if g not in _FIG30_GROUPS]
     if bad:
