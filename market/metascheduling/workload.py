@@ -183,6 +183,7 @@ def _calibrated_jobs(system: GridSystem, horizon: int, jobs_per_hour: float, mea
         if keep.sum() >= wanted or n > 50 * wanted:
             break
         n *= 2
+
     def scaled(j: Job, **changes) -> Job:
         runtime = int(min(max(round(j.runtime * factor), 1), cap))
         return replace(j, runtime=runtime, estimate=runtime, site=system.name, **changes)

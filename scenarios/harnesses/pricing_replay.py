@@ -56,7 +56,7 @@ DEFAULT_FRACTION = 0.1
 
 
 PLANS_WITHOUT = ("recreated", "scheduler")
-"""What a price is counted from (``plan_without`` of :func:`pricing_replay`): the scheduler's plan or Fig. 22's fresh one."""
+"""What a price is counted from (``plan_without`` of :func:`pricing_replay`): Fig. 22's fresh plan or the scheduler's."""
 
 
 @dataclass(frozen=True)
