@@ -188,11 +188,12 @@ def _calibrated_jobs(system: GridSystem, horizon: int, jobs_per_hour: float, mea
         runtime = int(min(max(round(j.runtime * factor), 1), cap))
         return replace(j, runtime=runtime, estimate=runtime, site=system.name, **changes)
 
-    chosen = [j for j, k in zip(w.jobs, keep) if k][:wanted]
+    picked = np.flatnonzero(keep)[:wanted]  # stream positions of the jobs kept
+    chosen = [w.jobs[i] for i in picked]
     submits = np.array([j.submit for j in chosen], dtype=float)
     span = max(submits[-1] - submits[0], 1.0)
     stretch = (len(chosen) - 1) / (jobs_per_hour * span / _HOUR) if len(chosen) > 1 else 0.0
     submits = np.rint((submits - submits[0]) * stretch).astype(np.int64)
     kept = [scaled(j, submit=int(t)) for j, t in zip(chosen, submits) if t < horizon]
-    last = max((i for i, j in enumerate(w.jobs) if kept and j.id == kept[-1].id), default=-1)
-    return [scaled(j) for j in w.jobs[:last + 1]], kept
+    end = picked[len(kept) - 1] + 1 if kept else 0  # the submits rise, so ``kept`` is a prefix of ``chosen``
+    return [scaled(j) for j in w.jobs[:end]], kept
