@@ -1,7 +1,7 @@
 """Builds the optional compiled kernel (Cython); everything else is in pyproject.toml.
 
 Where the extension cannot be built (no C compiler), the install still
-succeeds and ``market.scheduling.profile`` runs the pure-Python reference,
+succeeds and ``gridmarket.scheduling.profile`` runs the pure-Python reference,
 saying so once.
 """
 
@@ -11,7 +11,7 @@ if sys.version_info < (3, 12):  # pip alone would end in "No matching distributi
     sys.exit(f"gridmarket needs Python 3.12 or newer (Mesa 3.5 does); this is Python {sys.version.split()[0]}. "
              "Make the virtualenv with python3.12 (pyenv picks it from the repository's .python-version).")
 
-from setuptools import Extension, setup  # noqa: E402
+from setuptools import Extension, find_packages, setup  # noqa: E402
 from setuptools.command.build_ext import build_ext
 
 
@@ -31,6 +31,24 @@ class OptionalBuildExt(build_ext):
             print(f"gridmarket: compiled kernel not built ({exc}); the pure-Python reference will run")
 
 
+# folder -> package it installs as; every folder below one with an ``__init__.py`` follows it
+PACKAGE_DIRS = {
+    "gridmarket": "market",
+    "gridmarket.agents": "agents",
+    "gridmarket.scenarios": "scenarios",
+    "gridmarket.viz": "viz",
+    "gridmarket.data": "data",
+}
+
+
+def _packages():
+    names = []
+    for package, folder in PACKAGE_DIRS.items():
+        names.append(package)
+        names += [f"{package}.{sub}" for sub in find_packages(folder)]
+    return names
+
+
 def _extensions():
     try:
         from Cython.Build import cythonize
@@ -38,13 +56,13 @@ def _extensions():
         print("gridmarket: Cython missing; the pure-Python reference kernel will run")
         return []
     exts = [
-        Extension("market.scheduling._cprofile", ["market/scheduling/_cprofile.pyx"], optional=True),
-        Extension("market.pricing._creplan", ["market/pricing/_creplan.pyx"], optional=True),
-        Extension("market.provisioning._cplan", ["market/provisioning/_cplan.pyx"], optional=True),
-        Extension("market.prediction._cdbscan", ["market/prediction/_cdbscan.pyx"], optional=True),
-        Extension("market.twotier._cengine", ["market/twotier/_cengine.pyx"], optional=True),
+        Extension("gridmarket.scheduling._cprofile", ["market/scheduling/_cprofile.pyx"], optional=True),
+        Extension("gridmarket.pricing._creplan", ["market/pricing/_creplan.pyx"], optional=True),
+        Extension("gridmarket.provisioning._cplan", ["market/provisioning/_cplan.pyx"], optional=True),
+        Extension("gridmarket.prediction._cdbscan", ["market/prediction/_cdbscan.pyx"], optional=True),
+        Extension("gridmarket.twotier._cengine", ["market/twotier/_cengine.pyx"], optional=True),
     ]
     return cythonize(exts, quiet=True, compiler_directives={"language_level": "3"})
 
 
-setup(ext_modules=_extensions(), cmdclass={"build_ext": OptionalBuildExt})
+setup(packages=_packages(), package_dir=PACKAGE_DIRS, ext_modules=_extensions(), cmdclass={"build_ext": OptionalBuildExt})

@@ -1,7 +1,7 @@
 """Mesa agents and the market model (DESIGN.md, layer ``agents/``)."""
 
-from agents.broker import BROKER_METHODS, Broker, ReservationRequest, WorkflowRequest
-from agents.messages import (
+from gridmarket.agents.broker import BROKER_METHODS, Broker, ReservationRequest, WorkflowRequest
+from gridmarket.agents.messages import (
     Advertise,
     Cancel,
     Dispatch,
@@ -11,10 +11,10 @@ from agents.messages import (
     Reserve,
     Submit,
 )
-from agents.metascheduler import CLEARINGS, Metascheduler, MetaschedulerSpec
-from agents.model import BrokerSpec, MarketModel, ProviderSpec, RunResult
-from agents.provider import ResourceProvider
-from agents.registry import (
+from gridmarket.agents.metascheduler import CLEARINGS, Metascheduler, MetaschedulerSpec
+from gridmarket.agents.model import BrokerSpec, MarketModel, ProviderSpec, RunResult
+from gridmarket.agents.provider import ResourceProvider
+from gridmarket.agents.registry import (
     PROVIDER_AGENTS,
     USER_AGENTS,
     register_provider_agent,
@@ -22,15 +22,15 @@ from agents.registry import (
     resolve_provider_agent,
     resolve_user_agent,
 )
-from agents.strategies import (
+from gridmarket.agents.strategies import (
     BROKER_STRATEGIES,
     BrokerStrategy,
     WorkflowPlan,
     register_strategy,
     resolve_strategy,
 )
-from agents.trading import PerJobDesk, TradingDesk
-from agents.user import ROUTES, User
+from gridmarket.agents.trading import PerJobDesk, TradingDesk
+from gridmarket.agents.user import ROUTES, User
 
 __all__ = [
     "BROKER_METHODS",

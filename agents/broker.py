@@ -1,22 +1,22 @@
 """A broker: provisions workflows and advance reservations for users, then runs them on what it bought.
 
-Singh 2008 gives the methods; the broker runs one *strategy* (:mod:`agents.strategies`), chosen by
+Singh 2008 gives the methods; the broker runs one *strategy* (:mod:`gridmarket.agents.strategies`), chosen by
 name, and only moves messages and keeps records for it:
 
 * ``best-effort`` -- no market: a workflow's tasks go to the user's home queue
   just in time, each when its parents have ended (ch. 4.7, the baseline of
   Fig. 13); a reservation request is a job submitted at the wanted start.
 * ``moga``, ``greedy`` -- advertisement + MOGA and adaptive pricing + greedy HEFT
-  (ch. 3-5, 7; :mod:`agents.provisioning`).
+  (ch. 3-5, 7; :mod:`gridmarket.agents.provisioning`).
 * ``var``, ``combined`` -- virtual advance reservations, alone or raced against a priced
-  reservation (ch. 6, Figs. 33, 45; :mod:`agents.reservations`).
+  reservation (ch. 6, Figs. 33, 45; :mod:`gridmarket.agents.reservations`).
 * ``first-price``, ``vickrey``, ``english``, ``dutch``, ``double``, ``double-gd``, ``negotiate``,
   ``dbc``, ``sla`` -- job markets (issue 17): users hand the broker every job and its trading desk
-  buys slots for them (:mod:`agents.trading`); jobs that win nothing go to their home queue (best
+  buys slots for them (:mod:`gridmarket.agents.trading`); jobs that win nothing go to their home queue (best
   effort); workflows run just in time and reservation requests are submitted at their wanted start,
   as under ``best-effort``.
 * ``"package.module:Name"`` -- a strategy written outside gridmarket (a
-  :class:`agents.strategies.BrokerStrategy` subclass; ``docs/extending.md``).
+  :class:`gridmarket.agents.strategies.BrokerStrategy` subclass; ``docs/extending.md``).
 
 A task placed in a reservation runs exactly as planned (the reservation
 holds its processors over ``[start, end)``; every local policy honours it), so
@@ -28,7 +28,7 @@ after every event before ``t``. A strategy's workflow plan is checked before
 anything is reserved (:meth:`Broker.check_plan`).
 
 Times are integer seconds from simulation start; prices SU (processor-hours at
-``c`` = ``market.pricing.BASE_RATE`` per processor-hour, plus ``f``).
+``c`` = ``gridmarket.pricing.BASE_RATE`` per processor-hour, plus ``f``).
 """
 
 from __future__ import annotations
@@ -42,21 +42,21 @@ import mesa
 import networkx as nx
 from mesa.time import Priority
 
-import agents.provisioning  # noqa: F401  (registers moga, greedy)
-import agents.reservations  # noqa: F401  (registers var, combined)
-import agents.trading  # noqa: F401  (registers the job markets)
-from agents.messages import Query, Reserve, Submit
-from agents.strategies import BROKER_STRATEGIES, WorkflowPlan, base_cost, resolve_strategy
-from market.errors import InvalidInput
-from market.job import Job
-from market.provisioning import PlanQuoteProvider
-from market.reservation import Reservation
-from market.workflows.dag import Network, runtime_on
+import gridmarket.agents.provisioning  # noqa: F401  (registers moga, greedy)
+import gridmarket.agents.reservations  # noqa: F401  (registers var, combined)
+import gridmarket.agents.trading  # noqa: F401  (registers the job markets)
+from gridmarket.agents.messages import Query, Reserve, Submit
+from gridmarket.agents.strategies import BROKER_STRATEGIES, WorkflowPlan, base_cost, resolve_strategy
+from gridmarket.errors import InvalidInput
+from gridmarket.job import Job
+from gridmarket.provisioning import PlanQuoteProvider
+from gridmarket.reservation import Reservation
+from gridmarket.workflows.dag import Network, runtime_on
 
 __all__ = ["BROKER_METHODS", "Broker", "ReservationRequest", "WorkflowRequest"]
 
 BROKER_METHODS = tuple(BROKER_STRATEGIES)
-"""The built-in broker strategies' names (:data:`agents.strategies.BROKER_STRATEGIES` is the live registry)."""
+"""The built-in broker strategies' names (:data:`gridmarket.agents.strategies.BROKER_STRATEGIES` is the live registry)."""
 
 
 @dataclass(frozen=True)
@@ -86,7 +86,7 @@ class ReservationRequest:
 class Broker(mesa.Agent):
     """Receives ``Submit`` messages carrying workflow and reservation requests; provisions and runs them.
 
-    ``method`` names the strategy (:func:`agents.strategies.resolve_strategy`: a registered name or a
+    ``method`` names the strategy (:func:`gridmarket.agents.strategies.resolve_strategy`: a registered name or a
     plug-in ``"package.module:Name"``); ``strategy`` is the running one, ``desk`` the same object when
     it buys users' jobs (a job market), else None.
 
@@ -140,12 +140,12 @@ class Broker(mesa.Agent):
         self._agenda: list = []  # (time s, seq, action) run by _due
         self._seq = 0
         self.strategy = cls(self)
-        self.desk = self.strategy if cls.buys_jobs else None  # a job market's trading desk (agents.trading)
+        self.desk = self.strategy if cls.buys_jobs else None  # a job market's trading desk (gridmarket.agents.trading)
 
     # ------------------------------------------------------------------ intake
     @property
     def buys_jobs(self) -> bool:
-        """Whether users hand this broker their jobs too (a job market, :mod:`agents.trading`)."""
+        """Whether users hand this broker their jobs too (a job market, :mod:`gridmarket.agents.trading`)."""
         return self.strategy.buys_jobs
 
     def receive(self, message) -> None:
@@ -168,7 +168,7 @@ class Broker(mesa.Agent):
         return self._next_id - 1
 
     def providers(self) -> list:
-        """The market's providers (:class:`agents.provider.ResourceProvider`), in the market's order."""
+        """The market's providers (:class:`gridmarket.agents.provider.ResourceProvider`), in the market's order."""
         return list(self.model.providers.values())
 
     def home(self, site: str, procs: int):
@@ -183,8 +183,8 @@ class Broker(mesa.Agent):
         return fits[0]
 
     def query(self, provider: str, now: int, form: str):
-        """Ask ``provider`` at ``now`` s for its ``"plan"`` (a :class:`market.pricing.ProviderPlan`, to price and
-        reserve slots on) or its ``"advertise"``-d free slots (a list of :class:`market.pricing.Slot`, ch. 3).
+        """Ask ``provider`` at ``now`` s for its ``"plan"`` (a :class:`gridmarket.pricing.ProviderPlan`, to price and
+        reserve slots on) or its ``"advertise"``-d free slots (a list of :class:`gridmarket.pricing.Slot`, ch. 3).
 
         One query and its answer are counted as messages and as a negotiation round.
         """

@@ -1,7 +1,7 @@
 """Typed messages agents exchange, so a run can count and replay its negotiation.
 
 Times are integer seconds from simulation start. Every message goes through
-:meth:`agents.model.MarketModel.send`, which counts it by ``kind`` and keeps
+:meth:`gridmarket.agents.model.MarketModel.send`, which counts it by ``kind`` and keeps
 it in the model's log when logging is on.
 """
 

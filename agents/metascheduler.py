@@ -1,19 +1,19 @@
 """A grid metascheduler agent: every cycle it clears the pending grid jobs across providers.
 
 Murali & Vadhiyar, sec. 3: for each pending job and each provider that can
-run it, the agent predicts the wait (a ``market.prediction.QueueWaitPredictor``
+run it, the agent predicts the wait (a ``gridmarket.prediction.QueueWaitPredictor``
 per provider, fed by that provider's started jobs), the response (wait +
 estimate since submission) and the electricity cost of running then (the
 provider's hourly prices, eq. 7); it then clears the cycle with
-``market.clearing.clear_mcmf`` on the eq. (4)-(6) combined cost with capacity
-MaxQ, or with ``market.clearing.stable_match`` (jobs ranking providers by
+``gridmarket.clearing.clear_mcmf`` on the eq. (4)-(6) combined cost with capacity
+MaxQ, or with ``gridmarket.clearing.stable_match`` (jobs ranking providers by
 response, providers ranking jobs by electricity cost), and sends one
 ``Dispatch`` per assigned job. Jobs left over wait for the next cycle.
 
 Times are integer seconds from simulation start; prices ``price_per_mwh``.
 The metascheduler sees the actual hourly prices (perfect day-ahead
 knowledge) or, with ``price_forecasts = "sarima"``, Murali & Vadhiyar's
-SARIMA outlooks (``market.prediction.PriceOutlook``; :class:`MetaschedulerSpec`).
+SARIMA outlooks (``gridmarket.prediction.PriceOutlook``; :class:`MetaschedulerSpec`).
 """
 
 from __future__ import annotations
@@ -24,17 +24,17 @@ import mesa
 import numpy as np
 from mesa.time import Priority
 
-from agents.messages import Dispatch, Message, Submit
-from market.clearing import CycleCosts, check_result, resolve_clearing
-from market.energy.electricity_cost import WH_PER_MWH
-from market.errors import InvalidInput
-from market.job import Job
-from market.prediction.queue_wait import queue_features
+from gridmarket.agents.messages import Dispatch, Message, Submit
+from gridmarket.clearing import CycleCosts, check_result, resolve_clearing
+from gridmarket.energy.electricity_cost import WH_PER_MWH
+from gridmarket.errors import InvalidInput
+from gridmarket.job import Job
+from gridmarket.prediction.queue_wait import queue_features
 
 __all__ = ["CLEARINGS", "PRICE_FORECASTS", "Metascheduler", "MetaschedulerSpec"]
 
 CLEARINGS = ("mcmf", "stable")
-"""The built-in clearings; any name :func:`market.clearing.resolve_clearing` knows is accepted (plug-ins too)."""
+"""The built-in clearings; any name :func:`gridmarket.clearing.resolve_clearing` knows is accepted (plug-ins too)."""
 
 PRICE_FORECASTS = ("actual", "sarima")
 """What the metascheduler plans electricity costs with (``MetaschedulerSpec.price_forecasts``)."""
@@ -45,7 +45,7 @@ class MetaschedulerSpec:
     """How the metascheduler clears: ``clearing``, ``w_t`` (%), ``maxq``, ``cycle`` (s).
 
     ``clearing``: ``mcmf``, ``stable``, another registered clearing method or a plug-in
-    ``"package.module:function"`` (:mod:`market.clearing.methods`).
+    ``"package.module:function"`` (:mod:`gridmarket.clearing.methods`).
 
     ``history``: past jobs replayed on each provider to train its wait
     predictor before the market opens (``ResourceProvider.warm_waits``); 0 =
@@ -55,7 +55,7 @@ class MetaschedulerSpec:
     computed from the real prices, perfect foresight) or ``"sarima"`` (Murali
     & Vadhiyar sec. 3.2: the day-ahead prices published up to the next local
     midnight, then SARIMA forecasts fitted on the previous three days,
-    :class:`market.prediction.PriceOutlook`; before three days of prices
+    :class:`gridmarket.prediction.PriceOutlook`; before three days of prices
     exist, the last published day repeated). The jobs still pay the real
     prices.
     """
@@ -104,7 +104,7 @@ class Metascheduler(mesa.Agent):
         self._next_cycle: int | None = None
         self._outlooks = {}
         if spec.price_forecasts == "sarima":
-            from market.prediction.price_forecast import PriceOutlook
+            from gridmarket.prediction.price_forecast import PriceOutlook
 
             self._outlooks = {p.name: PriceOutlook(p.prices) for p in providers if p.prices is not None}
 
@@ -116,7 +116,7 @@ class Metascheduler(mesa.Agent):
         known = outlook.known_until(now)
         if known >= outlook.train_days * 24:
             return outlook.view(now)
-        from market.energy.prices import HourlyPrices
+        from gridmarket.energy.prices import HourlyPrices
 
         actual = provider.prices
         last_day = actual.prices[max(0, known - 24):known]

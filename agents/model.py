@@ -16,22 +16,22 @@ import mesa
 import pandas as pd
 from mesa.time import Schedule
 
-from agents.broker import Broker, WorkflowRequest
-from agents.strategies import resolve_strategy
-from agents.messages import Message
-from agents.metascheduler import Metascheduler, MetaschedulerSpec
-from agents.provider import ResourceProvider
-from agents.registry import resolve_provider_agent, resolve_user_agent
-from agents.twotier_provider import TwoTierProvider
-from agents.user import User
-from market.energy.prices import HourlyPrices
-from market.errors import InvalidInput
-from market.energy.electricity_cost import electricity_costs
-from market.metrics import summarize
-from market.pricing import BASE_RATE, SECONDS_PER_HOUR, check_policy
-from market.twotier.simulation import TWO_TIER_POLICIES
-from market.valuation import draw_valuations
-from market.workloads.workload import Workload
+from gridmarket.agents.broker import Broker, WorkflowRequest
+from gridmarket.agents.strategies import resolve_strategy
+from gridmarket.agents.messages import Message
+from gridmarket.agents.metascheduler import Metascheduler, MetaschedulerSpec
+from gridmarket.agents.provider import ResourceProvider
+from gridmarket.agents.registry import resolve_provider_agent, resolve_user_agent
+from gridmarket.agents.twotier_provider import TwoTierProvider
+from gridmarket.agents.user import User
+from gridmarket.energy.prices import HourlyPrices
+from gridmarket.errors import InvalidInput
+from gridmarket.energy.electricity_cost import electricity_costs
+from gridmarket.metrics import summarize
+from gridmarket.pricing import BASE_RATE, SECONDS_PER_HOUR, check_policy
+from gridmarket.twotier.simulation import TWO_TIER_POLICIES
+from gridmarket.valuation import draw_valuations
+from gridmarket.workloads.workload import Workload
 
 __all__ = ["BrokerSpec", "MarketModel", "ProviderSpec", "RunResult"]
 
@@ -41,14 +41,14 @@ class ProviderSpec:
     """A provider to build: its name, processors, local policy, hourly electricity prices, power and pricing rule.
 
     ``pricing``: the rule that sets the fixed cost ``f`` of its quotes and sales
-    (:mod:`market.pricing.rules`; default ``"externality"``, Singh ch. 5). ``overbooking``: the
+    (:mod:`gridmarket.pricing.rules`; default ``"externality"``, Singh ch. 5). ``overbooking``: the
     factor (>= 1) by which it signs service-level agreements beyond its processors (``sla`` model,
-    :func:`market.sla.overbooked_state`; 1 signs only what its plan can honour). ``sells``: how it
-    sells to a DBC broker (``"quote"``, ``"post"`` or ``"auction"``; :mod:`agents.trading`).
+    :func:`gridmarket.sla.overbooked_state`; 1 signs only what its plan can honour). ``sells``: how it
+    sells to a DBC broker (``"quote"``, ``"post"`` or ``"auction"``; :mod:`gridmarket.agents.trading`).
     ``agent``: its class, a registered name (``"provider"``) or a plug-in ``"package.module:Name"``
-    subclassing :class:`agents.ResourceProvider` (:func:`agents.registry.resolve_provider_agent`);
+    subclassing :class:`gridmarket.agents.ResourceProvider` (:func:`gridmarket.agents.registry.resolve_provider_agent`);
     ``"provider"`` with a two-tier ``policy`` (``keasy``, ``reasy``, ``measy``) builds an
-    :class:`agents.twotier_provider.TwoTierProvider`.
+    :class:`gridmarket.agents.twotier_provider.TwoTierProvider`.
     """
 
     name: str
@@ -66,12 +66,12 @@ class ProviderSpec:
 class BrokerSpec:
     """How the broker provisions: ``method``, α, penalty p, MOGA size.
 
-    ``method``: a broker strategy, registered (:data:`agents.strategies.BROKER_STRATEGIES`) or a
-    plug-in ``"package.module:Name"`` (:func:`agents.strategies.resolve_strategy`).
+    ``method``: a broker strategy, registered (:data:`gridmarket.agents.strategies.BROKER_STRATEGIES`) or a
+    plug-in ``"package.module:Name"`` (:func:`gridmarket.agents.strategies.resolve_strategy`).
 
     ``history``: past jobs per provider that train a ``var``/``combined``
     broker's queue-wait bounds before the market opens (0 = start empty).
-    ``cycle``: seconds between a job market's trading rounds (``agents.trading``).
+    ``cycle``: seconds between a job market's trading rounds (``gridmarket.agents.trading``).
     """
 
     method: str = "best-effort"
@@ -113,7 +113,7 @@ class RunResult:
     workflows: pd.DataFrame | None = None
     reservations: pd.DataFrame | None = None
     rounds: int = 0
-    slas: pd.DataFrame | None = None  # the sla model's settled contracts, one per row (agents.trading.SLA_COLUMNS)
+    slas: pd.DataFrame | None = None  # the sla model's settled contracts, one per row (gridmarket.agents.trading.SLA_COLUMNS)
 
 
 class MarketModel(mesa.Model):
@@ -125,28 +125,28 @@ class MarketModel(mesa.Model):
     workload : Workload
         Jobs to replay; one ``User`` per distinct ``job.user``.
     route : str
-        How users pick a provider for a best-effort job (see ``agents.user.ROUTES``).
+        How users pick a provider for a best-effort job (see ``gridmarket.agents.user.ROUTES``).
     metascheduler : MetaschedulerSpec, optional
         Add a grid metascheduler; users route each job to it with probability ``grid_fraction``.
     grid_fraction : float
         f_g, used only with a metascheduler.
     collect_every : int
         Seconds between DataCollector samples (queue length, busy processors).
-    valuations : mapping of int to market.valuation.Valuation, optional
+    valuations : mapping of int to gridmarket.valuation.Valuation, optional
         What each job is worth by when (SU; the users' surplus and a job market's bids).
-        A job market without them draws them from the model's rng (``market.valuation``).
-    network : market.workflows.Network, optional
+        A job market without them draws them from the model's rng (``gridmarket.valuation``).
+    network : gridmarket.workflows.Network, optional
         Transfer times of workflow data between providers (Singh ch. 4.9);
         none: transfers are free.
     user_agent : str or type
-        The users' class: ``"user"`` (:class:`agents.User`) or a plug-in ``"package.module:Name"``
-        subclassing it (:func:`agents.registry.resolve_user_agent`).
+        The users' class: ``"user"`` (:class:`gridmarket.agents.User`) or a plug-in ``"package.module:Name"``
+        subclassing it (:func:`gridmarket.agents.registry.resolve_user_agent`).
     rng : int or numpy Generator
         Seeds Mesa's ``model.rng``; the same seed gives the same run.
 
     Examples
     --------
-    >>> from market.job import Job
+    >>> from gridmarket.job import Job
     >>> w = Workload((Job(1, 0, 2, 10, 10, user=1), Job(2, 0, 2, 10, 10, user=2)), name="tiny")
     >>> m = MarketModel([ProviderSpec("a", 2), ProviderSpec("b", 2)], w, rng=1)
     >>> r = m.run()

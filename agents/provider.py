@@ -1,7 +1,7 @@
 """A resource provider: one machine running a local batch policy, as a Mesa agent.
 
 Times are integer seconds from simulation start. The arithmetic lives in
-``market``: the agent owns a :class:`market.simulation.MachineSimulation` and
+``market``: the agent owns a :class:`gridmarket.simulation.MachineSimulation` and
 wakes it through the model's event list. Submissions at one instant are
 gathered and handled by one wake-up at low priority, so the machine keeps the
 same-timestamp rule (ends, then arrivals, then one pass).
@@ -16,29 +16,29 @@ import numpy as np
 import pandas as pd
 from mesa.time import Priority
 
-from agents.messages import Advertise, Cancel, Dispatch, Message, Query, Quote, Reserve, Submit
-from market.energy.electricity_cost import electricity_costs
-from market.energy.prices import HourlyPrices
-from market.errors import InvalidInput
-from market.job import Job
-from market.prediction.queue_wait import QueueWaitPredictor, queue_features
-from market.prediction.wait_replay import warm_predictor
-from market.pricing import ProviderPlan, resolve_pricing, withdraw_reservation
-from market.pricing.state import ProviderState, state_from_scheduler
-from market.reservation import Reservation
-from market.scheduling import make_scheduler
-from market.simulation import MachineSimulation, job_records
-from market.provisioning.dbc import DBC_SELLERS
-from market.sla import book_capacity
+from gridmarket.agents.messages import Advertise, Cancel, Dispatch, Message, Query, Quote, Reserve, Submit
+from gridmarket.energy.electricity_cost import electricity_costs
+from gridmarket.energy.prices import HourlyPrices
+from gridmarket.errors import InvalidInput
+from gridmarket.job import Job
+from gridmarket.prediction.queue_wait import QueueWaitPredictor, queue_features
+from gridmarket.prediction.wait_replay import warm_predictor
+from gridmarket.pricing import ProviderPlan, resolve_pricing, withdraw_reservation
+from gridmarket.pricing.state import ProviderState, state_from_scheduler
+from gridmarket.reservation import Reservation
+from gridmarket.scheduling import make_scheduler
+from gridmarket.simulation import MachineSimulation, job_records
+from gridmarket.provisioning.dbc import DBC_SELLERS
+from gridmarket.sla import book_capacity
 
 __all__ = ["ResourceProvider"]
 
 
 class ResourceProvider(mesa.Agent):
-    """One site: ``procs`` processors under ``policy``, pricing its slots by ``pricing`` (:mod:`market.pricing.rules`).
+    """One site: ``procs`` processors under ``policy``, pricing its slots by ``pricing`` (:mod:`gridmarket.pricing.rules`).
 
     ``overbooking`` (>= 1): the factor by which it signs service-level agreements beyond its
-    processors (:func:`market.sla.overbooked_state`; 1, the default, signs only what its plan can
+    processors (:func:`gridmarket.sla.overbooked_state`; 1, the default, signs only what its plan can
     honour). ``sells``: how it sells to a DBC broker (the ``dbc`` model): ``"quote"`` (priced
     starts, the default), ``"post"`` (advertised slots at posted prices) or ``"auction"`` (a
     second-price auction of the job's slot, its quote the reserve).
@@ -116,7 +116,7 @@ class ResourceProvider(mesa.Agent):
         ``Submit``/``Dispatch`` carry a Job; ``Query`` carries ``"advertise"``
         (answered by an ``Advertise`` of the plan's free slots, ch. 3) or
         ``"plan"`` (answered by a ``Quote`` carrying the priced plan, ch. 5);
-        ``Reserve`` carries a :class:`~market.reservation.Reservation` placed
+        ``Reserve`` carries a :class:`~gridmarket.reservation.Reservation` placed
         in the machine's plan; ``Cancel`` carries ``(reservation id, penalty SU)``.
         """
         if isinstance(message, (Submit, Dispatch)):

@@ -17,9 +17,9 @@ import math
 
 import networkx as nx
 
-from agents.strategies import BrokerStrategy, WorkflowPlan, base_cost, register_strategy
-from market.errors import Infeasible
-from market.provisioning import AdvertisedSlot, PlanEvaluator, moga, provision_greedy
+from gridmarket.agents.strategies import BrokerStrategy, WorkflowPlan, base_cost, register_strategy
+from gridmarket.errors import Infeasible
+from gridmarket.provisioning import AdvertisedSlot, PlanEvaluator, moga, provision_greedy
 
 __all__ = ["GreedyStrategy", "MOGAStrategy", "quote_reservation"]
 

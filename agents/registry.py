@@ -3,8 +3,8 @@
 A scenario names its providers' class (``providers[].agent``) and its users' class
 (``workload.user_agent``): a registered name (:data:`PROVIDER_AGENTS`: ``provider``;
 :data:`USER_AGENTS`: ``user``) or a class written outside gridmarket, ``"package.module:Name"``
-(a subclass of :class:`agents.ResourceProvider` / :class:`agents.User`), imported where the market
-is built (:mod:`market.plugins`), so in every worker process of a sweep. A subclass keeps its
+(a subclass of :class:`gridmarket.agents.ResourceProvider` / :class:`gridmarket.agents.User`), imported where the market
+is built (:mod:`gridmarket.plugins`), so in every worker process of a sweep. A subclass keeps its
 base's constructor and message protocol and changes what it decides (``docs/extending.md``).
 """
 
@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import difflib
 
-from agents.provider import ResourceProvider
-from agents.user import User
-from market.errors import InvalidInput
-from market.plugins import is_plugin_name, load_plugin
+from gridmarket.agents.provider import ResourceProvider
+from gridmarket.agents.user import User
+from gridmarket.errors import InvalidInput
+from gridmarket.plugins import is_plugin_name, load_plugin
 
 __all__ = ["PROVIDER_AGENTS", "USER_AGENTS", "register_provider_agent", "register_user_agent",
            "resolve_provider_agent", "resolve_user_agent"]
@@ -64,16 +64,16 @@ def register_user_agent(name: str, cls: type[User]) -> type[User]:
 def resolve_provider_agent(name: str | type[ResourceProvider]) -> type[ResourceProvider]:
     """The provider class of a registered name, a ``"package.module:Name"`` plug-in, or a class.
 
-    >>> resolve_provider_agent("provider").__name__, resolve_provider_agent("agents.provider:ResourceProvider").__name__
+    >>> resolve_provider_agent("provider").__name__, resolve_provider_agent("gridmarket.agents.provider:ResourceProvider").__name__
     ('ResourceProvider', 'ResourceProvider')
-    >>> resolve_provider_agent("agents.user:User")  # doctest: +ELLIPSIS
+    >>> resolve_provider_agent("gridmarket.agents.user:User")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    market.errors.InvalidInput: provider agent 'agents.user:User': <class 'agents.user.User'> is not a subclass of agents.provider.ResourceProvider
+    gridmarket.errors.InvalidInput: provider agent 'gridmarket.agents.user:User': <class 'gridmarket.agents.user.User'> is not a subclass of gridmarket.agents.provider.ResourceProvider
     >>> resolve_provider_agent("providr")
     Traceback (most recent call last):
     ...
-    market.errors.InvalidInput: unknown provider agent 'providr' (did you mean 'provider'?); known: provider, or a plug-in 'package.module:Name'
+    gridmarket.errors.InvalidInput: unknown provider agent 'providr' (did you mean 'provider'?); known: provider, or a plug-in 'package.module:Name'
     """
     return _resolve(PROVIDER_AGENTS, "provider agent", ResourceProvider, name)
 

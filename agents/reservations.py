@@ -3,7 +3,7 @@
 * ``var`` -- a reservation request becomes a virtual advance reservation (ch. 6, Fig. 33): a job
   submitted early by the queue-wait prediction, asking for the gap too. The QBETS bounds learn from
   each site's started jobs, after ``history`` past jobs replayed on it
-  (``market.prediction.past_jobs``); without them every bound is 0 and each VAR job is submitted at
+  (``gridmarket.prediction.past_jobs``); without them every bound is 0 and each VAR job is submitted at
   once. Workflows run best effort. A VAR job that misses its start stays queued and runs late: it is
   the user's job.
 * ``combined`` -- Fig. 45: buy the priced reservation *and* submit the VAR job; when the VAR job
@@ -20,12 +20,12 @@ from __future__ import annotations
 import math
 from dataclasses import replace
 
-from agents.messages import Cancel
-from agents.provisioning import quote_reservation
-from agents.strategies import BrokerStrategy, base_cost, register_strategy
-from market.prediction.wait_replay import past_jobs, simulated_waits
-from market.provisioning import WaitPredictor, combine_var_and_reservation, plan_var
-from market.reservation import Reservation
+from gridmarket.agents.messages import Cancel
+from gridmarket.agents.provisioning import quote_reservation
+from gridmarket.agents.strategies import BrokerStrategy, base_cost, register_strategy
+from gridmarket.prediction.wait_replay import past_jobs, simulated_waits
+from gridmarket.provisioning import WaitPredictor, combine_var_and_reservation, plan_var
+from gridmarket.reservation import Reservation
 
 __all__ = ["CombinedStrategy", "VARStrategy"]
 

@@ -1,11 +1,11 @@
 """Broker strategies by name: how a broker serves its users' workflows, reservation requests and jobs.
 
-A broker (:class:`agents.broker.Broker`) runs one *strategy* (:class:`BrokerStrategy`), chosen by
+A broker (:class:`gridmarket.agents.broker.Broker`) runs one *strategy* (:class:`BrokerStrategy`), chosen by
 name: a registered one (:data:`BROKER_STRATEGIES`: ``best-effort`` here, ``moga`` and ``greedy`` in
-:mod:`agents.provisioning`, ``var`` and ``combined`` in :mod:`agents.reservations`, the job markets
-of :mod:`agents.trading`), or a strategy written outside gridmarket and named
+:mod:`gridmarket.agents.provisioning`, ``var`` and ``combined`` in :mod:`gridmarket.agents.reservations`, the job markets
+of :mod:`gridmarket.agents.trading`), or a strategy written outside gridmarket and named
 ``"package.module:Name"`` (a :class:`BrokerStrategy` subclass, imported where it is used:
-:mod:`market.plugins`, ``docs/extending.md``). The strategy decides; the broker moves the messages
+:mod:`gridmarket.plugins`, ``docs/extending.md``). The strategy decides; the broker moves the messages
 and keeps the records, through the public methods listed in :class:`BrokerStrategy`.
 
 Times are integer seconds from simulation start; prices SU.
@@ -17,17 +17,17 @@ import difflib
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
 
-from market.errors import InvalidInput
-from market.plugins import is_plugin_name, load_plugin
-from market.pricing import BASE_RATE, SECONDS_PER_HOUR
-from market.provisioning import Placement
+from gridmarket.errors import InvalidInput
+from gridmarket.plugins import is_plugin_name, load_plugin
+from gridmarket.pricing import BASE_RATE, SECONDS_PER_HOUR
+from gridmarket.provisioning import Placement
 
 __all__ = ["BROKER_STRATEGIES", "BestEffort", "BrokerStrategy", "WorkflowPlan", "base_cost", "register_strategy",
            "resolve_strategy", "strategy_names"]
 
 
 def base_cost(procs: int, seconds: int) -> float:
-    """SU of ``procs`` processors for ``seconds`` at the base rate (``market.pricing.BASE_RATE`` per processor-hour).
+    """SU of ``procs`` processors for ``seconds`` at the base rate (``gridmarket.pricing.BASE_RATE`` per processor-hour).
 
     >>> base_cost(4, 1800)
     2.0
@@ -39,7 +39,7 @@ def base_cost(procs: int, seconds: int) -> float:
 class WorkflowPlan:
     """What a strategy bought for a workflow: where each task runs and what its reservation cost.
 
-    ``placements``: one :class:`market.provisioning.Placement` per task that runs (``resource`` a
+    ``placements``: one :class:`gridmarket.provisioning.Placement` per task that runs (``resource`` a
     provider's name, ``[start, end)`` in seconds, ``procs``); virtual (zero-runtime) tasks may be
     left out. ``prices``: task -> SU paid for its reservation.
     """
@@ -59,12 +59,12 @@ class BrokerStrategy:
     * :meth:`reserve` when a user asks for an advance reservation: True when the strategy took care
       of it, False to submit the job at its wanted start (best effort);
     * :meth:`take` for every job of the users, when ``buys_jobs`` is set (a job market,
-      :mod:`agents.trading`).
+      :mod:`gridmarket.agents.trading`).
 
-    What a strategy may use (``self.broker``, :class:`agents.broker.Broker`): ``providers()``,
+    What a strategy may use (``self.broker``, :class:`gridmarket.agents.broker.Broker`): ``providers()``,
     ``home(site, procs)``, ``query(provider, now, "plan" | "advertise")`` (the provider's
-    :class:`market.pricing.ProviderPlan` or advertised slots), ``quoting(now)`` (providers answering
-    form-19 queries, for :func:`market.provisioning.provision_greedy`), ``reserve_at(request,
+    :class:`gridmarket.pricing.ProviderPlan` or advertised slots), ``quoting(now)`` (providers answering
+    form-19 queries, for :func:`gridmarket.provisioning.provision_greedy`), ``reserve_at(request,
     provider, f)``, ``submit_at(job, provider)``, ``later(t, action)`` and the parameters ``alpha``,
     ``penalty``, ``population``, ``generations``, ``history``, ``network``, ``valuations``,
     ``cycle``; ``self.model`` is the market (its ``rng``, ``time``, ``message_counts``).
@@ -75,11 +75,11 @@ class BrokerStrategy:
         The registered name (``register_strategy``); plug-ins are named ``"package.module:Name"``.
     needs_plans : bool
         The strategy reads providers' priced plans (queries ``"plan"`` or ``"advertise"``): every
-        provider's policy must be one pricing can plan (``market.pricing.check_policy``), which is
+        provider's policy must be one pricing can plan (``gridmarket.pricing.check_policy``), which is
         checked when the market is built.
     buys_jobs : bool
         Users hand the broker every job; the market draws each job's valuation
-        (:mod:`market.valuation`) if none are given.
+        (:mod:`gridmarket.valuation`) if none are given.
     pending : sequence
         Requests held to act on later; the market keeps running while there are any.
     """
@@ -94,11 +94,11 @@ class BrokerStrategy:
         self.model = broker.model
 
     def plan_workflow(self, wf) -> WorkflowPlan | None:
-        """Reservations to buy for workflow ``wf`` (:class:`agents.broker.WorkflowRequest`); None: best effort."""
+        """Reservations to buy for workflow ``wf`` (:class:`gridmarket.agents.broker.WorkflowRequest`); None: best effort."""
         return None
 
     def reserve(self, request, home) -> bool:
-        """Serve reservation ``request`` (:class:`agents.broker.ReservationRequest`); ``home`` fits its job.
+        """Serve reservation ``request`` (:class:`gridmarket.agents.broker.ReservationRequest`); ``home`` fits its job.
 
         Return True when done; False lets the broker submit the job at the wanted start.
         """
@@ -126,7 +126,7 @@ def register_strategy(cls: type[BrokerStrategy]) -> type[BrokerStrategy]:
     has a colon (those are plug-in names) or is taken by another class.
     """
     if not (isinstance(cls, type) and issubclass(cls, BrokerStrategy)):
-        raise InvalidInput(f"broker strategy {cls!r} is not a subclass of agents.strategies.BrokerStrategy")
+        raise InvalidInput(f"broker strategy {cls!r} is not a subclass of gridmarket.agents.strategies.BrokerStrategy")
     name = cls.name
     if not isinstance(name, str) or not name or ":" in name:
         raise InvalidInput(f"broker strategy {cls.__name__}: name must be a non-empty str without ':', got {name!r}")
@@ -147,12 +147,12 @@ def resolve_strategy(name: str | type[BrokerStrategy]) -> type[BrokerStrategy]:
     Raises ``InvalidInput`` with one line naming the strategy: an unknown name (with the closest
     known one), a plug-in that cannot be imported, or an object that is not a strategy.
 
-    >>> resolve_strategy("best-effort").__name__, resolve_strategy("agents.strategies:BestEffort").name
+    >>> resolve_strategy("best-effort").__name__, resolve_strategy("gridmarket.agents.strategies:BestEffort").name
     ('BestEffort', 'best-effort')
     >>> resolve_strategy("besteffort")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    market.errors.InvalidInput: unknown broker strategy 'besteffort' (did you mean 'best-effort'?); known: ...
+    gridmarket.errors.InvalidInput: unknown broker strategy 'besteffort' (did you mean 'best-effort'?); known: ...
     """
     if isinstance(name, type) and issubclass(name, BrokerStrategy):
         return name

@@ -7,22 +7,22 @@ over the jobs gathered since, the bilateral ones as each job arrives:
 
 * :class:`SlotAuctionDesk` (``first-price``, ``vickrey``, ``english``, ``dutch``): providers auction
   slots of their plans that start within the coming cycle, in turns, each with the slot's
-  externality-priced quote as its reserve (:func:`market.auctions.slot.auction_round`); the broker
-  bids for every job by the format's textbook rule (:mod:`market.auctions.bidding`).
+  externality-priced quote as its reserve (:func:`gridmarket.auctions.slot.auction_round`); the broker
+  bids for every job by the format's textbook rule (:mod:`gridmarket.auctions.bidding`).
 * :class:`DoubleAuctionDesk` (``double``, ``double-gd``): one trading day of a continuous double
   auction a cycle among ZIP (``double``) or Gjerstad-Dickhaut (``double-gd``) traders, for slots
   starting within the cycle; providers ask from their slots' externality-priced reserves, the
   broker bids from the jobs' values, trades become reservations
-  (:func:`market.auctions.window.trade_window`). A trade voided at settlement leaves its job unsold.
+  (:func:`gridmarket.auctions.window.trade_window`). A trade voided at settlement leaves its job unsold.
 * :class:`NegotiationDesk` (``negotiate``): no cycle; when a job arrives the broker bargains for
   its slot with one provider after another (home first), by alternating offers over price and start
-  (:func:`market.negotiation.negotiate_slot`: a Boulware broker, a conceder provider, ten rounds
+  (:func:`gridmarket.negotiation.negotiate_slot`: a Boulware broker, a conceder provider, ten rounds
   each, starts within the next ``cycle`` seconds); the first deal is bought.
 * :class:`DBCDesk` (``dbc``): no cycle; when a job arrives the broker asks every provider for what
   it sells (its ``sells``): a quoting provider's priced starts (its plan, form 19), an advertising
   provider's posted slots at the best-effort rate, an auctioning provider's slot at the machine's
   earliest start with its quote as the reserve. It buys by Nimrod-G's deadline-and-budget-
-  constrained cost-time optimisation (:func:`market.provisioning.dbc.dbc_buy`: budget the job's
+  constrained cost-time optimisation (:func:`gridmarket.provisioning.dbc.dbc_buy`: budget the job's
   value, deadline its valuation's), bidding at an auction at most its remaining budget share in a
   sealed second-price auction (one bidder at a time here: it pays the reserve, or loses when the
   reserve is above its cap and re-plans); no plan within both means the home queue.
@@ -35,13 +35,13 @@ over the jobs gathered since, the bilateral ones as each job arrives:
   service-level agreement: a start in ``[now, deadline - runtime]`` (the job's valuation, so an
   on-time start ends by the deadline), at most the job's value, penalties that repay the value the
   user loses (:func:`sla_penalty`). Each provider signs only what its plan can honour
-  (:func:`market.sla.offer_sla`, earliest start); the broker accepts the cheapest contract (ties to
+  (:func:`gridmarket.sla.offer_sla`, earliest start); the broker accepts the cheapest contract (ties to
   the earliest start, then home first) and reserves it. After the run every contract is settled
-  against the job's recorded start and end (:func:`market.sla.settle`): the provider is paid the
+  against the job's recorded start and end (:func:`gridmarket.sla.settle`): the provider is paid the
   price less its penalty, and the records carry that payment.
 
   A provider with an ``overbooking`` factor above 1 departs from that on purpose: it signs on its
-  book (:func:`market.sla.book_plan`: ``factor`` times its processors, its contracts not yet on
+  book (:func:`gridmarket.sla.book_plan`: ``factor`` times its processors, its contracts not yet on
   the machine holding theirs), so it may sign a start its machine cannot hold, betting that
   running jobs end before their estimates (Sulistio, Kim & Buyya 2008 overbook reservations
   against cancellations and no-shows). From the signed start on, the provider holds the
@@ -56,15 +56,15 @@ over the jobs gathered since, the bilateral ones as each job arrives:
   violation penalty. One ``sla`` message tells the broker of a later start, a moved contract or a
   breach.
 * :class:`PredictedSLADesk` (``sla-predict``): the same market, but the broker contracts for each
-  job's predicted run time (:func:`market.sla.predict_runtime`: the mean of its user's last two
+  job's predicted run time (:func:`gridmarket.sla.predict_runtime`: the mean of its user's last two
   jobs seen to end) and plans the deadline with it. A job still running when its contract ends
   runs on to its estimate: the provider holds the processors for the overrun, moving off the
-  machine the contracts not yet started that stand in its way (:func:`market.sla.make_room`);
+  machine the contracts not yet started that stand in its way (:func:`gridmarket.sla.make_room`);
   those start late or are broken (and re-offered) as overbooked ones, paid for by their penalty
   schedules, and the overrunning user pays the extra processor-time at the base rate.
 
 A won slot becomes a reservation on the provider (``Reserve``); the job runs in it and the rest
-of the window returns when the job ends early, as for a reserved job of ``agents.broker``. A job
+of the window returns when the job ends early, as for a reserved job of ``gridmarket.agents.broker``. A job
 that wins nothing in its cycle falls back to best effort: it is submitted at once to its home
 queue and pays the base rate. Every job keeps its own submit time in the records, so the wait of
 a job includes the time it waited for its cycle. Workflows run just in time and reservation
@@ -84,21 +84,21 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from agents.messages import Reserve, Submit
-from agents.strategies import BrokerStrategy, register_strategy
-from market.auctions.slot import SlotRequest, auction_round
-from market.auctions.window import trade_window
-from market.negotiation import negotiate_slot
-from market.auctions.single import vickrey
-from market.provisioning.dbc import DBCOffer, auctioned_offers, dbc_buy, dbc_plan, posted_offers, quoted_offers
-from market.errors import InvalidInput
-from market.job import Job
-from market.pricing import BASE_RATE, SECONDS_PER_HOUR
-from market.reservation import Reservation
-from market.pricing.state import base_profile
-from market.sla import (SLA, PenaltySchedule, SLARequest, book_plan, honours, make_room, offer_sla, overrun_charge,
+from gridmarket.agents.messages import Reserve, Submit
+from gridmarket.agents.strategies import BrokerStrategy, register_strategy
+from gridmarket.auctions.slot import SlotRequest, auction_round
+from gridmarket.auctions.window import trade_window
+from gridmarket.negotiation import negotiate_slot
+from gridmarket.auctions.single import vickrey
+from gridmarket.provisioning.dbc import DBCOffer, auctioned_offers, dbc_buy, dbc_plan, posted_offers, quoted_offers
+from gridmarket.errors import InvalidInput
+from gridmarket.job import Job
+from gridmarket.pricing import BASE_RATE, SECONDS_PER_HOUR
+from gridmarket.reservation import Reservation
+from gridmarket.pricing.state import base_profile
+from gridmarket.sla import (SLA, PenaltySchedule, SLARequest, book_plan, honours, make_room, offer_sla, overrun_charge,
                         predict_runtime, settle)
-from market.valuation import VALUE_FACTOR, Valuation
+from gridmarket.valuation import VALUE_FACTOR, Valuation
 
 __all__ = ["AUCTION_METHODS", "CLOCK_STEP", "DUTCH_OPENING", "JOB_MARKETS", "SLA_COLUMNS", "CycleDBCDesk", "DBCDesk",
            "DoubleAuctionDesk", "DutchDesk", "EnglishDesk", "FirstPriceDesk", "GDDoubleAuctionDesk", "NegotiationDesk",
@@ -155,7 +155,7 @@ class TradingDesk(BrokerStrategy):
             self.trade(jobs, int(self.model.time))
 
     def plans(self, now: int) -> dict:
-        """Every provider's priced plan (:class:`market.pricing.ProviderPlan`) at ``now``, by name: one query each."""
+        """Every provider's priced plan (:class:`gridmarket.pricing.ProviderPlan`) at ``now``, by name: one query each."""
         b = self.broker
         return {p.name: b.query(p.name, now, "plan") for p in b.providers()}
 
@@ -443,7 +443,7 @@ def sla_penalty(valuation: Valuation) -> PenaltySchedule:
     """The penalties a provider accepts for a job: the value its user loses (SU).
 
     Late by ``x`` s after the window, the job ends ``x`` s after its deadline at the latest and its
-    value falls by ``value * x / grace`` (:class:`market.valuation.Valuation`): that is the rate,
+    value falls by ``value * x / grace`` (:class:`gridmarket.valuation.Valuation`): that is the rate,
     ``value * 3600 / grace`` SU per hour, capped at the whole value; a job that never runs costs the
     provider its value. Value-based penalties as in D. Irwin, L. Grit, J. Chase, "Balancing risk
     and reward in a market-based task service" (HPDC 2004), where a task's value function
@@ -467,7 +467,7 @@ for them."""
 class SLADesk(PerJobDesk):
     """Service-level agreements per job as it arrives: every provider offers, the cheapest is signed (module notes).
 
-    ``contracts``: job id -> its current :class:`market.sla.SLA`; ``superseded``: the contracts their
+    ``contracts``: job id -> its current :class:`gridmarket.sla.SLA`; ``superseded``: the contracts their
     providers broke (the job re-offered to the market or sent home); ``unplaced``: provider -> the
     contracts not on its machine whose signed start has not come (reservations of its book, by id).
     Counters: ``n_overbooked`` contracts signed that the machine could not hold at their signed start,
@@ -529,7 +529,7 @@ class SLADesk(PerJobDesk):
                 continue
             plan = b.query(p.name, now, "plan")
             self.model.negotiation_rounds += 1
-            # the provider signs on its book: the plan itself unless it overbooks (market.sla.book_plan)
+            # the provider signs on its book: the plan itself unless it overbooks (gridmarket.sla.book_plan)
             book = plan if firm else book_plan(plan, p.overbooking, self.unplaced.get(p.name, {}).values())
             contract = offer_sla(book, request, provider=p.name, penalty=sla_penalty(v))
             if contract is not None:
@@ -598,7 +598,7 @@ class SLADesk(PerJobDesk):
 
     def _overrun(self, job: Job, contract: SLA, rid: str) -> None:
         """The job runs on past its contract, to its estimate: the provider makes room for it by moving the
-        contracts not yet started that stand in the way (:func:`market.sla.make_room`); they start late or
+        contracts not yet started that stand in the way (:func:`gridmarket.sla.make_room`); they start late or
         are broken like overbooked ones. With no room (reservations it cannot move) the job is killed."""
         if self._held.get(job.id) != rid:
             return
@@ -702,7 +702,7 @@ class SLADesk(PerJobDesk):
 
         Returns ``(records, table)``: the records with each contract's ``cost`` set to its payment
         (price less penalty, SU) plus what an overrun costs the user (the base rate for each
-        processor-hour past the contract, :func:`market.sla.overrun_charge`), and one row per contract
+        processor-hour past the contract, :func:`gridmarket.sla.overrun_charge`), and one row per contract
         (:data:`SLA_COLUMNS`). A contract broken by its provider, or whose job has no row on its
         provider, never ran: the provider pays the violation penalty, which the job's own row (where it
         ran: under a contract re-offered elsewhere, or in its home queue) carries as a negative charge
@@ -738,14 +738,14 @@ class SLADesk(PerJobDesk):
 
 
 class PredictedSLADesk(SLADesk):
-    """SLAs for the predicted run time (:func:`market.sla.predict_runtime`) instead of the estimate.
+    """SLAs for the predicted run time (:func:`gridmarket.sla.predict_runtime`) instead of the estimate.
 
     The broker predicts each job's run time from its user's last two jobs that it has seen end, under
     a contract or in a home queue (Tsafrir, Etsion & Feitelson 2007), the estimate when there are
     none, and asks for a contract of that duration ending by the deadline (by its prediction: it
     does not know the run time, unlike ``sla``'s broker): cheaper than the padded estimate, but a
     job that runs longer overruns its contract, and the provider moves the contracts in its way
-    (module notes of :mod:`market.sla`).
+    (module notes of :mod:`gridmarket.sla`).
     """
 
     name = "sla-predict"

@@ -1,7 +1,7 @@
 """A resource provider whose machine runs a two-tier policy (KEASY, REASY, MEASY; Liu et al. 2012), as a Mesa agent.
 
 Times are integer seconds from simulation start. The machine is a
-:class:`market.twotier.stepper.TwoTierMachineSimulation`: every processor has a foreground and a
+:class:`gridmarket.twotier.stepper.TwoTierMachineSimulation`: every processor has a foreground and a
 background VM, and a job's progress rate changes with every placement on its processors, so the
 machine keeps no plan. Such a provider therefore runs what it is sent -- its users' jobs, the
 metascheduler's dispatches, a best-effort broker's just-in-time tasks -- but cannot advertise,
@@ -14,12 +14,12 @@ from __future__ import annotations
 import mesa
 import numpy as np
 
-from agents.provider import ResourceProvider
-from market.energy.prices import HourlyPrices
-from market.errors import InvalidInput
-from market.prediction.wait_replay import past_jobs, replay_wait_predictions
-from market.twotier.simulation import TWO_TIER_POLICIES
-from market.twotier.stepper import TwoTierMachineSimulation
+from gridmarket.agents.provider import ResourceProvider
+from gridmarket.energy.prices import HourlyPrices
+from gridmarket.errors import InvalidInput
+from gridmarket.prediction.wait_replay import past_jobs, replay_wait_predictions
+from gridmarket.twotier.simulation import TWO_TIER_POLICIES
+from gridmarket.twotier.stepper import TwoTierMachineSimulation
 
 __all__ = ["TwoTierProvider"]
 
@@ -30,9 +30,9 @@ class TwoTierProvider(ResourceProvider):
     """One site of ``procs`` processors under ``policy`` in ``{"keasy", "reasy", "measy"}``.
 
     Each job's process usages, background efficiency and foreground loss are drawn when it arrives
-    (sec. 3.1's model, :func:`market.twotier.progress.draw_traits`) from a generator spawned from
+    (sec. 3.1's model, :func:`gridmarket.twotier.progress.draw_traits`) from a generator spawned from
     the model's, so a run is determined by the model's seed. MEASY migrates at the paper's 20 s.
-    The keyword arguments are :class:`agents.ResourceProvider`'s; ``pricing``, ``overbooking`` and
+    The keyword arguments are :class:`gridmarket.agents.ResourceProvider`'s; ``pricing``, ``overbooking`` and
     ``sells`` are kept but unused (this provider sells nothing).
     """
 
@@ -72,7 +72,7 @@ class TwoTierProvider(ResourceProvider):
     def warm_waits(self, n_jobs: int, rng: np.random.Generator) -> None:
         """Train the wait predictor on ``n_jobs`` past jobs replayed on a two-tier machine of its own policy.
 
-        The history (:func:`market.prediction.wait_replay.warm_predictor`) runs on a fresh
+        The history (:func:`gridmarket.prediction.wait_replay.warm_predictor`) runs on a fresh
         :class:`TwoTierMachineSimulation` of this provider's size and policy, its jobs' traits drawn
         from ``rng`` after the history itself; the predictor then learns from this machine's own
         starts as the market runs.

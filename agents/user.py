@@ -16,10 +16,10 @@ from collections.abc import Sequence
 import mesa
 from mesa.time import Priority
 
-from agents.broker import ReservationRequest
-from agents.messages import Submit
-from market.errors import InvalidInput
-from market.job import Job
+from gridmarket.agents.broker import ReservationRequest
+from gridmarket.agents.messages import Submit
+from gridmarket.errors import InvalidInput
+from gridmarket.job import Job
 
 __all__ = ["ROUTES", "User"]
 
@@ -29,7 +29,7 @@ ROUTES = ("site", "round-robin", "random", "least-loaded")
 class User(mesa.Agent):
     """Submits ``jobs`` (sorted by submit time) to the model's providers.
 
-    ``jobs`` may hold :class:`agents.broker.WorkflowRequest` items too; they
+    ``jobs`` may hold :class:`gridmarket.agents.broker.WorkflowRequest` items too; they
     and the jobs listed in ``model.reservation_starts`` go to the model's broker,
     and so does every job when the broker runs a job market (``Broker.buys_jobs``).
     """

@@ -4,7 +4,7 @@ Runs (or reads, with ``--from``) ``gridmarket sweep auction-market --grid worklo
 --grid seed=...`` and prints, as Markdown, the mean over seeds and 95 % t interval of social
 welfare, users' surplus, provider revenue and mean response per model and load factor, and the
 winner of each market outcome at each load; draws the lines with their bands to ``--png``
-(:func:`scenarios.plots.sweep_lines`). The load factor multiplies the offered load of the
+(:func:`gridmarket.scenarios.plots.sweep_lines`). The load factor multiplies the offered load of the
 scenario's 150 Lublin jobs (factor 10: about 106 % of the 128 processors over their arrivals).
 
     python benchmarks/auction_market_load.py --out out/sweep-am --loads 2.5,5,10,20,40 --seeds 1..5 \\
@@ -24,8 +24,8 @@ import pandas as pd
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from scenarios.plots import sweep_lines, sweep_winners  # noqa: E402
-from scenarios.results import ci95  # noqa: E402
+from gridmarket.scenarios.plots import sweep_lines, sweep_winners  # noqa: E402
+from gridmarket.scenarios.results import ci95  # noqa: E402
 
 X = "grid.workload.load_factor"
 TABLES = (("welfare_gain", "social welfare minus best effort's on the same seed, SU (paired)", 0),
@@ -69,8 +69,8 @@ def main(argv=None) -> int:
     args = p.parse_args(argv)
     out = Path(args.out)
     if not args.existing:
-        from scenarios.registry import get_scenario
-        from scenarios.sweep import parse_grid, run_sweep
+        from gridmarket.scenarios.registry import get_scenario
+        from gridmarket.scenarios.sweep import parse_grid, run_sweep
 
         grid = parse_grid([f"workload.load_factor={args.loads}", f"seed={args.seeds}"])
         run_sweep(get_scenario("auction-market"), grid, out, workers=args.workers, resume=out.exists())

@@ -24,8 +24,8 @@ import time
 
 import numpy as np
 
-from market.clearing import ClearingProblem, clear_mcmf, combined_cost, integer_costs
-from scenarios.reproductions.murali import nordugrid_systems
+from gridmarket.clearing import ClearingProblem, clear_mcmf, combined_cost, integer_costs
+from gridmarket.scenarios.reproductions.murali import nordugrid_systems
 
 
 def instance(n_jobs: int, n_systems: int, maxq: int | None, *, rng: np.random.Generator) -> ClearingProblem:
@@ -52,9 +52,9 @@ def _time(fn, repeat: int) -> tuple[float, object]:
 
 
 def nordugrid_run(days: float, strategy: str, seed: int) -> int:
-    from market.energy import fixed_prices, synthetic_prices
-    from market.metascheduling import GridConfig, Site, grid_workload, run_grid
-    from market.prediction import PriceOutlook
+    from gridmarket.energy import fixed_prices, synthetic_prices
+    from gridmarket.metascheduling import GridConfig, Site, grid_workload, run_grid
+    from gridmarket.prediction import PriceOutlook
 
     rng = np.random.default_rng(seed)
     systems = nordugrid_systems(rng)

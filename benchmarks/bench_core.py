@@ -9,8 +9,8 @@ In one process run it
 1. picks the workload: ``--trace PATH``; else CTC-SP2 in ``../shared/data/traces``
    (relative to the repository root); else the trace there with the most jobs;
    else a Lublin workload of 80,000 jobs on 256 processors;
-2. reads it once (``market.workloads.swf.read_swf``), keeping the first ``--jobs``;
-3. times ``market.simulation.simulate`` with the ``easy`` and ``conservative``
+2. reads it once (``gridmarket.workloads.swf.read_swf``), keeping the first ``--jobs``;
+3. times ``gridmarket.simulation.simulate`` with the ``easy`` and ``conservative``
    policies (best of ``--repeat`` runs while they fit the time budget);
 4. times AccaSim's EASY backfilling (the ``bench`` extra) on the very same jobs,
    in a child process (``accasim_peer.py``), when AccaSim can be imported;
@@ -52,8 +52,8 @@ from accasim_peer import available as accasim_available  # noqa: E402
 from accasim_peer import write_swf  # noqa: E402
 from null_loop import null_event_loop  # noqa: E402
 
-from market.simulation import simulate  # noqa: E402
-from market.workloads.workload import Workload  # noqa: E402
+from gridmarket.simulation import simulate  # noqa: E402
+from gridmarket.workloads.workload import Workload  # noqa: E402
 
 TRACES = ROOT.parent / "shared" / "data" / "traces"
 PREFERRED = "CTC-SP2"
@@ -87,7 +87,7 @@ def find_trace(traces: Path = TRACES) -> Path | None:
 
 def read_trace(path: Path) -> Workload:
     """Read an SWF trace (plain or gzip) with the project's reader."""
-    from market.workloads.swf import read_swf
+    from gridmarket.workloads.swf import read_swf
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # dropped jobs are reported from Workload.dropped
@@ -107,7 +107,7 @@ def load_workload(trace: str | None, n_jobs: int | None, lublin: bool = False) -
     else:
         import numpy as np
 
-        from market.workloads.lublin import lublin_workload
+        from gridmarket.workloads.lublin import lublin_workload
 
         n = n_jobs or LUBLIN_JOBS
         workload = lublin_workload(n, procs=LUBLIN_PROCS, rng=np.random.default_rng(LUBLIN_SEED))
@@ -156,8 +156,8 @@ def run_simulate(workload: Workload, procs: int, policy: str):
 
 def run_loop_only(jobs: list, procs: int, policy: str):
     """Only the event loop and the policy: ``simulate`` without its records and summary."""
-    from market.scheduling import make_scheduler
-    from market.simulation import MachineSimulation
+    from gridmarket.scheduling import make_scheduler
+    from gridmarket.simulation import MachineSimulation
 
     sim = MachineSimulation(make_scheduler(policy, procs), jobs)
     sim.run_until(None)

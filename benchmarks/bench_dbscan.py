@@ -1,4 +1,4 @@
-"""DBSCAN of one wait prediction: ``market.prediction.dbscan`` against scikit-learn, same points, one run.
+"""DBSCAN of one wait prediction: ``gridmarket.prediction.dbscan`` against scikit-learn, same points, one run.
 
 Run from the repository root::
 
@@ -25,10 +25,10 @@ TRACE = Path(__file__).resolve().parent.parent.parent / "shared" / "data" / "tra
 
 
 def _point_sets(n: int) -> list[np.ndarray]:
-    from market.prediction import QueueWaitPredictor, queue_features
-    from market.scheduling import EASYScheduler
-    from market.simulation import MachineSimulation
-    from market.workloads import lublin_workload, read_swf
+    from gridmarket.prediction import QueueWaitPredictor, queue_features
+    from gridmarket.scheduling import EASYScheduler
+    from gridmarket.simulation import MachineSimulation
+    from gridmarket.workloads import lublin_workload, read_swf
 
     if TRACE.exists():
         w = read_swf(TRACE)
@@ -58,7 +58,7 @@ def main(argv: list[str] | None = None) -> int:
     import sklearn
     from sklearn.cluster import DBSCAN
 
-    from market.prediction.dbscan import dbscan_labels
+    from gridmarket.prediction.dbscan import dbscan_labels
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--calls", type=int, default=1000, help="point sets clustered (default 1000)")
@@ -76,7 +76,7 @@ def main(argv: list[str] | None = None) -> int:
     equal = sum(np.array_equal(a, b) for a, b in zip(ours, theirs))
     clusters = np.mean([len(set(lab.tolist()) - {-1}) for lab in ours])
     print(f"{len(sets)} point sets of {len(sets[0])} x {sets[0].shape[1]}, {clusters:.1f} clusters on average")
-    print(f"market.prediction.dbscan: {1e6 * t_ours / len(sets):.0f} us a call")
+    print(f"gridmarket.prediction.dbscan: {1e6 * t_ours / len(sets):.0f} us a call")
     print(f"sklearn.cluster.DBSCAN:   {1e6 * t_sk / len(sets):.0f} us a call ({t_sk / t_ours:.1f}x)")
     print(f"labels equal: {equal} of {len(sets)}")
     return 0 if equal == len(sets) else 1

@@ -10,7 +10,7 @@ evenly spaced submissions, and on each asks form 19 (Singh 2008, ch. 5.2)
 for a 32-processor x 1 h and a 64-processor x 4 h slot from one hour ahead:
 every candidate that does not fit beside the plan is priced by running EASY
 forward from the state with the slot (Fig. 22 under aggressive backfilling,
-``market.pricing.forecast``). Prints CPU seconds and a checksum of the prices,
+``gridmarket.pricing.forecast``). Prints CPU seconds and a checksum of the prices,
 so two code versions can be compared on the same states::
 
     PYTHONPATH=/path/to/other/checkout .venv/bin/python benchmarks/bench_easy_forecast.py
@@ -31,12 +31,12 @@ TRACE = HERE.parent.parent / "shared" / "data" / "traces" / "CTC-SP2-1996-3.1-cl
 
 
 def main(argv: list[str] | None = None) -> int:
-    from market.pricing.externality import ExternalityPricer
-    from market.pricing.quotes import quote_earliest
-    from market.pricing.state import state_from_scheduler
-    from market.scheduling import EASYScheduler
-    from market.simulation import MachineSimulation
-    from market.workloads import read_swf
+    from gridmarket.pricing.externality import ExternalityPricer
+    from gridmarket.pricing.quotes import quote_earliest
+    from gridmarket.pricing.state import state_from_scheduler
+    from gridmarket.scheduling import EASYScheduler
+    from gridmarket.simulation import MachineSimulation
+    from gridmarket.workloads import read_swf
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--trace", default=str(TRACE), help="SWF trace (default: CTC-SP2 in ../shared/data)")

@@ -31,7 +31,7 @@ CTC = ROOT.parent / "shared" / "data" / "traces" / "CTC-SP2-1996-3.1-cln.swf.gz"
 def run(trace: str, policy: str, kernel: str, out: Path) -> float:
     env = {**os.environ, "GRIDMARKET_KERNEL": kernel}
     t0 = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "scenarios.commands.cli", "simulate", "--trace", trace, "--policy", policy,
+    subprocess.run([sys.executable, "-m", "gridmarket.scenarios.commands.cli", "simulate", "--trace", trace, "--policy", policy,
                     "--out", str(out)], check=True, capture_output=True, env=env, cwd=ROOT)
     return time.perf_counter() - t0
 
@@ -41,7 +41,7 @@ def run_accasim(trace: str) -> dict:
     sys.path.insert(0, str(Path(__file__).resolve().parent))
     from accasim_peer import write_swf
 
-    from market.workloads import read_swf
+    from gridmarket.workloads import read_swf
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the reader's dropped-jobs note; simulate drops the same jobs

@@ -16,8 +16,8 @@ from pathlib import Path
 
 import mesa
 
-from market.simulation import simulate
-from market.workloads import read_swf
+from gridmarket.simulation import simulate
+from gridmarket.workloads import read_swf
 
 TRACES = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "traces"
 

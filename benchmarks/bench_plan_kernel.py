@@ -16,17 +16,17 @@ from pathlib import Path
 
 import numpy as np
 
-from market.provisioning import PlanEvaluator, moga
-from market.provisioning import schedule as sched
-from market.workflows import layered_workflow
-from market.workloads import read_swf
-from scenarios.harnesses.provisioning import Provider
+from gridmarket.provisioning import PlanEvaluator, moga
+from gridmarket.provisioning import schedule as sched
+from gridmarket.workflows import layered_workflow
+from gridmarket.workloads import read_swf
+from gridmarket.scenarios.harnesses.provisioning import Provider
 
 TRACES = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "traces"
 
 
 def main() -> int:
-    import market.provisioning._cplan as compiled
+    import gridmarket.provisioning._cplan as compiled
 
     warnings.simplefilter("ignore")
     w = read_swf(TRACES / "SDSC-SP2-1998-4.2-cln.swf.gz")

@@ -8,8 +8,8 @@ In one process it
 
 1. picks the workload: ``--trace PATH``; else CTC-SP2 in ``../shared/data/traces``;
    else the trace there with the most jobs (``--days`` keeps the first N days);
-2. times the plain conservative replay (``market.simulation.simulate``, no reservation);
-3. times the priced replay (``scenarios.harnesses.pricing_replay.pricing_replay``): 10 % of the
+2. times the plain conservative replay (``gridmarket.simulation.simulate``, no reservation);
+3. times the priced replay (``gridmarket.scenarios.harnesses.pricing_replay.pricing_replay``): 10 % of the
    jobs (seed 1) reserve at the start eq. 20 picks (alpha 0.5) from the form-18 quote
    list of every request, priced by Fig. 22 under conservative backfilling;
 4. replays the very same reservations at the very same starts without pricing, to
@@ -36,9 +36,9 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(ROOT))
 
-from market.simulation import simulate  # noqa: E402
-from market.workloads import read_swf  # noqa: E402
-from scenarios.harnesses.pricing_replay import pricing_replay  # noqa: E402
+from gridmarket.simulation import simulate  # noqa: E402
+from gridmarket.workloads import read_swf  # noqa: E402
+from gridmarket.scenarios.harnesses.pricing_replay import pricing_replay  # noqa: E402
 
 TRACES = ROOT.parent / "shared" / "data" / "traces"
 PREFERRED = "CTC-SP2"

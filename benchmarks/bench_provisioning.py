@@ -13,7 +13,7 @@ Measured in one run on the machine at hand (Singh 2008, ch. 4, 6, 7; issue 4):
 3. small instances (11-18 slots): MOGA's front against the exact front by
    enumeration, hypervolume ratio (issue 4 asks >= 0.95);
 4. provisioned (MOGA at alpha 0 / 0.5 / 1; greedy over f = 0 quotes and over
-   adaptive externality quotes of ``market.pricing``) against best effort just
+   adaptive externality quotes of ``gridmarket.pricing``) against best effort just
    in time (conservative backfilling), at several submission times on
    SDSC-SP2 and CTC-SP2: makespan and allocation cost ratios;
 5. VAR requests on SDSC-SP2 (the twelve of ch. 6.2, 32/64 processors, 1/4 h,
@@ -35,12 +35,12 @@ from pathlib import Path
 
 import numpy as np
 
-from market.job import Job
-from market.provisioning import PlanEvaluator, advertise, exact_front, hypervolume, moga
-from market.scheduling import SlotScheduler
-from market.workflows import layered_workflow
-from market.workloads import read_swf, scale_load
-from scenarios.harnesses.provisioning import Provider, compare_greedy, compare_moga, reservation_schemes, var_requests
+from gridmarket.job import Job
+from gridmarket.provisioning import PlanEvaluator, advertise, exact_front, hypervolume, moga
+from gridmarket.scheduling import SlotScheduler
+from gridmarket.workflows import layered_workflow
+from gridmarket.workloads import read_swf, scale_load
+from gridmarket.scenarios.harnesses.provisioning import Provider, compare_greedy, compare_moga, reservation_schemes, var_requests
 
 TRACES = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "traces"
 

@@ -4,7 +4,7 @@ Usage::
 
     python benchmarks/bench_twotier.py TAG [JOBS]     # default 5,000 jobs
 
-FWload and JWload (``scenarios.harnesses.twotier_tables.base_workload``, seed 1) at loads 0.6 and 0.9, each
+FWload and JWload (``gridmarket.scenarios.harnesses.twotier_tables.base_workload``, seed 1) at loads 0.6 and 0.9, each
 policy under both bg-progress readings: 24 runs on 320 processors. Each line prints the tag, the run,
 the first 12 hex digits of the SHA-1 of its records as CSV, and its seconds; the last line the total.
 Run it on the code before and after a change (tags "before"/"after") and compare the hashes: equal
@@ -17,9 +17,9 @@ import time
 
 import numpy as np
 
-from market.twotier import simulate_twotier
-from market.workloads import scale_interarrival
-from scenarios.harnesses.twotier_tables import base_workload, offered_load
+from gridmarket.twotier import simulate_twotier
+from gridmarket.workloads import scale_interarrival
+from gridmarket.scenarios.harnesses.twotier_tables import base_workload, offered_load
 
 PROCS = 320
 

@@ -20,8 +20,8 @@ from dataclasses import replace
 
 import pandas as pd
 
-from scenarios.experiment import run_model
-from scenarios.registry import get_scenario
+from gridmarket.scenarios.experiment import run_model
+from gridmarket.scenarios.registry import get_scenario
 
 
 def main() -> None:

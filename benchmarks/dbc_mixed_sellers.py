@@ -27,10 +27,10 @@ import pandas as pd
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from scenarios.config import with_overrides  # noqa: E402
-from scenarios.experiment import build_inputs, run_model  # noqa: E402
-from scenarios.registry import get_scenario  # noqa: E402
-from scenarios.results import ci95  # noqa: E402
+from gridmarket.scenarios.config import with_overrides  # noqa: E402
+from gridmarket.scenarios.experiment import build_inputs, run_model  # noqa: E402
+from gridmarket.scenarios.registry import get_scenario  # noqa: E402
+from gridmarket.scenarios.results import ci95  # noqa: E402
 
 MIXES = {
     "all quote": ("quote", "quote", "quote"),
@@ -52,7 +52,7 @@ METRICS = (
 )
 
 
-from scenarios.commands.run import parse_seeds  # noqa: E402 (the CLI's A..B / a,b,c rule)
+from gridmarket.scenarios.commands.run import parse_seeds  # noqa: E402 (the CLI's A..B / a,b,c rule)
 
 
 def run(seeds: list[int]) -> pd.DataFrame:

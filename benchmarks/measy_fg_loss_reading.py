@@ -38,8 +38,8 @@ def main(argv: list[str] | None = None) -> int:
     if "--workers" not in cli_args or cli_args[cli_args.index("--workers") + 1:][:1] != ["1"]:
         print("--workers 1 is required: the patch holds in this process only", file=sys.stderr)
         return 2
-    from scenarios.commands.cli import main as cli_main
-    from scenarios.commands.cli import pin_blas_kernel
+    from gridmarket.scenarios.commands.cli import main as cli_main
+    from gridmarket.scenarios.commands.cli import pin_blas_kernel
 
     pin_blas_kernel()  # as the command line does, before numpy loads
     sys.path.insert(0, str(Path(__file__).resolve().parent))

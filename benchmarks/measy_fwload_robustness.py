@@ -8,7 +8,7 @@ any CPU usage information" and "even the average CPU usage is 100 %; our algorit
 better than EASY even with context switching overhead" (``shared/seeds/measy-migration-
 consolidation.txt``).
 
-This reruns the reproduction's FWload set-up (:func:`scenarios.harnesses.twotier_tables.base_workload`:
+This reruns the reproduction's FWload set-up (:func:`gridmarket.scenarios.harnesses.twotier_tables.base_workload`:
 Feitelson96 sized to the paper's mean 23.4 and 16 % serial jobs, Tsafrir estimates, 320
 processors, inter-arrival times scaled to each load, the same seed streams as ``run_tables``)
 with ONE factor changed per setting:
@@ -68,7 +68,7 @@ def _seeds(text: str) -> list[int]:
 @contextmanager
 def _fg_loss(zero: bool):
     """Set the fg loss range to (0, 0) while inside (draw_traits reads the module constant at each call)."""
-    import market.twotier.progress as progress
+    import gridmarket.twotier.progress as progress
 
     saved = progress.LOSS_RANGE
     if zero:
@@ -86,8 +86,8 @@ def _shared_loss(on: bool):
     if not on:
         yield
         return
-    import market.twotier.simulation as sim
-    from market.twotier.vm import EMPTY, TwoTierMachine
+    import gridmarket.twotier.simulation as sim
+    from gridmarket.twotier.vm import EMPTY, TwoTierMachine
 
     class SharedLossMachine(TwoTierMachine):
         def rate_of(self, run):
@@ -122,9 +122,9 @@ def _shared_loss(on: bool):
 def _workload(seed: int, n_jobs: int, serial: float | None, name: str = "feitelson96"):
     """FWload (or ``name``) as the reproductions build it for ``seed`` (``run_tables`` with one workload:
     index 0), optionally FWload with another serial share."""
-    from market.workloads import tsafrir_estimates
-    from market.workloads.feitelson96 import FEITELSON96_LIU2012, feitelson96_workload
-    from scenarios.harnesses.twotier_tables import base_workload
+    from gridmarket.workloads import tsafrir_estimates
+    from gridmarket.workloads.feitelson96 import FEITELSON96_LIU2012, feitelson96_workload
+    from gridmarket.scenarios.harnesses.twotier_tables import base_workload
 
     seeds = np.random.SeedSequence(seed).spawn(3)
     if serial is None:
@@ -138,10 +138,10 @@ def run(setting: str, seed: int, loads: list[float], n_jobs: int, workload: str 
         costs: tuple[int, ...] = ()) -> list[dict]:
     """Every load of one seed under one setting: EASY and KEASY/MEASY in the three usage cases, and MEASY
     (usages known) at each migration cost of ``costs``."""
-    from market.simulation import simulate
-    from market.twotier import paper_metrics, simulate_twotier
-    from market.workloads import scale_interarrival
-    from scenarios.harnesses.twotier_tables import offered_load
+    from gridmarket.simulation import simulate
+    from gridmarket.twotier import paper_metrics, simulate_twotier
+    from gridmarket.workloads import scale_interarrival
+    from gridmarket.scenarios.harnesses.twotier_tables import offered_load
 
     parts = set(setting.split("+"))
     if "serial41" in parts and workload != "feitelson96":

@@ -44,11 +44,11 @@ _PAPER = {  # change vs BS in %, Table IV and sec. 5.7.2
 }
 
 
-from scenarios.commands.run import parse_seeds  # noqa: E402 (the CLI's A..B / a,b,c rule)
+from gridmarket.scenarios.commands.run import parse_seeds  # noqa: E402 (the CLI's A..B / a,b,c rule)
 
 
 def _systems(variant: str):
-    from market.energy.systems import xsede_systems
+    from gridmarket.energy.systems import xsede_systems
 
     systems = xsede_systems()
     if variant == "table-i":
@@ -62,9 +62,9 @@ def _systems(variant: str):
 
 def one(seed: int, variant: str, days: float, labels: list[str]) -> dict:
     """Every policy on one seed's workload and prices: response, cost, MWh, USD/MWh, core-hours per system."""
-    from market.metascheduling import GridConfig, run_grid, stream_rng
-    from scenarios.harnesses.metascheduling import WARMUP_DAYS, xsede_sites
-    from scenarios.reproductions.murali import _HISTORY, _grid_jobs
+    from gridmarket.metascheduling import GridConfig, run_grid, stream_rng
+    from gridmarket.scenarios.harnesses.metascheduling import WARMUP_DAYS, xsede_sites
+    from gridmarket.scenarios.reproductions.murali import _HISTORY, _grid_jobs
 
     data = Path(os.environ.get("GRIDMARKET_DATA", "../shared/data"))
     pjm = data / "prices" / "pjm_comed_2013-2018_epftoolbox.csv"
@@ -88,7 +88,7 @@ def one(seed: int, variant: str, days: float, labels: list[str]) -> dict:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from scenarios.results import ci95
+    from gridmarket.scenarios.results import ci95
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--seeds", default="1..3")
@@ -97,11 +97,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--policies", default="bs,mcmf-w0,mcmf-w25,mcmf-w50,mcmf-w100,twoprice-w25")
     parser.add_argument("--tail-days", type=int, default=None,
                         help="days of prices after the submissions (default: the reproduction's "
-                             "scenarios.harnesses.metascheduling.TAIL_DAYS, 60); a policy that piles jobs up can need more, "
+                             "gridmarket.scenarios.harnesses.metascheduling.TAIL_DAYS, 60); a policy that piles jobs up can need more, "
                              "and another value redraws the synthetic price series")
     args = parser.parse_args(argv)
     if args.tail_days is not None:
-        import scenarios.harnesses.metascheduling as meta
+        import gridmarket.scenarios.harnesses.metascheduling as meta
 
         meta.TAIL_DAYS = args.tail_days
     seeds = parse_seeds(args.seeds)

@@ -17,8 +17,8 @@ import warnings
 
 import numpy as np
 
-from market.energy import xsede_systems
-from market.metascheduling import grid_workload
+from gridmarket.energy import xsede_systems
+from gridmarket.metascheduling import grid_workload
 
 
 def main(argv: list[str] | None = None) -> int:

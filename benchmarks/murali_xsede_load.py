@@ -39,7 +39,7 @@ from pathlib import Path
 
 import numpy as np
 
-from scenarios.commands.run import parse_seeds
+from gridmarket.scenarios.commands.run import parse_seeds
 
 _RESPONSE_PRINTED = {"mcmf-w100": -48.5, "mcmf-w25": round(100 * (477.5 / 633.7 - 1), 1), "mcmf-w50": -40.8}
 _INST_FACTOR = round(3460.8 / 633.7, 2)
@@ -47,7 +47,7 @@ _POLICIES = ("bs", "mcmf-w100", "mcmf-w25", "mcmf-w50", "inst")
 
 
 def _configs():
-    from market.metascheduling import GridConfig
+    from gridmarket.metascheduling import GridConfig
 
     return {"bs": GridConfig("bs"), "mcmf-w100": GridConfig("mcmf", w_t=100, maxq=2),
             "mcmf-w25": GridConfig("mcmf", w_t=25, maxq=2), "mcmf-w50": GridConfig("mcmf", w_t=50, maxq=2),
@@ -56,7 +56,7 @@ def _configs():
 
 def workload(setting: str, systems, days: float, stated_days: float, rng: np.random.Generator, start: int):
     """The jobs of one setting (see the module docstring) and the horizon in days."""
-    from scenarios.reproductions.murali import _grid_jobs
+    from gridmarket.scenarios.reproductions.murali import _grid_jobs
 
     if setting == "stated":
         jobs, _ = _grid_jobs(systems, days=stated_days, rng=rng, start=start, mean_runtime=8.8 * 3600,
@@ -75,7 +75,7 @@ def workload(setting: str, systems, days: float, stated_days: float, rng: np.ran
 
 def zero_wait_bound(jobs, systems) -> float:
     """Mean response (min) if every job ran at once on the fastest system that can hold it (sec. 4.5.2 scaling)."""
-    from market.metascheduling.grid import _scaled_estimate, _stretch
+    from gridmarket.metascheduling.grid import _scaled_estimate, _stretch
 
     by_name = {s.name: s for s in systems}
     total = 0.0
@@ -90,9 +90,9 @@ def zero_wait_bound(jobs, systems) -> float:
 
 
 def one(seed: int, sites, setting: str, days: float, stated_days: float, policies) -> dict:
-    from market.metascheduling import run_grid, stream_rng
-    from scenarios.harnesses.metascheduling import WARMUP_DAYS
-    from scenarios.reproductions.murali import _HISTORY
+    from gridmarket.metascheduling import run_grid, stream_rng
+    from gridmarket.scenarios.harnesses.metascheduling import WARMUP_DAYS
+    from gridmarket.scenarios.reproductions.murali import _HISTORY
 
     systems = [s.system for s in sites]
     streams = np.random.SeedSequence(seed).spawn(2)  # as the reproduction
@@ -128,7 +128,7 @@ def _change(r: dict, label: str, key: str = "response") -> float | None:
 
 
 def summarise(setting: str, runs: list[dict]) -> None:
-    from scenarios.results import ci95
+    from gridmarket.scenarios.results import ci95
 
     n = len(runs)
     print(f"  == {setting}: k of {n} seeds [mean, Student-t 95 %]")
@@ -176,7 +176,7 @@ def summarise(setting: str, runs: list[dict]) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from scenarios.harnesses.metascheduling import xsede_sites
+    from gridmarket.scenarios.harnesses.metascheduling import xsede_sites
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--seeds", default="1..3")
@@ -189,7 +189,7 @@ def main(argv: list[str] | None = None) -> int:
                              "redraws the synthetic price series)")
     args = parser.parse_args(argv)
     if args.tail_days is not None:
-        import scenarios.harnesses.metascheduling as meta
+        import gridmarket.scenarios.harnesses.metascheduling as meta
 
         meta.TAIL_DAYS = args.tail_days
     data = Path(os.environ.get("GRIDMARKET_DATA", "../shared/data"))

@@ -19,7 +19,7 @@ variant of a seed):
                  systems keep them (Darter and Lonestar, 24 h limits, fall back to the limit). The
                  draw changes the random stream, so a seed's jobs differ from 309b600's.
 ``exact``        H1a: estimate = run time.
-``tsafrir-cover`` H1b: Tsafrir's model (`market.workloads.tsafrir_distribution`, default parameters,
+``tsafrir-cover`` H1b: Tsafrir's model (`gridmarket.workloads.tsafrir_distribution`, default parameters,
                  max estimate = the wall-time limit) assigned as ``est_assign`` (longest run first,
                  a uniform pick among the unused drawn estimates >= the run time), except that a job
                  no unused drawn estimate covers gets the smallest value of the drawn histogram
@@ -34,7 +34,7 @@ variant of a seed):
 ``matched-history`` H2: the ``limit`` workload, but each system's wait predictor is warmed on 2000
                  past jobs of the *same* workload generator (``grid_workload`` on that system alone,
                  paper@0.7, wall-time estimates, ``SeedSequence([seed, 14, 2])``) replayed under EASY,
-                 instead of `market.prediction.warm_predictor`'s Lublin jobs with Tsafrir estimates
+                 instead of `gridmarket.prediction.warm_predictor`'s Lublin jobs with Tsafrir estimates
                  at the model's own load (short runs and estimates unlike the run's). Injected
                  through the public ``GridConfig.wait_predictor`` factory (one pre-warmed copy per
                  system, handed out in site order, ``warmup=0``): no monkeypatching.
@@ -79,7 +79,7 @@ from pathlib import Path
 
 import numpy as np
 
-from scenarios.commands.run import parse_seeds
+from gridmarket.scenarios.commands.run import parse_seeds
 
 VARIANTS = ("limit", "reproduction", "exact", "tsafrir-cover", "matched-history", "exact-matched", "maxq-inf",
             "maxq-1", "uncapped", "equal-efficiency")
@@ -95,7 +95,7 @@ def covered_tsafrir(jobs, max_estimate: int, rng: np.random.Generator) -> tuple[
     no unused drawn estimate covers takes the smallest histogram value >= its run time (at most
     ``max_estimate``, always one of them) and uses none of the drawn estimates.
     """
-    from market.workloads import tsafrir_distribution
+    from gridmarket.workloads import tsafrir_distribution
 
     n = len(jobs)
     if n == 0:
@@ -147,10 +147,10 @@ def with_estimates(jobs, systems, variant: str, seed: int) -> tuple[tuple, dict]
 
 def matched_predictors(systems, seed: int, exact: bool) -> list:
     """Per system, a `QueueWaitPredictor` warmed on 2000 past jobs of the run's own generator (paper@0.7)."""
-    from market.metascheduling import grid_workload
-    from market.prediction import QueueWaitPredictor
-    from market.prediction.wait_replay import replay_wait_predictions
-    from scenarios.reproductions.murali import XSEDE_MEAN_RUNTIME, XSEDE_MIN_RUNTIME
+    from gridmarket.metascheduling import grid_workload
+    from gridmarket.prediction import QueueWaitPredictor
+    from gridmarket.prediction.wait_replay import replay_wait_predictions
+    from gridmarket.scenarios.reproductions.murali import XSEDE_MEAN_RUNTIME, XSEDE_MIN_RUNTIME
 
     import warnings
 
@@ -170,7 +170,7 @@ def matched_predictors(systems, seed: int, exact: bool) -> list:
 
 
 def _configs(names: list[str], maxq):
-    from market.metascheduling import GridConfig
+    from gridmarket.metascheduling import GridConfig
 
     table = {"bs": GridConfig("bs"), "mcmf-w100": GridConfig("mcmf", w_t=100, maxq=maxq),
              "mcmf-w25": GridConfig("mcmf", w_t=25, maxq=maxq), "mcmf-w50": GridConfig("mcmf", w_t=50, maxq=maxq),
@@ -211,7 +211,7 @@ def _figures(result, sizes: dict) -> dict:
 
 def _equal_efficiency(sites):
     """``sites`` with every system drawing the same watts per GFlop, Table I's total power kept (same prices)."""
-    from market.metascheduling import Site
+    from gridmarket.metascheduling import Site
 
     systems = [s.system for s in sites]
     total_watts = sum(s.cores * s.watts_per_core for s in systems)
@@ -221,9 +221,9 @@ def _equal_efficiency(sites):
 
 
 def one(seed: int, variant: str, sites, base_jobs, names: list[str], days: float) -> dict:
-    from market.metascheduling import run_grid, stream_rng
-    from market.prediction import QueueWaitPredictor
-    from scenarios.reproductions.murali import _HISTORY
+    from gridmarket.metascheduling import run_grid, stream_rng
+    from gridmarket.prediction import QueueWaitPredictor
+    from gridmarket.scenarios.reproductions.murali import _HISTORY
 
     if variant == "equal-efficiency":
         sites = _equal_efficiency(sites)  # the same outlooks: the SARIMA fits are shared
@@ -281,7 +281,7 @@ DIRECTIONS = [  # (text, test on one seed's record)
 
 
 def summarize(records: list[dict]) -> str:
-    from scenarios.results import ci95
+    from gridmarket.scenarios.results import ci95
 
     def fmt(values) -> str:
         m, lo, hi = ci95(values)
@@ -345,8 +345,8 @@ def summarize(records: list[dict]) -> str:
 def main(argv: list[str] | None = None) -> int:
     import warnings
 
-    from scenarios.harnesses.metascheduling import WARMUP_DAYS, xsede_sites
-    from scenarios.reproductions.murali import _xsede_continued, xsede_jobs
+    from gridmarket.scenarios.harnesses.metascheduling import WARMUP_DAYS, xsede_sites
+    from gridmarket.scenarios.reproductions.murali import _xsede_continued, xsede_jobs
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--seeds", default="1,2,4,5,6")

@@ -34,7 +34,7 @@ from pathlib import Path
 
 import numpy as np
 
-from scenarios.commands.run import parse_seeds
+from gridmarket.scenarios.commands.run import parse_seeds
 
 
 def _systems(variant: str):
@@ -44,11 +44,11 @@ def _systems(variant: str):
 
 
 def one(seed: int, sites, setting: str, days: float, w_t: float) -> dict:
-    import market.metascheduling.grid as grid
-    from market.metascheduling import GridConfig, run_grid, stream_rng
+    import gridmarket.metascheduling.grid as grid
+    from gridmarket.metascheduling import GridConfig, run_grid, stream_rng
     from murali_xsede_load import workload
-    from scenarios.harnesses.metascheduling import WARMUP_DAYS
-    from scenarios.reproductions.murali import _HISTORY
+    from gridmarket.scenarios.harnesses.metascheduling import WARMUP_DAYS
+    from gridmarket.scenarios.reproductions.murali import _HISTORY
 
     systems = [s.system for s in sites]
     names = [s.name for s in systems]
@@ -100,8 +100,8 @@ def one(seed: int, sites, setting: str, days: float, w_t: float) -> dict:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from scenarios.harnesses.metascheduling import xsede_sites
-    from scenarios.results import ci95
+    from gridmarket.scenarios.harnesses.metascheduling import xsede_sites
+    from gridmarket.scenarios.results import ci95
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--seeds", default="1..3")

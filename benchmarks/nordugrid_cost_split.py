@@ -5,7 +5,7 @@ Issue 14: at full size MCMF (w_t = 92.5 %) is 27-59 % cheaper than BS over seeds
 system it is 29-33 % faster than BS (the paper: -11.7 %). A cost is energy x the price paid per MWh
 and a response is wait + run time; this splits both changes, per seed, and varies the systems' two
 drawn figures that decide them (the paper's NorduGrid system table is not published; ours draws
-6-20 W and 8-24 GFlops per core, `scenarios.reproductions.murali.nordugrid_systems`):
+6-20 W and 8-24 GFlops per core, `gridmarket.scenarios.reproductions.murali.nordugrid_systems`):
 
 * ``ours``: the reproduction's systems (seed for seed the reproduction's BS and MCMF);
 * ``equal-efficiency``: every system draws the same watts per GFlop (watts per core = GFlops per
@@ -45,7 +45,7 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from scenarios.commands.run import parse_seeds
+from gridmarket.scenarios.commands.run import parse_seeds
 
 _PAPER_RESPONSE, _PAPER_COST = -11.7, round(100 * (12819.6 / 16608.3 - 1), 1)
 
@@ -69,7 +69,7 @@ def _variant(systems, variant: str):
 
 def _bounds(jobs, systems) -> tuple[float, float]:
     """(mean zero-wait response on the fastest fitting system in min, least MWh over all placements)."""
-    from market.metascheduling.grid import _scaled_estimate, _stretch
+    from gridmarket.metascheduling.grid import _scaled_estimate, _stretch
 
     by_name = {s.name: s for s in systems}
     run, mwh = 0.0, 0.0
@@ -88,8 +88,8 @@ def _bounds(jobs, systems) -> tuple[float, float]:
 
 def one(size: str, seed: int, data: Path, variant: str) -> dict:
     """BS and MCMF of the reproduction at ``size`` and ``seed`` on the ``variant`` systems."""
-    import scenarios.reproductions.murali as murali
-    from market.metascheduling import run_grid, stream_rng
+    import gridmarket.scenarios.reproductions.murali as murali
+    from gridmarket.metascheduling import run_grid, stream_rng
 
     captured: dict = {}
     original_systems, original_load, original_run = murali.nordugrid_systems, murali.nordugrid_load, murali._run
@@ -138,7 +138,7 @@ def one(size: str, seed: int, data: Path, variant: str) -> dict:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from scenarios.results import ci95
+    from gridmarket.scenarios.results import ci95
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--size", default="medium", choices=["small", "medium", "full"])

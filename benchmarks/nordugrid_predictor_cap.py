@@ -25,9 +25,9 @@ sys.path.insert(0, str(ROOT))
 
 
 def run(size: str, seed: int, data: Path, cap: bool) -> dict:
-    import market.metascheduling.grid as grid
-    from market.prediction.queue_wait import QueueWaitPredictor
-    from scenarios.reproductions.murali import murali_nordugrid
+    import gridmarket.metascheduling.grid as grid
+    from gridmarket.prediction.queue_wait import QueueWaitPredictor
+    from gridmarket.scenarios.reproductions.murali import murali_nordugrid
 
     original = grid.QueueWaitPredictor
     grid.QueueWaitPredictor = functools.partial(QueueWaitPredictor, cap=cap)
@@ -59,9 +59,9 @@ def branches(size: str, seed: int, data: Path) -> list[dict]:
     """
     import numpy as np
 
-    import market.metascheduling.grid as grid
-    import scenarios.reproductions.murali as murali
-    from market.prediction.queue_wait import QueueWaitPredictor
+    import gridmarket.metascheduling.grid as grid
+    import gridmarket.scenarios.reproductions.murali as murali
+    from gridmarket.prediction.queue_wait import QueueWaitPredictor
 
     made: list = []
 
@@ -81,7 +81,7 @@ def branches(size: str, seed: int, data: Path) -> list[dict]:
     original_run, original_cls = murali._run, grid.QueueWaitPredictor
 
     def only_mcmf(jobs, sites, configs, seed_stream):
-        from market.metascheduling import run_grid, stream_rng
+        from gridmarket.metascheduling import run_grid, stream_rng
 
         config = next(c for c in configs if c.strategy == "mcmf")
         config = __import__("dataclasses").replace(config, warmup=murali._HISTORY)

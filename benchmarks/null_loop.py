@@ -20,7 +20,7 @@ from collections.abc import Mapping, Sequence
 def null_event_loop(jobs: Sequence, ends: Mapping[int, int], procs: int) -> dict[str, int]:
     """Replay arrivals and completions of ``jobs`` in time order; decide nothing.
 
-    The loop has the shape of :meth:`market.simulation.MachineSimulation.run_until`
+    The loop has the shape of :meth:`gridmarket.simulation.MachineSimulation.run_until`
     with the policy taken out: arrivals are read in order from ``jobs``,
     completions live in a :mod:`heapq` of ``(time, seq, job)``, and at each
     event time every completion is applied before every arrival. An arriving

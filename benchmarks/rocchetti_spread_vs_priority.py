@@ -39,14 +39,14 @@ _SPREAD = {"CF": 2.43, "CFG": 2.88, "DI": 2.43, "HDI": 2.25}  # Sec. 6
 _BE = 820.05  # Table 3, minutes
 
 
-from scenarios.commands.run import parse_seeds  # noqa: E402 (the CLI's A..B / a,b,c rule)
+from gridmarket.scenarios.commands.run import parse_seeds  # noqa: E402 (the CLI's A..B / a,b,c rule)
 
 
 def _policy(spec: str):
     """A policy name or class for `class_wait_table` from ``easy``, ``psp`` or ``slurm:P:A``."""
     if not spec.startswith("slurm:"):
         return spec
-    from market.scheduling.slurm import SlurmPSPScheduler, SlurmWeights
+    from gridmarket.scheduling.slurm import SlurmPSPScheduler, SlurmWeights
 
     _, psp, age = spec.split(":")
     weights = SlurmWeights(psp=float(psp), age=float(age))
@@ -63,8 +63,8 @@ def _policy(spec: str):
 
 def one(seed: int, spec: str, procs: int) -> dict:
     """The reproduction's full-size table (four workloads) for one seed under one queue order."""
-    from scenarios.harnesses.psp import class_wait_table
-    from scenarios.reproductions.rocchetti import _TABLE_3
+    from gridmarket.scenarios.harnesses.psp import class_wait_table
+    from gridmarket.scenarios.reproductions.rocchetti import _TABLE_3
 
     table = class_wait_table(seed=seed, n_workloads=4, policy=_policy(spec), procs=procs) / 60.0
     be = float(table.loc["BE"].dropna().iloc[0])
@@ -94,7 +94,7 @@ def one(seed: int, spec: str, procs: int) -> dict:
 
 
 def _ci(values):
-    from scenarios.results import ci95
+    from gridmarket.scenarios.results import ci95
 
     return ci95(values)
 

@@ -14,9 +14,9 @@ import time
 import warnings
 from pathlib import Path
 
-from market.scheduling import POLICIES
-from market.simulation import simulate
-from market.workloads import read_swf
+from gridmarket.scheduling import POLICIES
+from gridmarket.simulation import simulate
+from gridmarket.workloads import read_swf
 
 TRACES = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "traces"
 

@@ -38,16 +38,16 @@ _DAY = 86400
 _THESIS_RATIO, _TOL = 1.43, 0.2
 
 
-from scenarios.commands.run import parse_seeds  # noqa: E402 (the CLI's A..B / a,b,c rule)
+from gridmarket.scenarios.commands.run import parse_seeds  # noqa: E402 (the CLI's A..B / a,b,c rule)
 
 
 def providers_at(seed: int, scale):
     """The six providers of ch. 4.9 as the reproduction builds them, with every load scaled by ``scale``."""
-    from market.workloads import duplicate_trace
-    from market.workloads.workload import Workload
-    from scenarios.reproductions.report import sequence_ints
-    from scenarios.reproductions.singh import _MULTI_SITE, _TRACES, _admission, _trace
-    from scenarios.harnesses.twotier_tables import offered_load
+    from gridmarket.workloads import duplicate_trace
+    from gridmarket.workloads.workload import Workload
+    from gridmarket.scenarios.reproductions.report import sequence_ints
+    from gridmarket.scenarios.reproductions.singh import _MULTI_SITE, _TRACES, _admission, _trace
+    from gridmarket.scenarios.harnesses.twotier_tables import offered_load
 
     streams = sequence_ints(seed, len(_MULTI_SITE) + 1)
     out = []
@@ -72,9 +72,9 @@ def providers_at(seed: int, scale):
 
 
 def one(seed: int, scale, counts: list[int]) -> dict:
-    from market.workflows import Network, layered_workflow
-    from scenarios.harnesses.provisioning import Provider, compare_greedy
-    from scenarios.reproductions.singh import _offered_load
+    from gridmarket.workflows import Network, layered_workflow
+    from gridmarket.scenarios.harnesses.provisioning import Provider, compare_greedy
+    from gridmarket.scenarios.reproductions.singh import _offered_load
 
     loaded, graph_stream = providers_at(seed, scale)
     network = Network(latency=150, bytes_per_second=1.25e9)
@@ -108,7 +108,7 @@ def one(seed: int, scale, counts: list[int]) -> dict:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from scenarios.results import ci95
+    from gridmarket.scenarios.results import ci95
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--seeds", default="1..3")

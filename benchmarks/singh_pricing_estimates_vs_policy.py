@@ -10,7 +10,7 @@ delays", and "the slot wait times are not necessarily less than the best effort 
 effort jobs take advantage of backfilling opportunities created when tasks finish before their
 specified wall clock time ... However, the slots have a fixed start time". This reruns the
 reproduction's SDSC (or CTC) replay (first 30 days, the thesis's machine, the same seeded 10 % of
-jobs reserving, `scenarios.harnesses.pricing_replay`) under the four combinations of policy (EASY,
+jobs reserving, `gridmarket.scenarios.harnesses.pricing_replay`) under the four combinations of policy (EASY,
 conservative) and estimates (recorded, exact), so the two factors are separated:
 
 * alpha = 0: mean reservation wait and best-effort wait (Fig. 24's direction), mean price;
@@ -32,13 +32,13 @@ _NAMES = {("easy", "requested"): "AB+recorded", ("easy", "exact"): "AB+actual",
           ("conservative", "requested"): "CB+recorded", ("conservative", "exact"): "CB+actual"}
 
 
-from scenarios.commands.run import parse_seeds  # noqa: E402 (the CLI's A..B / a,b,c rule)
+from gridmarket.scenarios.commands.run import parse_seeds  # noqa: E402 (the CLI's A..B / a,b,c rule)
 
 
 def one(seed: int, site: str, plan_without: str = "recreated") -> dict:
-    from scenarios.harnesses.pricing_replay import pricing_replay
-    from scenarios.reproductions.report import sequence_ints
-    from scenarios.reproductions.singh import _TRACES, _trace
+    from gridmarket.scenarios.harnesses.pricing_replay import pricing_replay
+    from gridmarket.scenarios.reproductions.report import sequence_ints
+    from gridmarket.scenarios.reproductions.singh import _TRACES, _trace
 
     draw = dict(zip(("sdsc", "ctc"), sequence_ints(seed, 2)))[site]  # the reproduction's full-size draws
     jobs = [j for j in _trace(site, None, "benchmark").jobs if j.submit < 30 * 86400]
@@ -56,7 +56,7 @@ def one(seed: int, site: str, plan_without: str = "recreated") -> dict:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from scenarios.results import ci95
+    from gridmarket.scenarios.results import ci95
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--seeds", default="1..10")

@@ -3,9 +3,9 @@
 Issue 14's audit left seven singh-pricing directions below 80 % of ten full-size seeds without a
 measured explanation (k of 10 in the audit table of ``benchmarks/RESULTS_reproductions.md``).
 This varies, one at a time, the factor the thesis's text and our set-up point to, with everything
-else as in the reproduction (``scenarios.reproductions.singh.singh_pricing``: first 30 days of the
+else as in the reproduction (``gridmarket.scenarios.reproductions.singh.singh_pricing``: first 30 days of the
 trace on the thesis's machine, the same seeded draws ``sequence_ints(seed, 2)`` per site, the same
-``scenarios.harnesses.pricing_replay``), and prints k of n per setting with the reproduction's own tolerance.
+``gridmarket.scenarios.harnesses.pricing_replay``), and prints k of n per setting with the reproduction's own tolerance.
 
 Families (``--family``):
 
@@ -49,7 +49,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from scenarios.commands.run import parse_seeds
+from gridmarket.scenarios.commands.run import parse_seeds
 
 _D = 86400
 _ALPHAS = (0.0, 0.25, 0.5, 0.75, 1.0)
@@ -60,8 +60,8 @@ _FIG25_AXIS_SU, _FIG30_AXIS_SU = 200.0, 50.0
 
 
 def _setup(site: str, seed: int, days: int = 30):
-    from scenarios.reproductions.report import sequence_ints
-    from scenarios.reproductions.singh import _TRACES, _trace
+    from gridmarket.scenarios.reproductions.report import sequence_ints
+    from gridmarket.scenarios.reproductions.singh import _TRACES, _trace
 
     draw = dict(zip(_SITES, sequence_ints(seed, 2)))[site]
     w = _trace(site, None, "benchmark")
@@ -70,7 +70,7 @@ def _setup(site: str, seed: int, days: int = 30):
 
 
 def _load(jobs, procs, t0, t1):
-    from scenarios.reproductions.singh import _offered_load
+    from gridmarket.scenarios.reproductions.singh import _offered_load
 
     return _offered_load(jobs, procs, t0, t1)
 
@@ -78,12 +78,12 @@ def _load(jobs, procs, t0, t1):
 def _copy(w, p: float, rng, shift: int):
     """The trace plus a copy shifted by ``shift`` seconds (may be negative), each copied job admitted with p.
 
-    ``shift = +1 week`` is ``market.workloads.duplicate_trace`` (what the reproduction used before ea45d5e,
+    ``shift = +1 week`` is ``gridmarket.workloads.duplicate_trace`` (what the reproduction used before ea45d5e,
     to the last job); ``-1 week`` moves days 7.. of the trace to 0.., so a window starting at 0 gets copies
     throughout: ``duplicate_trace(..., ahead=True)``, the reproduction's default since ea45d5e, to the last job.
     """
-    from market.job import Job
-    from market.workloads import duplicate_trace
+    from gridmarket.job import Job
+    from gridmarket.workloads import duplicate_trace
 
     if shift >= 0:
         return list(duplicate_trace(w, p=p, rng=rng, shift=shift).jobs)
@@ -108,7 +108,7 @@ def _raised(w, jobs, procs, draw, target: float, shift: int, days: int = 30):
 
 
 def _replay(jobs, procs, draw, alpha, policy="conservative", estimates="exact", fraction=0.1, slots_actual=False):
-    from scenarios.harnesses.pricing_replay import pricing_replay
+    from gridmarket.scenarios.harnesses.pricing_replay import pricing_replay
 
     if slots_actual:  # the same draw as pricing_replay's; those jobs ask for their actual runtime
         kept = [j for j in jobs if j.procs <= procs]
@@ -131,7 +131,7 @@ def _utilisation(r, procs, t1):
 
 
 def _fmt(vals, d=2):
-    from scenarios.results import ci95
+    from gridmarket.scenarios.results import ci95
 
     m, lo, hi = ci95(vals)
     return f"{m:.{d}f} [{lo:.{d}f}, {hi:.{d}f}]"
@@ -302,7 +302,7 @@ def estimates_one(site: str, seed: int) -> dict:
 
 def no_reservations(site: str) -> list[tuple]:
     """Best-effort waits without reservations, exact vs recorded estimates, conservative and EASY, 6 windows."""
-    from scenarios.reproductions.singh import _TRACES, _trace
+    from gridmarket.scenarios.reproductions.singh import _TRACES, _trace
 
     w, procs = _trace(site, None, "benchmark"), _TRACES[site][1]
     rows = []
@@ -382,7 +382,7 @@ def _replanning_scheduler(policy: str, procs: int):
     arrival order (a job may move later), as Fig. 22's "Create a schedule of the tasks in Q using pi"
     would at every event. A diagnostic only: it keeps no CB guarantee.
     """
-    from market.scheduling import ConservativeScheduler
+    from gridmarket.scheduling import ConservativeScheduler
 
     class _Replanning(ConservativeScheduler):
         def compress(self, now: int) -> None:
@@ -398,7 +398,7 @@ def _replanning_scheduler(policy: str, procs: int):
 def fig30_one(site: str, seed: int) -> dict:
     from unittest import mock
 
-    import scenarios.harnesses.pricing_replay as harness
+    import gridmarket.scenarios.harnesses.pricing_replay as harness
 
     w, jobs, procs, draw = _setup(site, seed)
     out = {}

@@ -62,8 +62,8 @@ def _critical_path(graph: nx.DiGraph) -> int:
 
 def _loaded(jobs, own: float, target: float | str, rng: np.random.Generator):
     """The trace's jobs with the offered load moved from ``own`` to ``target`` (see the module docstring)."""
-    from market.workloads import duplicate_trace
-    from market.workloads.workload import Workload
+    from gridmarket.workloads import duplicate_trace
+    from gridmarket.workloads.workload import Workload
 
     if target == "own":
         return list(jobs)
@@ -91,12 +91,12 @@ def sweep(method: str, seed: int, target, every: int, procs_per_task: int, data,
           population: int = 100, generations: int = 10, procs_shape: str = "uniform",
           best_effort_policy: str = "conservative", instants: str = "time", runtime_shape: str = "uniform") -> dict:
     """One seed at one load: the reproduction's sweep at ``procs_per_task`` (every ``every``-th instant)."""
-    from market.provisioning import run_best_effort
-    from market.workflows import layered_workflow
-    from scenarios.harnesses.provisioning import Provider, compare_moga, compare_greedy
-    from scenarios.reproductions.report import sequence_ints
-    from scenarios.reproductions.singh import _TRACES, _points, _trace
-    from scenarios.harnesses.twotier_tables import offered_load
+    from gridmarket.provisioning import run_best_effort
+    from gridmarket.workflows import layered_workflow
+    from gridmarket.scenarios.harnesses.provisioning import Provider, compare_moga, compare_greedy
+    from gridmarket.scenarios.reproductions.report import sequence_ints
+    from gridmarket.scenarios.reproductions.singh import _TRACES, _points, _trace
+    from gridmarket.scenarios.harnesses.twotier_tables import offered_load
 
     w = _trace(site, data, "benchmark")
     procs = _TRACES[site][1]
@@ -125,7 +125,7 @@ def sweep(method: str, seed: int, target, every: int, procs_per_task: int, data,
     own = offered_load(w, procs)
     exact = [replace(j, estimate=j.runtime) for j in jobs]
     loaded = _loaded(exact, own, target, np.random.default_rng([seed, 14, 2026]))
-    from market.workloads.workload import Workload
+    from gridmarket.workloads.workload import Workload
 
     whole = offered_load(Workload(tuple(sorted(loaded, key=lambda j: (j.submit, j.id)))), procs)
     rows = []
@@ -207,7 +207,7 @@ def main(argv: list[str] | None = None) -> int:
                     help="task runtimes: uniform on 1 .. 1999 s (the generator's, the reproduction's) or all 1000 s "
                          "(the thesis states only the average)")
     args = ap.parse_args(argv)
-    from scenarios.reproductions.singh import FIG54_COST_TOLERANCE
+    from gridmarket.scenarios.reproductions.singh import FIG54_COST_TOLERANCE
 
     loads = [x if x == "own" else float(x) for x in args.loads.split(",")]
     thesis = THESIS[args.method]

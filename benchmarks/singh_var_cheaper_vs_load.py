@@ -46,8 +46,8 @@ def _seeds(text: str) -> list[int]:
 
 
 def _loaded(jobs, own: float, target, rng: np.random.Generator):
-    from market.workloads import duplicate_trace
-    from market.workloads.workload import Workload
+    from gridmarket.workloads import duplicate_trace
+    from gridmarket.workloads.workload import Workload
 
     if target == "own":
         return list(jobs)
@@ -59,10 +59,10 @@ def _loaded(jobs, own: float, target, rng: np.random.Generator):
 
 def run(seed: int, target, rounds: int) -> dict:
     """One seed at one load: the reproduction's request list on the loaded trace."""
-    from scenarios.harnesses.provisioning import Provider, reservation_schemes
-    from scenarios.reproductions.singh import _TWELVE, _offered_load, _trace
-    from scenarios.harnesses.twotier_tables import offered_load
-    from market.workloads.workload import Workload
+    from gridmarket.scenarios.harnesses.provisioning import Provider, reservation_schemes
+    from gridmarket.scenarios.reproductions.singh import _TWELVE, _offered_load, _trace
+    from gridmarket.scenarios.harnesses.twotier_tables import offered_load
+    from gridmarket.workloads.workload import Workload
 
     jobs = _trace("sdsc", None, "benchmark").jobs
     first = 1500 + int(np.random.default_rng(seed).integers(0, 500))
@@ -108,8 +108,8 @@ def run(seed: int, target, rounds: int) -> dict:
 def queue_depth(seed: int, rounds: int, every: int = 2) -> tuple[list[int], list[float]]:
     """Queued jobs and planned backlog (hours past the instant) of the conservative plan at every
     ``every``-th round's request instant, the trace at its own load (what the adaptive price reads)."""
-    from scenarios.harnesses.provisioning import Provider
-    from scenarios.reproductions.singh import _trace
+    from gridmarket.scenarios.harnesses.provisioning import Provider
+    from gridmarket.scenarios.reproductions.singh import _trace
 
     jobs = _trace("sdsc", None, "benchmark").jobs
     first = 1500 + int(np.random.default_rng(seed).integers(0, 500))

@@ -9,11 +9,9 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
-import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+ROOT = Path(__file__).resolve().parents[1]  # the site documents the installed package, gridmarket
 
 project = "gridmarket"
 author = "gridmarket contributors"
@@ -31,23 +29,30 @@ source_suffix = {".rst": "restructuredtext", ".md": "myst-nb"}
 exclude_patterns = ["_build", "examples", "jupyter_execute", "Thumbs.db", ".DS_Store"]
 
 # --- API reference -------------------------------------------------------------------------------
-# One page per public module of market, agents and scenarios, written into docs/generated/
+# One page per public module of gridmarket (the mechanisms), gridmarket.agents and
+# gridmarket.scenarios, written into docs/generated/
 # (git-ignored) by _write_api_pages below: an automodule directive and, for a package, a table of
 # its modules. Private modules (a name part starting with "_", which includes the compiled
 # kernels _c*.pyx) are left out. The pages are written here rather than by autosummary_generate,
 # which introspects every member of every module to fill template variables these pages do not use
 # (an eighth of the build's time in a profile); a page is rewritten only when its text changes, so
 # two builds of one checkout do not race on the files.
-API_PACKAGES = ("market", "agents", "scenarios")
+API_PACKAGES = ("gridmarket", "gridmarket.agents", "gridmarket.scenarios")
+# subpackages of gridmarket documented elsewhere or not at all: the live page and the data files
+NOT_DOCUMENTED = ("gridmarket.viz", "gridmarket.data")
 API_DIR = ROOT / "docs" / "generated"
 
 
 def _public_modules(package: str) -> list[str]:
     root = importlib.import_module(package)
     names = [package]
+    others = [p for p in (*API_PACKAGES, *NOT_DOCUMENTED) if p != package and p.startswith(package + ".")]
     for info in pkgutil.walk_packages(root.__path__, package + "."):
-        if not any(part.startswith("_") for part in info.name.split(".")):
-            names.append(info.name)
+        if any(part.startswith("_") for part in info.name.split(".")):
+            continue
+        if any(info.name == p or info.name.startswith(p + ".") for p in others):
+            continue  # a package of its own in the table
+        names.append(info.name)
     return sorted(names)
 
 
@@ -66,7 +71,8 @@ def _api_page(name: str, children: list[str]) -> str:
 
 
 def _write_api_pages() -> None:
-    modules = [m for package in API_PACKAGES for m in _public_modules(package)]
+    by_package = {package: _public_modules(package) for package in API_PACKAGES}
+    modules = [m for names in by_package.values() for m in names]
     pages = {}
     for name in modules:
         children = [m for m in modules if m.rpartition(".")[0] == name]
@@ -75,7 +81,7 @@ def _write_api_pages() -> None:
     index = []
     for package in API_PACKAGES:
         index += [f".. rubric:: {package}", "", ".. autosummary::", ""]
-        index += [f"   {m}" for m in modules if m.split(".")[0] == package] + [""]
+        index += [f"   {m}" for m in by_package[package]] + [""]
     API_DIR.mkdir(exist_ok=True)
     pages_txt = API_DIR / "modules.txt"  # not a source suffix: included, not built as a page
     if not pages_txt.exists() or pages_txt.read_text(encoding="utf-8") != "\n".join(index):

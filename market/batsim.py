@@ -21,7 +21,7 @@ import heapq
 import numpy as np
 import pandas as pd
 
-from market.errors import InvalidInput
+from gridmarket.errors import InvalidInput
 
 __all__ = ["assign_processors", "to_batsim_jobs"]
 

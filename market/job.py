@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from itertools import repeat
 
-from market.errors import InvalidInput
+from gridmarket.errors import InvalidInput
 
 __all__ = ["Job", "checked_jobs"]
 
@@ -89,7 +89,7 @@ _FIELDS = ("id", "submit", "procs", "runtime", "estimate", "user", "group", "sit
 def checked_jobs(ids, submit, procs, runtime, estimate, user, group, site=None) -> tuple[Job, ...]:
     """Jobs from columns a reader has already checked as a whole: the same jobs, no per-job check.
 
-    The trusted path of the trace readers (``market.workloads._tracefile``), which
+    The trusted path of the trace readers (``gridmarket.workloads._tracefile``), which
     check every column with numpy before building jobs, so the checks of
     :class:`Job` would only repeat them; skipping them builds a trace's jobs in
     about a third of the time (77,205 CTC-SP2 jobs: 0.16 -> 0.05 s). Every

@@ -17,7 +17,7 @@ import os
 import warnings
 from types import ModuleType
 
-from market.errors import InvalidInput
+from gridmarket.errors import InvalidInput
 
 __all__ = ["KERNEL", "KernelFallbackWarning", "compiled_module"]
 
@@ -50,10 +50,10 @@ def compiled_module(name: str) -> ModuleType | None:
             warnings.warn_explicit(
                 "the compiled scheduling kernel is not built (no C compiler at install?); "
                 "running the pure-Python reference: same results, slower",
-                KernelFallbackWarning, "gridmarket", 0, module="market.kernel",
+                KernelFallbackWarning, "gridmarket", 0, module="gridmarket.kernel",
             )
         return None
 
 
 #: ``"compiled"`` or ``"reference"``: the kernel this process runs.
-KERNEL = "compiled" if compiled_module("market.scheduling._cprofile") is not None else "reference"
+KERNEL = "compiled" if compiled_module("gridmarket.scheduling._cprofile") is not None else "reference"

@@ -31,7 +31,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from market.errors import InvalidInput
+from gridmarket.errors import InvalidInput
 
 __all__ = ["Negotiator", "Outcome", "SlotDeal", "negotiate", "negotiate_slot"]
 
@@ -154,8 +154,8 @@ def negotiate_slot(plan, request, *, window: int, deadline: int = 10, buyer_beta
                    seller_beta: float = 2.0, markup: float = 2.0, weights: tuple[float, float] = (0.8, 0.2)) -> SlotDeal:
     """Bargain with ``plan``'s provider for ``request``'s slot (module notes); the plan takes a settled deal.
 
-    ``plan`` is a :class:`market.pricing.ProviderPlan`, ``request`` a
-    :class:`market.auctions.slot.SlotRequest`. Both sides have ``deadline`` rounds; the broker is
+    ``plan`` is a :class:`gridmarket.pricing.ProviderPlan`, ``request`` a
+    :class:`gridmarket.auctions.slot.SlotRequest`. Both sides have ``deadline`` rounds; the broker is
     Boulware (``buyer_beta`` < 1), the provider a conceder (``seller_beta`` > 1) by default; the
     provider opens at ``markup`` times its reserve. ``weights`` weigh price and start in both scores.
     No deal when the job does not fit, its earliest start is past the window, or its worth there is
@@ -166,15 +166,15 @@ def negotiate_slot(plan, request, *, window: int, deadline: int = 10, buyer_beta
     An idle 4-processor machine, a 4-processor one-hour job worth 10 SU: the reserve is the base rate,
     4 SU; they settle between 4 and 10 SU on a start within the window.
 
-    >>> from market.auctions.slot import SlotRequest
-    >>> from market.pricing import ProviderPlan, ProviderState
-    >>> from market.valuation import Valuation
+    >>> from gridmarket.auctions.slot import SlotRequest
+    >>> from gridmarket.pricing import ProviderPlan, ProviderState
+    >>> from gridmarket.valuation import Valuation
     >>> plan = ProviderPlan(ProviderState(0, 4), "easy")
     >>> d = negotiate_slot(plan, SlotRequest(1, 4, 3600, Valuation(10.0, 10**6, 10)), window=600)
     >>> 4.0 <= d.price <= 10.0, 0 <= d.start <= 600, d.rounds <= 11
     (True, True, True)
     """
-    from market.auctions.slot import _reserve
+    from gridmarket.auctions.slot import _reserve
 
     if isinstance(window, bool) or not isinstance(window, int) or window < 0:
         raise InvalidInput(f"window must be an int >= 0 s, got {window!r}")

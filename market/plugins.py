@@ -5,7 +5,7 @@ the colon, then the attribute path after it), so every process that builds the o
 one, a local worker pool under any start method, a Dask worker — imports the plug-in itself, as
 long as its package is importable there (installed, or on ``PYTHONPATH``). The convention is the
 one of Python entry points (``module:attr``). A name without a colon is looked up in the
-registry of the kind asked for (e.g. :data:`market.scheduling.POLICIES`).
+registry of the kind asked for (e.g. :data:`gridmarket.scheduling.POLICIES`).
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from __future__ import annotations
 import importlib
 import re
 
-from market.errors import InvalidInput
+from gridmarket.errors import InvalidInput
 
 __all__ = ["FunctionRegistry", "is_plugin_name", "load_plugin"]
 
@@ -40,12 +40,12 @@ def load_plugin(name: str, *, kind: str, base: type | None = None) -> object:
 
     Examples
     --------
-    >>> load_plugin("market.scheduling.easy:EASYScheduler", kind="policy").name
+    >>> load_plugin("gridmarket.scheduling.easy:EASYScheduler", kind="policy").name
     'easy'
-    >>> load_plugin("market.scheduling:nothing", kind="policy")
+    >>> load_plugin("gridmarket.scheduling:nothing", kind="policy")
     Traceback (most recent call last):
     ...
-    market.errors.InvalidInput: policy 'market.scheduling:nothing': module 'market.scheduling' has no 'nothing'
+    gridmarket.errors.InvalidInput: policy 'gridmarket.scheduling:nothing': module 'gridmarket.scheduling' has no 'nothing'
     """
     if not is_plugin_name(name):
         raise InvalidInput(f"{kind} {name!r}: a plug-in is named 'package.module:Name'")
@@ -67,16 +67,16 @@ def load_plugin(name: str, *, kind: str, base: type | None = None) -> object:
 class FunctionRegistry:
     """Functions of one ``kind`` by name, and plug-ins ``"package.module:function"`` of that kind.
 
-    Used by the clearing methods (:mod:`market.clearing.methods`) and the pricing rules
-    (:mod:`market.pricing.rules`); ``functions`` is the live name -> function table.
+    Used by the clearing methods (:mod:`gridmarket.clearing.methods`) and the pricing rules
+    (:mod:`gridmarket.pricing.rules`); ``functions`` is the live name -> function table.
 
     >>> r = FunctionRegistry("rule", {"one": lambda: 1}, "a function of nothing")
-    >>> r.resolve("one")(), r.resolve("market.plugins:is_plugin_name")("a:b")
+    >>> r.resolve("one")(), r.resolve("gridmarket.plugins:is_plugin_name")("a:b")
     (1, True)
     >>> r.resolve("two")
     Traceback (most recent call last):
     ...
-    market.errors.InvalidInput: unknown rule 'two' (known: one, or a plug-in 'package.module:function')
+    gridmarket.errors.InvalidInput: unknown rule 'two' (known: one, or a plug-in 'package.module:function')
     """
 
     def __init__(self, kind: str, functions: dict, what: str) -> None:

@@ -27,13 +27,13 @@ from dataclasses import replace
 import numpy as np
 import pandas as pd
 
-from market.errors import InvalidInput
-from market.job import Job
-from market.metrics import summarize
-from market.reservation import Reservation
-from market.scheduling import LocalScheduler, make_scheduler
-from market.simulation_result import SimulationResult
-from market.workloads.workload import Workload
+from gridmarket.errors import InvalidInput
+from gridmarket.job import Job
+from gridmarket.metrics import summarize
+from gridmarket.reservation import Reservation
+from gridmarket.scheduling import LocalScheduler, make_scheduler
+from gridmarket.simulation_result import SimulationResult
+from gridmarket.workloads.workload import Workload
 
 __all__ = [
     "ESTIMATES",
@@ -46,7 +46,7 @@ __all__ = [
 
 ESTIMATES = ("requested", "exact")
 TWO_TIER_NAMES = ("keasy", "reasy", "measy")
-"""Policies of :mod:`market.twotier` (foreground/background VMs), run by their own engine."""
+"""Policies of :mod:`gridmarket.twotier` (foreground/background VMs), run by their own engine."""
 
 
 class MachineSimulation:
@@ -61,7 +61,7 @@ class MachineSimulation:
 
     Examples
     --------
-    >>> from market.scheduling import EASYScheduler
+    >>> from gridmarket.scheduling import EASYScheduler
     >>> sim = MachineSimulation(EASYScheduler(2), [Job(1, 0, 2, 10, 10), Job(2, 5, 1, 3, 3)])
     >>> sim.run_until(None)
     >>> sim.start, sim.end
@@ -288,7 +288,7 @@ def simulate(
     policy : str or LocalScheduler subclass
         ``fcfs``, ``easy``, ``conservative``, ``slots``, ``psp`` or any registered
         name; or a two-tier policy ``keasy``, ``reasy``, ``measy``
-        (:func:`market.twotier.simulate_twotier` with its defaults).
+        (:func:`gridmarket.twotier.simulate_twotier` with its defaults).
     estimates : {"requested", "exact"}
         Plan with the user's estimates, or with the actual runtimes (the
         thesis's experiments, Singh 2008 ch. 3.1).
@@ -317,7 +317,7 @@ def simulate(
     if estimates not in ESTIMATES:
         raise InvalidInput(f"estimates must be one of {ESTIMATES}, got {estimates!r}")
     if isinstance(policy, str) and policy in TWO_TIER_NAMES:
-        from market.twotier import simulate_twotier  # late: only two-tier runs load its engine
+        from gridmarket.twotier import simulate_twotier  # late: only two-tier runs load its engine
 
         if reservations:
             raise InvalidInput(f"policy {policy!r} does not take reservations")

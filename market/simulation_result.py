@@ -1,6 +1,6 @@
 """What one simulated machine produced: :class:`SimulationResult` (shared by every engine).
 
-:func:`market.simulation.simulate` and :func:`market.twotier.simulate_twotier` both return it; it
+:func:`gridmarket.simulation.simulate` and :func:`gridmarket.twotier.simulate_twotier` both return it; it
 lives apart from either engine so that neither imports the other to name its result.
 """
 
@@ -24,7 +24,7 @@ class SimulationResult:
         runtime, estimate, wait, user, outcome`` (``outcome`` is ``completed``
         or ``killed`` at its estimate). Times in seconds.
     summary : dict
-        :func:`market.metrics.summarize` of the records.
+        :func:`gridmarket.metrics.summarize` of the records.
     procs : int
         Processors of the machine.
     policy : str

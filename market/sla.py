@@ -48,11 +48,11 @@ import math
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from market.errors import InvalidInput
-from market.pricing.plan import ProviderPlan
-from market.pricing.slot import SECONDS_PER_HOUR
-from market.pricing.state import ProviderState, base_profile
-from market.reservation import Reservation
+from gridmarket.errors import InvalidInput
+from gridmarket.pricing.plan import ProviderPlan
+from gridmarket.pricing.slot import SECONDS_PER_HOUR
+from gridmarket.pricing.state import ProviderState, base_profile
+from gridmarket.reservation import Reservation
 
 __all__ = ["SLA", "Ledger", "PenaltySchedule", "SLARequest", "Settlement", "book_capacity", "book_plan", "honours",
            "ledger", "make_room", "offer_sla", "overbooked_state", "overrun_charge", "predict_runtime", "settle"]
@@ -214,7 +214,7 @@ def offer_sla(plan: ProviderPlan, request: SLARequest, *, provider: str, penalty
     Notes
     -----
     The plan's form-19 quotes hold every start from ``earliest`` at which its availability changes, so
-    the earliest start that fits in the window is among them (:func:`market.pricing.quote_earliest`).
+    the earliest start that fits in the window is among them (:func:`gridmarket.pricing.quote_earliest`).
     Cost: one form-19 query, then one reservation.
 
     Examples
@@ -223,9 +223,9 @@ def offer_sla(plan: ProviderPlan, request: SLARequest, *, provider: str, penalty
     12 SU (6 processor-hours plus the 6 SU its queued jobs lose); 4 processors for 1 h in
     [0, 1 h] never fit (running jobs hold 4 of the 5 until 2 h).
 
-    >>> from market.job import Job
-    >>> from market.pricing.state import ProviderState, RunningJob
-    >>> from market.reservation import Reservation
+    >>> from gridmarket.job import Job
+    >>> from gridmarket.pricing.state import ProviderState, RunningJob
+    >>> from gridmarket.reservation import Reservation
     >>> h = 3600
     >>> state = ProviderState(0, 5, running=(RunningJob(1, 1, 0, 2*h), RunningJob(2, 3, 0, 3*h)),
     ...                       queue=(Job(3, 0, 2, 2*h, 2*h), Job(4, 0, 2, 3*h, 3*h)),
@@ -432,7 +432,7 @@ def overbooked_state(state: ProviderState, factor: float, pending: Iterable[Rese
     Four processors, all running to 100 s: overbooking by 1.5 sells 2 more, so a 2-processor
     contract fits at 0 on the book (the machine could start it only at 100 s).
 
-    >>> from market.pricing.state import RunningJob
+    >>> from gridmarket.pricing.state import RunningJob
     >>> s = ProviderState(0, 4, running=(RunningJob(1, 4, 0, 100),))
     >>> book = overbooked_state(s, 1.5)
     >>> book.procs, base_profile(book).steps()
@@ -497,7 +497,7 @@ def honours(plan: ProviderPlan | ProviderState, contract: SLA, *, start: int | N
     True when running jobs and reservations leave ``contract.procs`` processors free over
     ``[start, start + duration)``; a contract held in ``plan`` already counts against itself.
 
-    >>> from market.pricing.state import RunningJob
+    >>> from gridmarket.pricing.state import RunningJob
     >>> plan = ProviderPlan(ProviderState(0, 4, running=(RunningJob(1, 4, 0, 100),)))
     >>> sla = SLA("p", 9, 0, 60, 2, 50, 1.0, PenaltySchedule(), "sla-9", 0)
     >>> honours(plan, sla), honours(plan, sla, start=100), honours(plan.state, sla, start=100)

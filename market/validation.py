@@ -2,7 +2,7 @@
 
 One message style everywhere: ``WHERE: what is wrong (got X)``, where ``WHERE``
 names the file and the field (``costs.json: capacity``), and an unknown key
-names the closest known one. Errors are :class:`market.errors.InvalidInput`.
+names the closest known one. Errors are :class:`gridmarket.errors.InvalidInput`.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from collections.abc import Iterable, Mapping
 from os import PathLike
 from pathlib import Path
 
-from market.errors import InvalidInput
+from gridmarket.errors import InvalidInput
 
 __all__ = ["check_keys", "read_json", "suggest"]
 
@@ -39,7 +39,7 @@ def check_keys(where: str, doc: object, allowed: Iterable[str], *, required: Ite
     >>> check_keys("costs.json", {"jobs": [], "capacty": {}}, ["jobs", "capacity"])
     Traceback (most recent call last):
     ...
-    market.errors.InvalidInput: costs.json: unknown key 'capacty' (did you mean 'capacity'?)
+    gridmarket.errors.InvalidInput: costs.json: unknown key 'capacty' (did you mean 'capacity'?)
     """
     if not isinstance(doc, Mapping):
         raise InvalidInput(f"{where}: must be an object with keys {', '.join(allowed)} (got {_kind(doc)})")
@@ -64,7 +64,7 @@ def read_json(path: str | PathLike[str], what: str = "document") -> object:
     >>> read_json("no/such/file.json", "slots")
     Traceback (most recent call last):
     ...
-    market.errors.InvalidInput: no/such/file.json: cannot read slots: No such file or directory
+    gridmarket.errors.InvalidInput: no/such/file.json: cannot read slots: No such file or directory
     """
     p = Path(path)
     try:

@@ -8,7 +8,7 @@ below by zero (a late job is worth nothing, not a penalty): the full ``value`` u
 then falling linearly to zero over ``grace`` seconds.
 
 Units: times are integer seconds from simulation start; values are SU (processor-hours at the
-base rate ``market.pricing.BASE_RATE``), the unit of prices, so value minus price is a surplus.
+base rate ``gridmarket.pricing.BASE_RATE``), the unit of prices, so value minus price is a surplus.
 
 :func:`draw_valuations` gives every job (and workflow) of a workload a valuation from one seeded
 generator: the value is the request's base-rate cost ``n x estimate x c`` times a factor drawn
@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from market.errors import InvalidInput
+from gridmarket.errors import InvalidInput
 
 __all__ = ["VALUE_FACTOR", "SLACK", "Valuation", "draw_valuation", "draw_valuations", "realised_values"]
 

@@ -2,7 +2,7 @@
 
 A scenario names its providers (size, local policy, electricity prices), its
 workload (a trace file or a synthetic model with parameters), the interaction
-models to compare (:mod:`scenarios.interaction`: registered names or plug-ins), the market parameters (α, w_t, MaxQ, f_g, reservation
+models to compare (:mod:`gridmarket.scenarios.interaction`: registered names or plug-ins), the market parameters (α, w_t, MaxQ, f_g, reservation
 fraction, penalty), a duration and a seed. Everything is checked on
 construction; errors name the key (``providers[1].procs``) and, for unknown
 names, suggest the closest known one.
@@ -39,13 +39,13 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
-from market.errors import InvalidInput
-from market.scheduling import resolve_policy
-from market.twotier.simulation import TWO_TIER_POLICIES
-from market.workflows import Network
-from market.validation import suggest
-from market.workloads.behaviour import SCENARIOS as BEHAVIOURS
-from scenarios.interaction import INTERACTION_MODELS, check_model
+from gridmarket.errors import InvalidInput
+from gridmarket.scheduling import resolve_policy
+from gridmarket.twotier.simulation import TWO_TIER_POLICIES
+from gridmarket.workflows import Network
+from gridmarket.validation import suggest
+from gridmarket.workloads.behaviour import SCENARIOS as BEHAVIOURS
+from gridmarket.scenarios.interaction import INTERACTION_MODELS, check_model
 
 __all__ = [
     "INTERACTION_MODELS",
@@ -64,7 +64,7 @@ __all__ = [
 ]
 
 PRICE_SOURCES = ("synthetic", "fixed")
-"""Electricity price sources; any other value is read as a price CSV path (``market.energy.read_prices``)."""
+"""Electricity price sources; any other value is read as a price CSV path (``gridmarket.energy.read_prices``)."""
 
 WORKLOAD_SOURCES = ("lublin", "trace", "providers")
 
@@ -99,9 +99,9 @@ class ProviderConfig:
     procs : int
         Processors, >= 1.
     policy : str
-        Local policy: a registered name (``market.scheduling.POLICIES``), a plug-in
+        Local policy: a registered name (``gridmarket.scheduling.POLICIES``), a plug-in
         ``"package.module:Name"`` (``docs/extending.md``), or a two-tier policy of Liu et al.
-        (``"keasy"``, ``"reasy"``, ``"measy"``; :class:`agents.twotier_provider.TwoTierProvider`:
+        (``"keasy"``, ``"reasy"``, ``"measy"``; :class:`gridmarket.agents.twotier_provider.TwoTierProvider`:
         runs users' jobs and dispatches, but keeps no plan, so models whose brokers buy slots
         refuse it).
     prices : str
@@ -112,12 +112,12 @@ class ProviderConfig:
     watts_per_proc : float
         Power drawn per busy processor (HPL power / cores), watts.
     pricing : str
-        How it prices slots for brokers (:mod:`market.pricing.rules`): ``"externality"``
+        How it prices slots for brokers (:mod:`gridmarket.pricing.rules`): ``"externality"``
         (Singh ch. 5, default), ``"flat"`` (the base rate only) or a plug-in
         ``"package.module:function"`` (``docs/extending.md``).
     overbooking : float
         Factor (>= 1) by which it signs service-level agreements (the ``sla`` model) beyond its
-        processors, betting that jobs end before their estimates (:func:`market.sla.overbooked_state`).
+        processors, betting that jobs end before their estimates (:func:`gridmarket.sla.overbooked_state`).
         1, the default, signs only what its plan can honour; above 1 contracts can start late or
         never run, and the provider pays their penalties.
     sells : str
@@ -128,9 +128,9 @@ class ProviderConfig:
     trace : str or None
         This site's own jobs: an SWF/GWF file (``.gz`` read directly; path relative to the
         working directory), read when ``workload.source = "providers"``. Its jobs' home is
-        this provider and its users are this site's users (:func:`scenarios.experiment.build_workload`).
+        this provider and its users are this site's users (:func:`gridmarket.scenarios.experiment.build_workload`).
     agent : str
-        The provider's agent class: ``"provider"`` (:class:`agents.ResourceProvider`) or a plug-in
+        The provider's agent class: ``"provider"`` (:class:`gridmarket.agents.ResourceProvider`) or a plug-in
         ``"package.module:Name"`` subclassing it (``docs/extending.md``).
     """
 
@@ -162,7 +162,7 @@ class ProviderConfig:
         _number_in(f"{where}: overbooking", self.overbooking, 1, math.inf)
         if not math.isfinite(self.overbooking):
             raise InvalidInput(f"{where}: overbooking must be a finite factor, got {self.overbooking!r}")
-        from market.provisioning.dbc import DBC_SELLERS
+        from gridmarket.provisioning.dbc import DBC_SELLERS
 
         if self.sells not in DBC_SELLERS:
             raise InvalidInput(f"{where}: sells must be one of {', '.join(map(repr, DBC_SELLERS))}, "
@@ -172,14 +172,14 @@ class ProviderConfig:
             if not self.trace:
                 raise InvalidInput(f"{where}: trace must be a file path, got ''")
         _check_type(f"{where}: agent", self.agent, str, "a provider agent name")
-        from agents.registry import resolve_provider_agent
+        from gridmarket.agents.registry import resolve_provider_agent
 
         try:
             resolve_provider_agent(self.agent)
         except InvalidInput as err:
             raise InvalidInput(f"{where}: {err}") from None
         _check_type(f"{where}: pricing", self.pricing, str, "a pricing rule name")
-        from market.pricing.rules import resolve_pricing
+        from gridmarket.pricing.rules import resolve_pricing
 
         try:
             resolve_pricing(self.pricing)
@@ -194,7 +194,7 @@ class WorkloadConfig:
     Parameters
     ----------
     source : str
-        ``"lublin"``: ``market.workloads.lublin_workload`` (Lublin & Feitelson 2003)
+        ``"lublin"``: ``gridmarket.workloads.lublin_workload`` (Lublin & Feitelson 2003)
         with ``n_jobs``, ``procs`` and ``estimates``; ``"trace"``: an SWF/GWF file ``trace``;
         ``"providers"``: each provider's own trace (``providers[].trace``; a provider without one
         has no users of its own), merged in submit order, every trace starting at 0 s.
@@ -229,7 +229,7 @@ class WorkloadConfig:
         working directory, as ``trace`` is. All workflows arrive at evenly
         spread instants over the jobs' submit span, generated ones first.
     user_agent : str
-        The users' agent class: ``"user"`` (:class:`agents.User`) or a plug-in
+        The users' agent class: ``"user"`` (:class:`gridmarket.agents.User`) or a plug-in
         ``"package.module:Name"`` subclassing it (``docs/extending.md``).
     """
 
@@ -280,7 +280,7 @@ class WorkloadConfig:
         if self.workflow_data_gb == math.inf:
             raise InvalidInput("workload.workflow_data_gb must be finite, got inf")
         _check_type("workload.user_agent", self.user_agent, str, "a user agent name")
-        from agents.registry import resolve_user_agent
+        from gridmarket.agents.registry import resolve_user_agent
 
         try:
             resolve_user_agent(self.user_agent)
@@ -326,7 +326,7 @@ class Parameters:
         What the metascheduler plans electricity costs with: ``"actual"``
         prices (perfect foresight) or ``"sarima"`` (Murali & Vadhiyar sec.
         3.2: published day-ahead prices, then SARIMA forecasts;
-        :class:`agents.metascheduler.MetaschedulerSpec`).
+        :class:`gridmarket.agents.metascheduler.MetaschedulerSpec`).
     transfer_gbps : float or None
         Bandwidth between providers, gigabits per second (ch. 4.9: 10);
         None = data moves instantly (only the latency counts). Transfers are
@@ -373,7 +373,7 @@ class Parameters:
                                    f"got {self.transfer_gbps!r}")
 
     def network(self) -> Network | None:
-        """The providers' ``market.workflows.Network``, or None when transfers take no time."""
+        """The providers' ``gridmarket.workflows.Network``, or None when transfers take no time."""
         if self.transfer_latency == 0 and self.transfer_gbps is None:
             return None
         bandwidth = math.inf if self.transfer_gbps is None else self.transfer_gbps * 1e9 / 8
@@ -533,7 +533,7 @@ def with_overrides(config: ScenarioConfig, values: Mapping[str, Any]) -> Scenari
     ``providers.policy``; each provider checks its new value). Unknown names
     raise ``InvalidInput`` suggesting the closest.
 
-    >>> from scenarios.registry import get_scenario
+    >>> from gridmarket.scenarios.registry import get_scenario
     >>> cfg = with_overrides(get_scenario("quickstart"), {"providers.overbooking": 1.5, "alpha": 0.2})
     >>> [p.overbooking for p in cfg.providers], cfg.parameters.alpha
     ([1.5, 1.5, 1.5], 0.2)

@@ -1,13 +1,13 @@
 """Run a scenario's interaction models on one workload and seed: build, run, summarise.
 
 Composes ``market`` (workloads, electricity prices, metrics) and ``agents``
-(the Mesa market model) from a :class:`scenarios.config.ScenarioConfig`. It
+(the Mesa market model) from a :class:`gridmarket.scenarios.config.ScenarioConfig`. It
 holds no algorithm. One ``numpy.random.SeedSequence(config.seed)`` is split
 into independent streams for the workload, the price series and the model,
 so every interaction model sees the same jobs and prices.
 
 Times are integer seconds from simulation start; allocation cost is SU
-(processor-hours at the best-effort rate ``market.pricing.BASE_RATE``);
+(processor-hours at the best-effort rate ``gridmarket.pricing.BASE_RATE``);
 electricity cost is in the price series' currency (eq. 7 of Murali & Vadhiyar).
 """
 
@@ -25,26 +25,26 @@ import networkx as nx
 import numpy as np
 import pandas as pd
 
-from agents import MarketModel, MetaschedulerSpec, ProviderSpec
-from agents.broker import WorkflowRequest
-from agents.model import BrokerSpec, RunResult
-from market.energy.prices import (
+from gridmarket.agents import MarketModel, MetaschedulerSpec, ProviderSpec
+from gridmarket.agents.broker import WorkflowRequest
+from gridmarket.agents.model import BrokerSpec, RunResult
+from gridmarket.energy.prices import (
     HourlyPrices,
     fixed_prices,
     read_prices,
     synthetic_prices,
 )
-from market.errors import InvalidInput
-from market.metrics import summarize
-from market.pricing import BASE_RATE, SECONDS_PER_HOUR
-from market.valuation import Valuation, draw_valuations, realised_values
-from market.workloads import DroppedJobsWarning, lublin_workload, read_gwf, read_swf, scale_load, truncate
-from market.workloads.behaviour import SCENARIOS as BEHAVIOURS
-from market.workloads.behaviour import apply_behaviour
-from market.workflows.generators import layered_workflow
-from market.workloads.workload import Workload
-from scenarios.config import ProviderConfig, ScenarioConfig, check_model
-from scenarios.interaction import resolve_model
+from gridmarket.errors import InvalidInput
+from gridmarket.metrics import summarize
+from gridmarket.pricing import BASE_RATE, SECONDS_PER_HOUR
+from gridmarket.valuation import Valuation, draw_valuations, realised_values
+from gridmarket.workloads import DroppedJobsWarning, lublin_workload, read_gwf, read_swf, scale_load, truncate
+from gridmarket.workloads.behaviour import SCENARIOS as BEHAVIOURS
+from gridmarket.workloads.behaviour import apply_behaviour
+from gridmarket.workflows.generators import layered_workflow
+from gridmarket.workloads.workload import Workload
+from gridmarket.scenarios.config import ProviderConfig, ScenarioConfig, check_model
+from gridmarket.scenarios.interaction import resolve_model
 
 __all__ = [
     "SUMMARY_COLUMNS", "ModelRun", "Requests", "build_inputs", "build_market", "build_prices", "build_requests", "build_valuations", "build_workload", "compare", "read_workflow_file",
@@ -78,7 +78,7 @@ def build_workload(config: ScenarioConfig, *, rng: np.random.Generator) -> Workl
     Synthetic jobs are dealt to ``n_users`` users by id; a trace keeps its
     users. ``estimates`` set to a user-behaviour tag (BE, GE, CF, CFG, DI,
     HDI; Rocchetti et al. Table 2) rewrites every job's estimate with the
-    accuracy of its user's group (``market.workloads.behaviour``). A user's home provider is ``user mod n_providers`` in config order;
+    accuracy of its user's group (``gridmarket.workloads.behaviour``). A user's home provider is ``user mod n_providers`` in config order;
     with ``source = "providers"`` it is the provider whose trace the job came from (:func:`_provider_traces`).
     A job wider than its home goes to the smallest provider that fits (a job
     wider than every provider is dropped, with one ``DroppedJobsWarning`` counting them).
@@ -169,7 +169,7 @@ class Requests:
     """What users hand to brokers: workflows, and advance-reservation requests (job id -> wanted start, s).
 
     ``valuations`` (job id) and ``workflow_valuations`` (workflow id): what completing each is worth
-    by when (:class:`market.valuation.Valuation`, SU), the same for every interaction model.
+    by when (:class:`gridmarket.valuation.Valuation`, SU), the same for every interaction model.
     """
 
     workflows: tuple[WorkflowRequest, ...] = ()
@@ -198,7 +198,7 @@ def _work_su(graph: nx.DiGraph) -> float:
 
 
 def build_valuations(workload: Workload, workflows, *, rng: np.random.Generator):
-    """Every job's and workflow's valuation (:func:`market.valuation.draw_valuations`), jobs first.
+    """Every job's and workflow's valuation (:func:`gridmarket.valuation.draw_valuations`), jobs first.
 
     A job's value is set on what it asks for, ``procs x estimate`` at the base rate (SU, what a
     reservation of it costs with nothing delayed), and its deadline on how long it really runs
@@ -254,7 +254,7 @@ def read_workflow_file(path: str, biggest: int, *, where: str = "workflow") -> n
     Raises ``InvalidInput`` naming ``where`` and the file when it cannot be read, or when a task needs
     more processors than the largest provider (``biggest``) has: such a workflow could never finish.
     """
-    from market.workflows import read_dax, read_workflow_json
+    from gridmarket.workflows import read_dax, read_workflow_json
 
     if not Path(path).is_file():
         raise InvalidInput(f"{where}: {path}: no such file")
@@ -310,7 +310,7 @@ class ModelRun:
     choice: int | None = None  # index of the plan eq. (15) chose in ``front``
     price_log: dict = field(default_factory=dict)  # provider -> [(time s, SU, kind)]
     currency: str = ""  # of the electricity prices ("" for the scenario's own unit: synthetic or fixed series)
-    slas: pd.DataFrame | None = None  # the sla model's settled contracts (agents.trading.SLA_COLUMNS)
+    slas: pd.DataFrame | None = None  # the sla model's settled contracts (gridmarket.agents.trading.SLA_COLUMNS)
 
 
 def _summary(model: str, result: RunResult, procs: int, n_jobs: int, requests: Requests | None = None) -> dict:
@@ -321,7 +321,7 @@ def _summary(model: str, result: RunResult, procs: int, n_jobs: int, requests: R
 
     Market outcomes (SU), from the requests' valuations (the same for every model):
     ``social_welfare`` is the users' realised value, each job's and workflow's utility at its end
-    (:mod:`market.valuation`; 0 if it never ended or was killed at its estimate); ``provider_revenue`` is every SU users paid to
+    (:mod:`gridmarket.valuation`; 0 if it never ended or was killed at its estimate); ``provider_revenue`` is every SU users paid to
     providers (equal to ``allocation_cost``: base-rate charges, prices, penalties); the users'
     surplus is their difference. Providers' own costs are not in SU (electricity is its own column),
     so welfare = surplus + revenue. NaN without valuations. ``negotiation_messages`` leaves out the
@@ -406,7 +406,7 @@ def build_market(config: ScenarioConfig, model: str, workload: Workload, prices:
 
     ``workload``, ``prices`` and ``requests`` come from :func:`build_inputs`;
     ``rng`` seeds the model (the third stream of ``config.seed``). The model
-    (:func:`scenarios.interaction.resolve_model`) names the broker strategy that
+    (:func:`gridmarket.scenarios.interaction.resolve_model`) names the broker strategy that
     takes the workflows, reservation requests and (job markets) jobs, and the
     clearing method of a metascheduler beside it, if any: ``grand`` is a greedy
     broker beside an MCMF metascheduler, ``mcmf`` a best-effort broker (tasks

@@ -3,15 +3,15 @@
 An interaction model (DESIGN.md, "Interaction models to compare") is what ``compare --models``, a
 scenario's ``models`` and ``sweep --grid model=...`` name. Each is an :class:`InteractionModel`: the
 broker strategy that takes the users' workflows, reservation requests and (in a job market) jobs
-(:mod:`agents.strategies`), and the clearing method of a grid metascheduler that places the jobs
-users route to it each cycle (:mod:`market.clearing.methods`), or none. The built-in ones are in
+(:mod:`gridmarket.agents.strategies`), and the clearing method of a grid metascheduler that places the jobs
+users route to it each cycle (:mod:`gridmarket.clearing.methods`), or none. The built-in ones are in
 :data:`INTERACTION_MODELS`; :func:`register_model` adds one.
 
 A model may also be named ``"package.module:Name"`` (``docs/extending.md``), imported where it is
-used (:mod:`market.plugins`, so in every worker of a sweep) and read by what ``Name`` is:
+used (:mod:`gridmarket.plugins`, so in every worker of a sweep) and read by what ``Name`` is:
 
 * an :class:`InteractionModel` -- that model (e.g. a broker of your own beside an MCMF metascheduler);
-* a :class:`agents.strategies.BrokerStrategy` subclass -- that broker, no metascheduler;
+* a :class:`gridmarket.agents.strategies.BrokerStrategy` subclass -- that broker, no metascheduler;
 * a function -- a clearing method: the ``mcmf`` set-up with it in place of min-cost max-flow.
 """
 
@@ -19,11 +19,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from agents.strategies import BrokerStrategy, resolve_strategy
-from market.clearing import resolve_clearing
-from market.errors import InvalidInput
-from market.plugins import is_plugin_name, load_plugin
-from market.validation import suggest
+from gridmarket.agents.strategies import BrokerStrategy, resolve_strategy
+from gridmarket.clearing import resolve_clearing
+from gridmarket.errors import InvalidInput
+from gridmarket.plugins import is_plugin_name, load_plugin
+from gridmarket.validation import suggest
 
 __all__ = ["INTERACTION_MODELS", "InteractionModel", "check_model", "register_model", "resolve_model"]
 
@@ -37,7 +37,7 @@ class InteractionModel:
     description : str
         One line for tables and help.
     broker : str
-        The broker strategy: a registered name (:data:`agents.strategies.BROKER_STRATEGIES`) or a
+        The broker strategy: a registered name (:data:`gridmarket.agents.strategies.BROKER_STRATEGIES`) or a
         plug-in ``"package.module:Name"``. ``"best-effort"``: workflows run just in time and
         reservation requests are submitted at their start.
     clearing : str or None
@@ -117,7 +117,7 @@ INTERACTION_MODELS: dict[str, InteractionModel] = {
                               "metascheduler clears the other jobs across sites by electricity price (no seed studied "
                               "the two together)", broker="greedy", clearing="mcmf"),
 }
-"""Interaction models by name (the live table: :func:`register_model` adds to it; ``scenarios.commands.compare``)."""
+"""Interaction models by name (the live table: :func:`register_model` adds to it; ``gridmarket.scenarios.commands.compare``)."""
 
 
 def register_model(name: str, model: InteractionModel) -> InteractionModel:
@@ -155,7 +155,7 @@ def _from_plugin(name: str) -> InteractionModel:
     if isinstance(obj, type):
         if not issubclass(obj, BrokerStrategy):
             raise InvalidInput(f"interaction model {name!r}: class {obj.__qualname__} is not a subclass of "
-                               "agents.strategies.BrokerStrategy")
+                               "gridmarket.agents.strategies.BrokerStrategy")
         return InteractionModel(description, broker=name)
     if callable(obj):
         resolve_clearing(name)
@@ -170,14 +170,14 @@ def resolve_model(name: str) -> InteractionModel:
     >>> grand = resolve_model("grand")
     >>> grand.broker, grand.clearing
     ('greedy', 'mcmf')
-    >>> resolve_model("market.clearing.methods:_stable").clearing
-    'market.clearing.methods:_stable'
-    >>> resolve_model("agents.reservations:VARStrategy").broker
-    'agents.reservations:VARStrategy'
-    >>> resolve_model("market.job:Job")
+    >>> resolve_model("gridmarket.clearing.methods:_stable").clearing
+    'gridmarket.clearing.methods:_stable'
+    >>> resolve_model("gridmarket.agents.reservations:VARStrategy").broker
+    'gridmarket.agents.reservations:VARStrategy'
+    >>> resolve_model("gridmarket.job:Job")
     Traceback (most recent call last):
     ...
-    market.errors.InvalidInput: interaction model 'market.job:Job': class Job is not a subclass of agents.strategies.BrokerStrategy
+    gridmarket.errors.InvalidInput: interaction model 'gridmarket.job:Job': class Job is not a subclass of gridmarket.agents.strategies.BrokerStrategy
     """
     if is_plugin_name(name):
         return _from_plugin(name)
@@ -192,12 +192,12 @@ def check_model(name: object, where: str = "models") -> str:
 
     A plug-in is imported here: a missing module or object is refused now, not in a worker.
 
-    >>> check_model("mcmf"), check_model("market.clearing.methods:_stable")
-    ('mcmf', 'market.clearing.methods:_stable')
+    >>> check_model("mcmf"), check_model("gridmarket.clearing.methods:_stable")
+    ('mcmf', 'gridmarket.clearing.methods:_stable')
     >>> check_model("mcfm")
     Traceback (most recent call last):
     ...
-    market.errors.InvalidInput: models: unknown interaction model 'mcfm' (did you mean 'mcmf'?)
+    gridmarket.errors.InvalidInput: models: unknown interaction model 'mcfm' (did you mean 'mcmf'?)
     """
     if is_plugin_name(name):
         try:

@@ -1,7 +1,7 @@
 """Command-line helpers shared by the subcommands: option types and the ``python -m`` entry.
 
 A policy option takes a registered name or a plug-in ``"package.module:Name"``
-(:mod:`market.plugins`), so its valid values cannot be an argparse ``choices`` list; these types
+(:mod:`gridmarket.plugins`), so its valid values cannot be an argparse ``choices`` list; these types
 check the value with the same function the library uses and turn its one-line ``InvalidInput``
 into argparse's usage error (exit status 2).
 """
@@ -12,7 +12,7 @@ import argparse
 import sys
 from collections.abc import Callable
 
-from market.errors import InvalidInput, MarketError
+from gridmarket.errors import InvalidInput, MarketError
 
 __all__ = ["checked", "run_standalone"]
 
@@ -20,7 +20,7 @@ __all__ = ["checked", "run_standalone"]
 def checked(check: Callable[[str], object]) -> Callable[[str], str]:
     """An argparse ``type`` that runs ``check(value)`` and keeps ``value``; InvalidInput -> usage error.
 
-    >>> from market.scheduling import resolve_policy
+    >>> from gridmarket.scheduling import resolve_policy
     >>> checked(resolve_policy)("easy")
     'easy'
     >>> checked(resolve_policy)("esay")

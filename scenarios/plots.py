@@ -1,7 +1,7 @@
 """Figures of a comparison: MOGA's Pareto front, slot prices over time, a provider's Gantt chart.
 
 matplotlib only (Agg, no display). Inputs are the plain results of
-:func:`scenarios.experiment.compare` -- per-job records, the last MOGA
+:func:`gridmarket.scenarios.experiment.compare` -- per-job records, the last MOGA
 Pareto set, the providers' price logs -- so the figures can be redrawn from
 a results folder. Times are seconds from simulation start (hours on the
 axes); costs SU (processor-hours).
@@ -161,9 +161,9 @@ def sweep_means(table: pd.DataFrame, path: Path, title: str):
 
     ``table`` is a sweep's combined table (``sweep.csv``: ``grid.*`` columns, ``model``, ``seed``
     and the summary metrics). Rows that differ only in their seed form one bar; its error bar is
-    :func:`scenarios.results.ci95` over those seeds (none with one seed). Returns the figure.
+    :func:`gridmarket.scenarios.results.ci95` over those seeds (none with one seed). Returns the figure.
     """
-    from scenarios.results import ci95
+    from gridmarket.scenarios.results import ci95
 
     keys = ["model"] + [c for c in table.columns if c.startswith("grid.") and c not in ("grid.seed", "grid.model")]
     groups = list(table.groupby(keys, sort=False, dropna=False)) if len(table) else []
@@ -196,7 +196,7 @@ MARKET_PANELS = (("social_welfare", "social welfare (SU)"), ("users_surplus", "u
 
 def _by_point(table: pd.DataFrame, x: str, col: str) -> pd.DataFrame:
     """Mean and 95 % t interval over seeds of ``col`` per model and value of ``x``: columns model, x, mean, low, high."""
-    from scenarios.results import ci95
+    from gridmarket.scenarios.results import ci95
 
     rows = []
     for (model, value), g in table.groupby(["model", x], sort=True):
@@ -210,7 +210,7 @@ def sweep_lines(table: pd.DataFrame, path: Path, title: str, *, x: str = "grid.w
     """A sweep over one numeric parameter ``x``: each metric against ``x``, one line per model.
 
     ``table`` is a sweep's combined table (``sweep.csv``); each point is the mean over its seeds
-    with a band for the 95 % Student-t interval (:func:`scenarios.results.ci95`). The x axis is
+    with a band for the 95 % Student-t interval (:func:`gridmarket.scenarios.results.ci95`). The x axis is
     logarithmic when ``x`` spans more than a factor of 5. Returns the figure.
     """
     metrics = [(c, name) for c, name in metrics if c in table]

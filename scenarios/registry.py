@@ -1,4 +1,4 @@
-"""Named scenarios: a registry of :class:`scenarios.config.ScenarioConfig` factories.
+"""Named scenarios: a registry of :class:`gridmarket.scenarios.config.ScenarioConfig` factories.
 
 ``get_scenario("quickstart")`` returns the embedded default of ``gridmarket
 compare``; an unknown name raises ``InvalidInput`` suggesting the closest; a
@@ -10,7 +10,7 @@ prices ``price_per_mwh``.
 >>> get_scenario("quikstart")
 Traceback (most recent call last):
 ...
-market.errors.InvalidInput: unknown scenario 'quikstart' (did you mean 'quickstart'?)
+gridmarket.errors.InvalidInput: unknown scenario 'quikstart' (did you mean 'quickstart'?)
 """
 
 from __future__ import annotations
@@ -18,8 +18,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from market.errors import InvalidInput
-from scenarios.config import (
+from gridmarket.errors import InvalidInput
+from gridmarket.scenarios.config import (
     Parameters,
     ProviderConfig,
     ScenarioConfig,
@@ -154,7 +154,7 @@ def auction_market() -> ScenarioConfig:
     seeds with its directions; ``gridmarket sweep auction-market --grid workload.load_factor=...``
     over load). Three providers (32, 32, 64 processors) as in ``quickstart``; 150 Lublin jobs
     (Tsafrir estimates, load factor 10: about 106 % of the processors over their 3.3 h of
-    arrivals), each with a valuation (``market.valuation``: worth 1-3 times its base-rate cost by
+    arrivals), each with a valuation (``gridmarket.valuation``: worth 1-3 times its base-rate cost by
     a deadline 1.5-5 times its length after submit, nothing at twice that); 4 workflows of 8 tasks;
     no advance-reservation requests. The job markets trade every minute (``cycle_seconds`` = 60:
     a job waits at most a minute for its auction). ``moga`` and ``greedy`` buy the workflows from

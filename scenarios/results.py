@@ -37,7 +37,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from market.errors import InvalidInput
+from gridmarket.errors import InvalidInput
 
 __all__ = ["PACKAGES", "ci95", "format_table", "manifest", "prepare_out", "write_atomic", "write_results"]
 
@@ -147,7 +147,7 @@ def format_table(summary: pd.DataFrame) -> str:
     reservation requests started by their wanted start and ``ar_extra_cost``
     their mean extra cost over n·D (Singh ch. 6.3). ``surplus_SU``, ``revenue_SU`` and
     ``welfare_SU`` are the users' surplus (value - price), providers' revenue and their sum;
-    ``rounds`` the negotiation's rounds (``scenarios.experiment._summary``).
+    ``rounds`` the negotiation's rounds (``gridmarket.scenarios.experiment._summary``).
     """
     cols = [c for c in _HEADERS if c in summary.columns]
     frame = summary[cols].copy()
@@ -256,11 +256,11 @@ def write_results(out: Path, jobs: pd.DataFrame, summary: pd.DataFrame, manifest
                   runs: Sequence | None = None, procs: Mapping[str, int] | None = None) -> list[Path]:
     """Write the folder's files (see module docstring); return their paths.
 
-    ``runs`` (the :class:`scenarios.experiment.ModelRun` list) adds
+    ``runs`` (the :class:`gridmarket.scenarios.experiment.ModelRun` list) adds
     workflows.csv, reservations.csv, pareto.png, prices.png and gantt.png;
     ``procs`` (provider -> processors) sizes the Gantt chart.
     """
-    from scenarios import plots
+    from gridmarket.scenarios import plots
 
     out = Path(out)
     written = []

@@ -1,6 +1,6 @@
 """Parameter sweeps: a grid of scenario overrides, one result file per run, resumable, local or on Dask.
 
-``run_sweep(config, grid, out)`` runs :func:`scenarios.experiment.compare` for
+``run_sweep(config, grid, out)`` runs :func:`gridmarket.scenarios.experiment.compare` for
 every point of the Cartesian product of ``grid`` (parameter name -> values);
 ``run_sweep(config, None, out, points=...)`` runs a list of design points
 instead (e.g. a Latin hypercube read by :func:`read_points` from a CSV file).
@@ -53,11 +53,11 @@ from pathlib import Path
 
 import pandas as pd
 
-from market.errors import InvalidInput, MarketError
-from scenarios.config import ScenarioConfig, overridable, suggest, with_overrides
-from scenarios.experiment import compare
-from scenarios.interrupts import stop_workers, with_hint
-from scenarios.results import manifest, prepare_out, write_atomic
+from gridmarket.errors import InvalidInput, MarketError
+from gridmarket.scenarios.config import ScenarioConfig, overridable, suggest, with_overrides
+from gridmarket.scenarios.experiment import compare
+from gridmarket.scenarios.interrupts import stop_workers, with_hint
+from gridmarket.scenarios.results import manifest, prepare_out, write_atomic
 
 __all__ = ["EXECUTORS", "MANIFEST", "NO_WORKER_SECONDS", "NoWorkers", "check_executor", "executor_runs",
            "parse_grid", "point_id", "read_points", "run_dask", "run_local", "run_point", "run_sweep"]
@@ -682,7 +682,7 @@ def run_sweep(
     table = pd.DataFrame(rows)
     write_atomic(out / "sweep.csv", table.to_csv(index=False))
     write_atomic(out / "sweep.parquet", table.to_parquet(index=False))
-    from scenarios.plots import sweep_means
+    from gridmarket.scenarios.plots import sweep_means
 
     sweep_means(table, out / "sweep.png", config.name)
     return table

@@ -44,11 +44,11 @@ def site(tmp_path_factory):
 
 @pytest.mark.slow
 def test_site_builds_with_expected_pages(site):
-    for page in ["index", "api", "market", "formats", "extending", "tutorials/index",
-                 *(f"tutorials/{name}" for name in TUTORIALS), "generated/market.simulation"]:
+    for page in ["index", "architecture", "api", "market", "formats", "extending", "tutorials/index",
+                 *(f"tutorials/{name}" for name in TUTORIALS), "generated/gridmarket.simulation"]:
         assert (site / f"{page}.html").is_file(), page
-    api = (site / "generated" / "market.simulation.html").read_text(encoding="utf-8")
-    assert 'id="market.simulation.simulate"' in api
+    api = (site / "generated" / "gridmarket.simulation.html").read_text(encoding="utf-8")
+    assert 'id="gridmarket.simulation.simulate"' in api
 
 
 @pytest.mark.slow

@@ -24,16 +24,16 @@ _WITHOUT_EXTENSIONS = """
 import importlib.abc, sys
 class NoExtensions(importlib.abc.MetaPathFinder):
     def find_spec(self, name, path, target=None):
-        if name.startswith("market.") and name.rsplit(".", 1)[-1].startswith("_c"):
+        if name.startswith("gridmarket.") and name.rsplit(".", 1)[-1].startswith("_c"):
             raise ModuleNotFoundError(name)
         return None
 sys.meta_path.insert(0, NoExtensions())
 """
 
 _RUN = """
-from market.kernel import KERNEL
-from market.job import Job
-from market.simulation import simulate
+from gridmarket.kernel import KERNEL
+from gridmarket.job import Job
+from gridmarket.simulation import simulate
 jobs = [Job(i, 10 * i, 1 + i % 3, 50 + 7 * i, 60 + 7 * i) for i in range(30)]
 starts = [simulate(jobs, procs=4, policy=p).records["start"].tolist() for p in ("easy", "conservative")]
 print(KERNEL, starts)

@@ -6,9 +6,9 @@ import sys
 
 def test_market_imports_without_mesa_agents_or_scenarios():
     code = (
-        "import sys, market, market.simulation, market.scheduling, market.workloads, market.metrics, "
-        "market.batsim, market.energy, market.clearing, market.prediction, market.selection, "
-        "market.metascheduling, market.pricing, market.provisioning, market.workflows, market.twotier\n"
+        "import sys, market, gridmarket.simulation, gridmarket.scheduling, gridmarket.workloads, gridmarket.metrics, "
+        "gridmarket.batsim, gridmarket.energy, gridmarket.clearing, gridmarket.prediction, gridmarket.selection, "
+        "gridmarket.metascheduling, gridmarket.pricing, gridmarket.provisioning, gridmarket.workflows, gridmarket.twotier\n"
         "bad = sorted(m for m in sys.modules if m.split('.')[0] in ('mesa', 'agents', 'scenarios'))\n"
         "print(bad)\n"
     )
@@ -31,15 +31,15 @@ def _imports(path):
 
 
 def test_no_import_circles_between_the_engines_or_between_the_commands():
-    """Issue 16: market.simulation <-> market.twotier and the cli <-> compare/quote circles are broken."""
+    """Issue 16: gridmarket.simulation <-> gridmarket.twotier and the cli <-> compare/quote circles are broken."""
     from pathlib import Path
 
     root = Path(__file__).resolve().parents[1]
     for path in (root / "market" / "twotier").glob("*.py"):
-        assert "market.simulation" not in _imports(path), path
+        assert "gridmarket.simulation" not in _imports(path), path
     for path in (root / "scenarios" / "commands").glob("*.py"):
         if path.name != "cli.py":
-            assert not any(m == "scenarios.commands.cli" or m.startswith("scenarios.commands.cli.")
+            assert not any(m == "gridmarket.scenarios.commands.cli" or m.startswith("gridmarket.scenarios.commands.cli.")
                            for m in _imports(path)), path
 
 
@@ -55,5 +55,5 @@ def test_scenarios_layout_commands_over_harnesses_over_mechanisms():
         "provisioning.py", "metascheduling.py", "pricing_replay.py", "psp.py", "twotier_tables.py"}
     below = [*(root / "harnesses").glob("*.py"), *(root / "reproductions").glob("*.py"), *root.glob("*.py")]
     for path in below:
-        bad = sorted(m for m in _imports(path) if m == "scenarios.commands" or m.startswith("scenarios.commands."))
+        bad = sorted(m for m in _imports(path) if m == "gridmarket.scenarios.commands" or m.startswith("gridmarket.scenarios.commands."))
         assert not bad, (path, bad)

@@ -40,10 +40,26 @@ def clone(tmp_path_factory):
     dest = tmp_path_factory.mktemp("fresh") / "gridmarket"
     done = subprocess.run(["git", "clone", "-q", str(ROOT), str(dest)], capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
-    where = subprocess.run([sys.executable, "-c", "import scenarios; print(scenarios.__file__)"], cwd=dest,
-                           env={**os.environ, "PYTHONPATH": str(dest)}, capture_output=True, text=True, timeout=120)
-    assert where.stdout.strip() == str(dest / "scenarios" / "__init__.py")  # the clone's sources, not ours
+    _import_tree(dest)
+    where = subprocess.run([sys.executable, "-c", "import gridmarket.scenarios as s; print(s.__file__)"], cwd=dest,
+                           env={**os.environ, "PYTHONPATH": str(dest / ".import")}, capture_output=True, text=True,
+                           timeout=120)
+    assert where.stdout.strip() == str(dest / ".import" / "gridmarket" / "scenarios" / "__init__.py"), where.stderr
     return dest
+
+
+def _import_tree(clone: Path) -> None:
+    """``clone/.import/gridmarket``: links to the clone's folders in the installed layout (setup.py's mapping).
+
+    On ``PYTHONPATH`` it makes ``import gridmarket`` load the clone's sources, ahead of the editable
+    install of this checkout.
+    """
+    package = clone / ".import" / "gridmarket"
+    package.mkdir(parents=True)
+    for child in (clone / "market").iterdir():
+        (package / child.name).symlink_to(child)
+    for folder, name in (("agents", "agents"), ("scenarios", "scenarios"), ("viz", "viz"), ("data", "data")):
+        (package / name).symlink_to(clone / folder)
 
 
 def test_the_readme_names_the_example_commands():
@@ -64,8 +80,8 @@ def test_a_readme_command_runs_in_a_fresh_clone(clone, command, tmp_path):
         command = command.replace("docs/example-scenario.toml", str(config))
     # the clone's own sources, the installed interpreter and dependencies (the clone has no compiled
     # kernel: the reference runs, with its one-line notice)
-    env = {**os.environ, "PYTHONPATH": str(clone), "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}"}
-    shell = command.replace("gridmarket ", f"{sys.executable} -m scenarios.commands.cli ", 1)
+    env = {**os.environ, "PYTHONPATH": str(clone / ".import"), "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}"}
+    shell = command.replace("gridmarket ", f"{sys.executable} -m gridmarket.scenarios.commands.cli ", 1)
     done = subprocess.run(shell, shell=True, cwd=clone, env=env, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, f"{command}\n{done.stderr[-2000:]}"
     assert done.stdout.strip()

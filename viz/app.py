@@ -1,7 +1,7 @@
 """The SolaraViz page of ``gridmarket viz``: a market stepped live in the browser.
 
-``solara run viz.app`` serves the module-level ``page``; ``gridmarket viz``
-(:mod:`viz.server`) starts it and names the scenario in the environment
+``solara run gridmarket.viz.app`` serves the module-level ``page``; ``gridmarket viz``
+(:mod:`gridmarket.viz.server`) starts it and names the scenario in the environment
 (``GRIDMARKET_VIZ_SCENARIO``, ``GRIDMARKET_VIZ_MODEL``). The page shows Mesa's
 controls (step, play/pause, reset) and the scenario's (scenario, interaction
 model, α, w_t, load factor, reservation fraction, seed), which apply on
@@ -24,11 +24,11 @@ import sklearn.linear_model  # noqa: F401
 import solara
 from mesa.visualization import SolaraViz
 
-from scenarios.config import INTERACTION_MODELS
-from scenarios.registry import get_scenario, scenario_names
-from viz.charts import agents_figure, gantt_figure, load_figure, price_figure
-from viz.model import DEFAULT_HORIZON_SECONDS, DEFAULT_STEP_SECONDS, MarketView
-from viz.summary import SUMMARY_FIELDS
+from gridmarket.scenarios.config import INTERACTION_MODELS
+from gridmarket.scenarios.registry import get_scenario, scenario_names
+from gridmarket.viz.charts import agents_figure, gantt_figure, load_figure, price_figure
+from gridmarket.viz.model import DEFAULT_HORIZON_SECONDS, DEFAULT_STEP_SECONDS, MarketView
+from gridmarket.viz.summary import SUMMARY_FIELDS
 
 __all__ = ["MODEL_ENV", "SCENARIO_ENV", "make_page", "model_params", "summary_html"]
 
@@ -74,7 +74,7 @@ CONTROLS_HELP = (
 def model_params(scenario_name: str = "quickstart", interaction_model: str | None = None) -> dict:
     """SolaraViz ``model_params``: the scenario's controls at its own values, and the fixed step sizes.
 
-    The interaction models are read from ``scenarios.config.INTERACTION_MODELS``
+    The interaction models are read from ``gridmarket.scenarios.config.INTERACTION_MODELS``
     when the page is built, followed by the scenario's and ``interaction_model``'s plug-ins
     (``"package.module:Name"``); the seed is a text field checked on Reset.
     """

@@ -1,4 +1,4 @@
-"""The page's charts as data and as matplotlib figures, from a :class:`viz.model.MarketView`.
+"""The page's charts as data and as matplotlib figures, from a :class:`gridmarket.viz.model.MarketView`.
 
 Each chart has a data function (plain Python / pandas, tested without a
 browser) and a figure function drawing it with ``matplotlib.figure.Figure``
@@ -8,7 +8,7 @@ hours on the axes; slot prices are SU (processor-hours), electricity prices
 currency per MWh.
 
 - :func:`gantt_figure`: each provider's plan over the next hours (Singh 2008,
-  Fig. 1, 20 and 21), data from :func:`viz.plan.machine_plan`.
+  Fig. 1, 20 and 21), data from :func:`gridmarket.viz.plan.machine_plan`.
 - :func:`price_data` / :func:`price_figure`: electricity price per site and
   slot prices over time per provider (quotes asked, prices paid).
 - :func:`load_data` / :func:`load_figure`: queue length and utilization per provider.
@@ -23,7 +23,7 @@ import pandas as pd
 from matplotlib.collections import PolyCollection
 from matplotlib.figure import Figure
 
-from viz.plan import PLAN_KINDS, assign_rows, machine_plan
+from gridmarket.viz.plan import PLAN_KINDS, assign_rows, machine_plan
 
 __all__ = [
     "DPI",

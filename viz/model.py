@@ -1,6 +1,6 @@
 """A steppable view of a gridmarket market for Mesa's SolaraViz: one step = a fixed slice of market time.
 
-``agents.MarketModel`` runs on Mesa 3.5's event-driven clock in seconds;
+``gridmarket.agents.MarketModel`` runs on Mesa 3.5's event-driven clock in seconds;
 SolaraViz calls ``model.step()``, which advances a model by one tick.
 :class:`MarketView` is that tick: each step runs the market (and, for the
 summary table, the same scenario under every other interaction model, on the
@@ -23,12 +23,12 @@ from dataclasses import dataclass
 
 import mesa
 
-from market.errors import InvalidInput
-from market.plugins import is_plugin_name
-from scenarios.config import INTERACTION_MODELS, ScenarioConfig, check_model, suggest, with_overrides
-from scenarios.experiment import build_inputs, build_market
-from scenarios.registry import get_scenario
-from viz.summary import running_summary
+from gridmarket.errors import InvalidInput
+from gridmarket.plugins import is_plugin_name
+from gridmarket.scenarios.config import INTERACTION_MODELS, ScenarioConfig, check_model, suggest, with_overrides
+from gridmarket.scenarios.experiment import build_inputs, build_market
+from gridmarket.scenarios.registry import get_scenario
+from gridmarket.viz.summary import running_summary
 
 __all__ = ["DEFAULT_HORIZON_SECONDS", "DEFAULT_STEP_SECONDS", "Controls", "MarketView", "parse_controls"]
 
@@ -80,8 +80,8 @@ def parse_controls(scenario_name, interaction_model, alpha=None, w_t=None, load_
 
     Numbers may come as text (the seed is a text field); None keeps the
     scenario's own value. The interaction models are read from
-    ``scenarios.config.INTERACTION_MODELS`` at call time; a plug-in
-    ``"package.module:Name"`` (:mod:`scenarios.interaction`) is imported here.
+    ``gridmarket.scenarios.config.INTERACTION_MODELS`` at call time; a plug-in
+    ``"package.module:Name"`` (:mod:`gridmarket.scenarios.interaction`) is imported here.
 
     Returns
     -------
@@ -101,7 +101,7 @@ def parse_controls(scenario_name, interaction_model, alpha=None, w_t=None, load_
     >>> parse_controls("quickstart", "best-effort", seed="-3")
     Traceback (most recent call last):
     ...
-    market.errors.InvalidInput: seed must be an int >= 0, got '-3'
+    gridmarket.errors.InvalidInput: seed must be an int >= 0, got '-3'
     """
     if not isinstance(scenario_name, str) or not scenario_name:
         raise InvalidInput(f"scenario must be a scenario name or a .toml file, got {scenario_name!r}")
@@ -168,9 +168,9 @@ class MarketView(mesa.Model):
     error : str or None
         Why there is nothing to show (invalid controls, a failed build, an
         exception in the shown model's step); the page shows it in an error panel.
-    market : agents.MarketModel or None
+    market : gridmarket.agents.MarketModel or None
         The shown interaction model's market.
-    markets : dict of str to agents.MarketModel
+    markets : dict of str to gridmarket.agents.MarketModel
         Every market run in step (the shown one first).
     failed : dict of str to str
         Markets that raised, with the message; they stop, the others go on.
@@ -286,7 +286,7 @@ class MarketView(mesa.Model):
             self.samples.append((self.now, p.name, len(p.queue), p.busy, p.procs))
 
     def summaries(self) -> list[dict]:
-        """One row of running metrics per market (:func:`viz.summary.running_summary`), shown model first."""
+        """One row of running metrics per market (:func:`gridmarket.viz.summary.running_summary`), shown model first."""
         rows = []
         order = list(self.markets) + [n for n in self.failed if n not in self.markets]
         for name in order:

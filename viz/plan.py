@@ -4,7 +4,7 @@ Fig. 1 draws a machine's schedule with processors up the y-axis and time
 along the x-axis: running and queued tasks, and the free *slots* left
 between them. Fig. 20 is the same picture for conservative backfilling and
 Fig. 21 adds an advance reservation. :func:`machine_plan` reads that picture
-off a :class:`market.simulation.MachineSimulation` at an instant, and
+off a :class:`gridmarket.simulation.MachineSimulation` at an instant, and
 :func:`assign_rows` gives every block the processor rows it is drawn on.
 
 Times are integer seconds from simulation start; ``procs`` are processors.
@@ -16,12 +16,12 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from market.errors import InvalidInput
-from market.pricing.forecast import BACKFILL_POLICIES, check_policy, forecast
-from market.pricing.state import state_from_scheduler
-from market.scheduling import policy_of
-from market.scheduling.profile import Profile
-from market.scheduling.slots import decompose
+from gridmarket.errors import InvalidInput
+from gridmarket.pricing.forecast import BACKFILL_POLICIES, check_policy, forecast
+from gridmarket.pricing.state import state_from_scheduler
+from gridmarket.scheduling import policy_of
+from gridmarket.scheduling.profile import Profile
+from gridmarket.scheduling.slots import decompose
 
 __all__ = ["PLAN_KINDS", "PlanBlock", "assign_rows", "machine_plan"]
 
@@ -41,7 +41,7 @@ scheduler's expected end, and carry the processors the jobs are on);
 policy planned (conservative backfilling, the slot scheduler); ``projected``
 queued jobs of a policy that keeps no plan, at a forecast start: FCFS, EASY
 and any other policy pricing can run forward (plug-ins included) are run
-forward from the state (``market.pricing.forecast``, what adaptive pricing
+forward from the state (``gridmarket.pricing.forecast``, what adaptive pricing
 plans with, Singh 2008 ch. 5.3; PSP with its users' accuracies held); a
 policy whose scheduler refuses the stand-ins (a two-tier machine's) is placed
 in queue order at its jobs' earliest starts;
@@ -98,7 +98,7 @@ def machine_plan(machine, now: int, *, window: tuple[int, int], advertised=None)
 
     Parameters
     ----------
-    machine : market.simulation.MachineSimulation
+    machine : gridmarket.simulation.MachineSimulation
         Run up to ``now`` (its scheduler has seen every event at or before ``now``).
     now : int
         Current time (seconds). Before it only ``done`` and ``running`` blocks are drawn.
@@ -116,7 +116,7 @@ def machine_plan(machine, now: int, *, window: tuple[int, int], advertised=None)
     list of PlanBlock
         Busy and free blocks; from ``now`` on they add up to the machine's
         processors at every instant of the window. On a two-tier machine
-        (its scheduler view has ``tiers``, :mod:`market.twotier.stepper`)
+        (its scheduler view has ``tiers``, :mod:`gridmarket.twotier.stepper`)
         ``background`` blocks come on top: they hold bg VMs, not the fg
         capacity the other blocks share; its running blocks carry their rows.
 
@@ -125,9 +125,9 @@ def machine_plan(machine, now: int, *, window: tuple[int, int], advertised=None)
     Thesis Fig. 1: 5 processors, A (2 procs x 3 h), B (4 x 1 h), C (1 x 2 h),
     D (3 x 2 h) queued at 0 on the slot scheduler, drawn over 8 h:
 
-    >>> from market.job import Job
-    >>> from market.scheduling import SlotScheduler
-    >>> from market.simulation import MachineSimulation
+    >>> from gridmarket.job import Job
+    >>> from gridmarket.scheduling import SlotScheduler
+    >>> from gridmarket.simulation import MachineSimulation
     >>> h = 3600
     >>> jobs = [Job(i, 0, n, d, d) for i, (n, d) in enumerate([(2, 3*h), (4, h), (1, 2*h), (3, 2*h)])]
     >>> m = MachineSimulation(SlotScheduler(5), jobs)

@@ -1,6 +1,6 @@
-"""``gridmarket viz [SCENARIO]``: serve the SolaraViz page (:mod:`viz.app`) on loopback and print its address.
+"""``gridmarket viz [SCENARIO]``: serve the SolaraViz page (:mod:`gridmarket.viz.app`) on loopback and print its address.
 
-The page is served by ``solara run viz.app`` in a child process, in
+The page is served by ``solara run gridmarket.viz.app`` in a child process, in
 production mode, without opening a browser, without asking PyPI for a newer
 Solara and with Solara's telemetry off. The server binds 127.0.0.1 unless
 ``--host`` names another address; a non-loopback address coming only from
@@ -33,10 +33,10 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
-from market.errors import InvalidInput
-from market.plugins import is_plugin_name
-from scenarios.config import INTERACTION_MODELS, check_model, suggest
-from scenarios.registry import get_scenario, scenario_names
+from gridmarket.errors import InvalidInput
+from gridmarket.plugins import is_plugin_name
+from gridmarket.scenarios.config import INTERACTION_MODELS, check_model, suggest
+from gridmarket.scenarios.registry import get_scenario, scenario_names
 
 __all__ = ["ASSET_PACKAGES", "DEFAULT_PORT", "add_subcommand", "asset_cache", "is_loopback", "missing_assets",
            "resolve_host", "run_viz", "solara_command"]
@@ -142,7 +142,7 @@ def resolve_host(host: str | None, environ=None) -> str:
     >>> resolve_host(None, {"HOST": "0.0.0.0"})  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    market.errors.InvalidInput: refusing to serve on non-loopback address '0.0.0.0' from $HOST: ...
+    gridmarket.errors.InvalidInput: refusing to serve on non-loopback address '0.0.0.0' from $HOST: ...
     """
     if host is not None:
         if not host.strip():
@@ -191,8 +191,8 @@ def _quiet_warnings(existing: str) -> str:
 
 
 def solara_command(host: str, port: int) -> list[str]:
-    """The ``solara run`` command line that serves :mod:`viz.app` (production, no browser, no version check)."""
-    return [sys.executable, "-m", "solara", "run", "viz.app", "--host", host, "--port", str(port),
+    """The ``solara run`` command line that serves :mod:`gridmarket.viz.app` (production, no browser, no version check)."""
+    return [sys.executable, "-m", "solara", "run", "gridmarket.viz.app", "--host", host, "--port", str(port),
             "--production", "--no-open", "--no-check-version"]
 
 

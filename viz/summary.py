@@ -1,9 +1,9 @@
 """Running metrics of a market part-way through a run, for the page's summary table.
 
-The end-of-run figures of ``gridmarket compare`` (``scenarios.experiment``)
+The end-of-run figures of ``gridmarket compare`` (``gridmarket.scenarios.experiment``)
 need every job to have ended; these are the same kind of quantities over
 what has happened up to ``now``. Times in seconds, allocation cost in SU
-(processor-hours at ``market.pricing.BASE_RATE``), electricity cost in the
+(processor-hours at ``gridmarket.pricing.BASE_RATE``), electricity cost in the
 price series' currency (Murali & Vadhiyar eq. 7).
 """
 
@@ -13,8 +13,8 @@ import math
 
 import numpy as np
 
-from market.energy.electricity_cost import electricity_costs
-from market.pricing import BASE_RATE, SECONDS_PER_HOUR
+from gridmarket.energy.electricity_cost import electricity_costs
+from gridmarket.pricing import BASE_RATE, SECONDS_PER_HOUR
 
 __all__ = ["SUMMARY_FIELDS", "running_summary"]
 
@@ -40,7 +40,7 @@ SUMMARY_FIELDS = {
 
 
 def running_summary(market, now: int) -> dict:
-    """Metrics of ``market`` (an ``agents.MarketModel``) over ``[0, now]`` seconds.
+    """Metrics of ``market`` (an ``gridmarket.agents.MarketModel``) over ``[0, now]`` seconds.
 
     Returns
     -------
@@ -62,13 +62,13 @@ def running_summary(market, now: int) -> dict:
         slots it bought (``market.broker.rows``: workflow tasks, reservations, a job market's
         trades) count as submitted, started, ended and delivered like the providers' own;
         ``traded`` counts the jobs a job market bought by ``now`` (auctions, double auctions,
-        negotiation, DBC, SLAs: ``agents.trading``) and ``rounds`` its negotiation rounds so far.
+        negotiation, DBC, SLAs: ``gridmarket.agents.trading``) and ``rounds`` its negotiation rounds so far.
 
     Examples
     --------
-    >>> from agents import MarketModel, ProviderSpec
-    >>> from market.job import Job
-    >>> from market.workloads.workload import Workload
+    >>> from gridmarket.agents import MarketModel, ProviderSpec
+    >>> from gridmarket.job import Job
+    >>> from gridmarket.workloads.workload import Workload
     >>> w = Workload((Job(1, 0, 2, 100, 100, user=1), Job(2, 0, 2, 100, 100, user=1)), name="tiny")
     >>> m = MarketModel([ProviderSpec("a", 2)], w, rng=1)
     >>> m.run_until(150)

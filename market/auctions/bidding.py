@@ -27,8 +27,8 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from market.auctions.single import AuctionResult, dutch, english, first_price, first_price_equilibrium_bid, vickrey
-from market.errors import InvalidInput
+from gridmarket.auctions.single import AuctionResult, dutch, english, first_price, first_price_equilibrium_bid, vickrey
+from gridmarket.errors import InvalidInput
 
 __all__ = ["BIDDING_RULES", "auction_per_unit", "bid"]
 

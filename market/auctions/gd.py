@@ -48,7 +48,7 @@ Details that are ours, not the paper's:
   ``1e-50`` SU of each other or of an anchor share its knot (only so the cubics stay finite).
 
 GD traders are deterministic given the history; the market's randomness (who shouts when) is in
-:func:`market.auctions.zip.trading_day`, which runs them alone or mixed with ZIP traders.
+:func:`gridmarket.auctions.zip.trading_day`, which runs them alone or mixed with ZIP traders.
 """
 
 from __future__ import annotations
@@ -59,8 +59,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from market.auctions.double import OrderBook
-from market.errors import InvalidInput
+from gridmarket.auctions.double import OrderBook
+from gridmarket.errors import InvalidInput
 
 __all__ = ["GDTrader", "Shout", "buyer_belief", "gd_traders", "seller_belief"]
 

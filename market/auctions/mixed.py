@@ -4,10 +4,10 @@ Issue 17's ``auction-market`` experiment compares bidding strategies in one book
 ("High-performance bidding agents for the continuous double auction", ACM EC 2001) ran ZIP, GD and
 other agents in one market. Each buyer wants one processor-hour and values it at ``values[i]`` SU; each seller
 offers one at cost ``costs[i]`` SU (a provider's reserve per processor-hour). Traders shout in
-:func:`market.auctions.zip.trading_day` (one random trader a step; trades at the standing shout's
+:func:`gridmarket.auctions.zip.trading_day` (one random trader a step; trades at the standing shout's
 price), day after day, each keeping what it learnt.
 
-Every day is reported against the competitive equilibrium (:func:`market.auctions.zip.equilibrium`,
+Every day is reported against the competitive equilibrium (:func:`gridmarket.auctions.zip.equilibrium`,
 ``P0`` the middle of its price interval): allocative efficiency (realised surplus over the largest
 possible), Smith's alpha (RMS deviation of trade prices from ``P0``, % of ``P0``) and, per strategy,
 the profit its traders made against the profit they would make trading at ``P0`` (an intramarginal
@@ -22,9 +22,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from market.auctions.gd import GDTrader
-from market.auctions.zip import ZIPTrader, equilibrium, trading_day
-from market.errors import InvalidInput
+from gridmarket.auctions.gd import GDTrader
+from gridmarket.auctions.zip import ZIPTrader, equilibrium, trading_day
+from gridmarket.errors import InvalidInput
 
 __all__ = ["STRATEGIES", "DayReport", "mixed_market", "mixed_traders"]
 
@@ -84,7 +84,7 @@ def mixed_traders(values: Sequence[float], costs: Sequence[float], strategies: S
     """Buyers ``<strategy>-b<i>`` with ``values`` then sellers ``<strategy>-s<i>`` with ``costs`` (SU per processor-hour).
 
     ``strategies`` names ``"gd"`` or ``"zip"`` for each, buyers first (default: alternating, GD first on
-    each side). ZIP parameters are drawn from ``rng`` in the order of :func:`market.auctions.zip.zip_traders`;
+    each side). ZIP parameters are drawn from ``rng`` in the order of :func:`gridmarket.auctions.zip.zip_traders`;
     GD traders take ``memory`` and the price ceiling ``max_price`` (default: the largest limit).
     """
     values, costs = _check_prices("values", values), _check_prices("costs", costs)

@@ -2,7 +2,7 @@
 bids, the English ascending clock and the Dutch descending clock.
 
 Textbook mechanisms (Krishna, *Auction Theory*, 2nd ed., ch. 1-2; GridSim's auction package offers
-the same four). Prices are in SU (the unit of :mod:`market.pricing`); a bid or a value is what a
+the same four). Prices are in SU (the unit of :mod:`gridmarket.pricing`); a bid or a value is what a
 bidder pays at most for the slot. The seller's ``reserve`` is the lowest price it accepts: the
 bridge to the seeds' pricing is to set it to the slot's externality price plus its base cost
 (Singh 2008, ch. 5: the slot's cost to the provider's queue).
@@ -25,7 +25,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from market.errors import InvalidInput
+from gridmarket.errors import InvalidInput
 
 __all__ = [
     "AuctionResult",

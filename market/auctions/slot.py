@@ -1,7 +1,7 @@
 """A provider auctions one slot of its plan, its reserve the slot's cost to its queue (Singh 2008, ch. 5).
 
 The bridge between the seeds' pricing and auctions (issue 17): the seller's reserve is the total cost
-of the slot it would quote at that start (form 17, :func:`market.pricing.quote_at`): the base rate
+of the slot it would quote at that start (form 17, :func:`gridmarket.pricing.quote_at`): the base rate
 ``c * n * D`` plus the externality price ``f``, the processor-hours its queued jobs lose if the slot
 is sold (Fig. 22). So no auction sells a slot for less than what it costs the provider's other users,
 and a start the plan cannot give (running jobs or reservations hold it) is not auctioned at all.
@@ -10,7 +10,7 @@ Prices in SU.
 :func:`auction_round` is the market the ``first-price``, ``vickrey``, ``english`` and ``dutch``
 interaction models run every cycle: providers take turns auctioning, each to the pending requests
 that fit it, the slot each would get there (its earliest start in the plan), bids and reserves per
-processor-hour (:func:`market.auctions.bidding.auction_per_unit`); a sale is placed in the plan at
+processor-hour (:func:`gridmarket.auctions.bidding.auction_per_unit`); a sale is placed in the plan at
 once, so the next auction prices the changed queue.
 """
 
@@ -21,11 +21,11 @@ from collections.abc import Sequence
 
 from dataclasses import dataclass
 
-from market.auctions.bidding import auction_per_unit
-from market.auctions.single import AuctionResult, dutch, english, first_price, vickrey
-from market.errors import InvalidInput
-from market.pricing import BASE_RATE, SECONDS_PER_HOUR, ExternalityPricer, ProviderPlan, quote_at
-from market.valuation import Valuation
+from gridmarket.auctions.bidding import auction_per_unit
+from gridmarket.auctions.single import AuctionResult, dutch, english, first_price, vickrey
+from gridmarket.errors import InvalidInput
+from gridmarket.pricing import BASE_RATE, SECONDS_PER_HOUR, ExternalityPricer, ProviderPlan, quote_at
+from gridmarket.valuation import Valuation
 
 __all__ = ["SLOT_AUCTIONS", "RoundResult", "Sale", "SlotRequest", "auction_round", "auction_slot", "reserve_price"]
 
@@ -39,9 +39,9 @@ def reserve_price(pricer: ExternalityPricer, start: int, procs: int, duration: i
     Thesis Fig. 21: 2 processors for 3 h from hour 2 delay C by 1 h and D by 2 h (f = 6 SU), on top
     of a base cost of 6 processor-hours at c = 1:
 
-    >>> from market.job import Job
-    >>> from market.pricing import ProviderState, RunningJob
-    >>> from market.reservation import Reservation
+    >>> from gridmarket.job import Job
+    >>> from gridmarket.pricing import ProviderState, RunningJob
+    >>> from gridmarket.reservation import Reservation
     >>> H = 3600
     >>> fig21 = ProviderState(0, 5, running=(RunningJob(1, 1, 0, 2 * H), RunningJob(2, 3, 0, 3 * H)),
     ...                       queue=(Job(3, 0, 2, 2 * H, 2 * H), Job(4, 0, 2, 3 * H, 3 * H)),
@@ -146,10 +146,10 @@ def auction_round(plans: dict[str, ProviderPlan], requests: list[SlotRequest], *
     reservations: it may jump the queue, and then its reserve carries the externality price). A
     bidder's value is its valuation where its job ends in the slot (:meth:`SlotRequest.worth`);
     value and reserve are divided by the
-    slot's processor-hours (:func:`~market.auctions.bidding.auction_per_unit`). With ``window`` (s),
+    slot's processor-hours (:func:`~gridmarket.auctions.bidding.auction_per_unit`). With ``window`` (s),
     only slots starting before ``now + window`` are auctioned: a provider sells its near capacity,
     and a request whose earliest start there is later does not bid there. The winner's slot is
-    reserved in the plan (:meth:`~market.pricing.ProviderPlan.reserve`, id ``"auction-<id>"``) and it
+    reserved in the plan (:meth:`~gridmarket.pricing.ProviderPlan.reserve`, id ``"auction-<id>"``) and it
     pays its unit price times its processor-hours. Turns go on until a whole turn sells nothing.
 
     Each request wins at most once; a winner's price is at least its slot's reserve and at most its
@@ -162,7 +162,7 @@ def auction_round(plans: dict[str, ProviderPlan], requests: list[SlotRequest], *
     delay): the first wins the slot now and pays the second's value per processor-hour times 4 =
     5 SU in a Vickrey auction; the second, alone, then wins the next hour at the reserve, 4 SU.
 
-    >>> from market.pricing import ProviderState
+    >>> from gridmarket.pricing import ProviderState
     >>> plan = ProviderPlan(ProviderState(0, 4), "conservative")
     >>> reqs = [SlotRequest(1, 4, 3600, Valuation(6.0, 9000, 9000)), SlotRequest(2, 4, 3600, Valuation(5.0, 9000, 9000))]
     >>> r = auction_round({"a": plan}, reqs, mechanism="vickrey")

@@ -2,24 +2,24 @@
 shout, trades become reservations on the providers' plans (issue 17).
 
 The ``double`` interaction model runs one trading day of this market every cycle among ZIP traders,
-``double-gd`` among Gjerstad-Dickhaut traders (:mod:`market.auctions.gd`). The
+``double-gd`` among Gjerstad-Dickhaut traders (:mod:`gridmarket.auctions.gd`). The
 commodity is a slot of a provider's plan that starts within the coming ``window`` seconds, priced
 per processor-hour (SU/ph), so jobs of every size trade in one book (as in the grid double auctions
 of Kant & Grosu, 2005, and Tan & Gurd, 2007: buyers are jobs, sellers are resources, prices per unit
 of computation). Each order is one job's slot (Cliff's unit-demand, unit-supply traders):
 
 * buyers -- one ZIP buyer per job, its limit the job's value per processor-hour of its slot
-  (:meth:`market.auctions.slot.SlotRequest.worth`: its valuation where it ends; the least over the providers that
+  (:meth:`gridmarket.auctions.slot.SlotRequest.worth`: its valuation where it ends; the least over the providers that
   offer it a slot in the window, so any of them is worth the price);
 * sellers -- each provider's supply curve: one ZIP seller per slot it offers in the window (the
   earliest start of each job that fits it), its limit that slot's reserve per processor-hour, the
-  externality-priced quote of :func:`market.auctions.slot.reserve_price` (Singh ch. 5), cheapest first;
+  externality-priced quote of :func:`gridmarket.auctions.slot.reserve_price` (Singh ch. 5), cheapest first;
 * strategy -- ``"zip"``: Cliff's ZIP traders, their learning parameters drawn from ``rng``;
   ``"gd"``: Gjerstad-Dickhaut traders remembering the last ``memory`` trades of the day, the price
   ceiling the day's largest limit (each day's traders start without history, as ZIP's start with
   fresh margins);
-* trading -- :func:`market.auctions.zip.trading_day` on the order book of
-  :class:`market.auctions.double.OrderBook` (each trade at the standing shout's price);
+* trading -- :func:`gridmarket.auctions.zip.trading_day` on the order book of
+  :class:`gridmarket.auctions.double.OrderBook` (each trade at the standing shout's price);
 * settlement -- trades in the order they happened: the seller's provider sells the buyer's job its
   earliest slot in the current plan at the trade's unit price times the slot's processor-hours,
   provided the slot still starts in the window, the price covers its reserve and the job's value
@@ -38,11 +38,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from market.auctions.gd import GDTrader
-from market.auctions.slot import Sale, SlotRequest, _reserve
-from market.auctions.zip import trading_day, zip_traders
-from market.errors import InvalidInput
-from market.pricing import ProviderPlan
+from gridmarket.auctions.gd import GDTrader
+from gridmarket.auctions.slot import Sale, SlotRequest, _reserve
+from gridmarket.auctions.zip import trading_day, zip_traders
+from gridmarket.errors import InvalidInput
+from gridmarket.pricing import ProviderPlan
 
 __all__ = ["WINDOW_STRATEGIES", "WindowResult", "trade_window"]
 
@@ -75,7 +75,7 @@ def trade_window(plans: dict[str, ProviderPlan], requests: list[SlotRequest], *,
                  rng: np.random.Generator, steps: int = 500, strategy: str = "zip", memory: int = 5) -> WindowResult:
     """One trading day for the slots of ``plans`` starting in the next ``window`` s (module notes).
 
-    The plans take the sales (:meth:`~market.pricing.ProviderPlan.reserve`, id ``"auction-<id>"``).
+    The plans take the sales (:meth:`~gridmarket.pricing.ProviderPlan.reserve`, id ``"auction-<id>"``).
     ``strategy`` (``"zip"`` or ``"gd"``) is every trader's; ZIP parameters and the order of shouts
     come from ``rng``; ``memory`` is the GD traders' (trades); ``steps`` caps the day's shouts.
 
@@ -85,8 +85,8 @@ def trade_window(plans: dict[str, ProviderPlan], requests: list[SlotRequest], *,
     their deadlines: the provider offers both slots now at its reserve, the base rate (1 SU/ph,
     nothing queued), and both trade between 1 and 3 SU/ph.
 
-    >>> from market.pricing import ProviderState
-    >>> from market.valuation import Valuation
+    >>> from gridmarket.pricing import ProviderState
+    >>> from gridmarket.valuation import Valuation
     >>> plan = ProviderPlan(ProviderState(0, 8), "easy")
     >>> reqs = [SlotRequest(k, 4, 3600, Valuation(12.0, 10**6, 10)) for k in (1, 2)]
     >>> r = trade_window({"a": plan}, reqs, window=600, rng=np.random.default_rng(0))

@@ -22,9 +22,9 @@ all from one seeded generator.
 
 The market (:func:`trading_day`): in each step one trader still holding its unit (chosen at random)
 shouts; a shout that crosses the best standing opposite quote trades at the standing quote's price
-(the order book of :class:`market.auctions.double.OrderBook` with ``k = 0``); a trader that traded is
+(the order book of :class:`gridmarket.auctions.double.OrderBook` with ``k = 0``); a trader that traded is
 done for the day. A day ends after ``steps`` shouts or when no trade is possible. The same harness
-runs Gjerstad-Dickhaut traders (:mod:`market.auctions.gd`), alone or mixed with ZIP ones: a trader
+runs Gjerstad-Dickhaut traders (:mod:`gridmarket.auctions.gd`), alone or mixed with ZIP ones: a trader
 with a ``shout(book)`` method prices its shout from the book (its own standing shout withdrawn
 first); a ZIP trader shouts its ``price``.
 """
@@ -36,8 +36,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from market.auctions.double import Order, OrderBook, Trade
-from market.errors import InvalidInput
+from gridmarket.auctions.double import Order, OrderBook, Trade
+from gridmarket.errors import InvalidInput
 
 __all__ = ["ZIPTrader", "equilibrium", "trading_day", "zip_traders"]
 
@@ -114,7 +114,7 @@ def zip_traders(values: list[float], costs: list[float], rng: np.random.Generato
 def trading_day(traders: list, rng: np.random.Generator, steps: int = 500) -> list[Trade]:
     """One trading day of a continuous double auction among ``traders`` (module notes); what they learnt carries over.
 
-    ``traders`` are :class:`ZIPTrader` or :class:`~market.auctions.gd.GDTrader` (or any trader with
+    ``traders`` are :class:`ZIPTrader` or :class:`~gridmarket.auctions.gd.GDTrader` (or any trader with
     ``name``, ``side``, ``limit``, ``active``, ``observe(q, shout_side, accepted)`` and either a
     ``price`` or a ``shout(book)``), in any mix; names must be unique and contain no ``"@"``.
     """

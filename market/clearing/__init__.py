@@ -5,9 +5,9 @@ Murali & Vadhiyar, sec. 3.3: cost model (eqs. 4-6), minimum-cost maximum flow
 unit-less; capacities are jobs per cycle (``MaxQ``).
 """
 
-from market.clearing.costs import combined_cost, nadir_utopia
-from market.clearing.mcmf import BACKENDS, clear_mcmf
-from market.clearing.problem import (
+from gridmarket.clearing.costs import combined_cost, nadir_utopia
+from gridmarket.clearing.mcmf import BACKENDS, clear_mcmf
+from gridmarket.clearing.problem import (
     COST_SCALE,
     NO_COMPATIBLE_SYSTEM,
     OVER_CAPACITY,
@@ -15,8 +15,8 @@ from market.clearing.problem import (
     ClearingResult,
     integer_costs,
 )
-from market.clearing.stable import blocking_pairs, stable_match
-from market.clearing.methods import (
+from gridmarket.clearing.stable import blocking_pairs, stable_match
+from gridmarket.clearing.methods import (
     CLEARING_METHODS,
     ClearingMethod,
     CycleCosts,

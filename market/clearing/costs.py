@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from market.errors import InvalidInput
+from gridmarket.errors import InvalidInput
 
 __all__ = ["combined_cost", "nadir_utopia"]
 

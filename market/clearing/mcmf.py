@@ -22,8 +22,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from market.clearing.problem import ClearingProblem, ClearingResult, build_result, integer_costs
-from market.errors import InvalidInput, MarketError
+from gridmarket.clearing.problem import ClearingProblem, ClearingResult, build_result, integer_costs
+from gridmarket.errors import InvalidInput, MarketError
 
 __all__ = ["BACKENDS", "clear_mcmf"]
 

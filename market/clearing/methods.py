@@ -17,12 +17,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from market.clearing.costs import combined_cost
-from market.clearing.mcmf import clear_mcmf
-from market.clearing.problem import ClearingProblem, ClearingResult
-from market.clearing.stable import stable_match
-from market.errors import InvalidInput
-from market.plugins import FunctionRegistry
+from gridmarket.clearing.costs import combined_cost
+from gridmarket.clearing.mcmf import clear_mcmf
+from gridmarket.clearing.problem import ClearingProblem, ClearingResult
+from gridmarket.clearing.stable import stable_match
+from gridmarket.errors import InvalidInput
+from gridmarket.plugins import FunctionRegistry
 
 __all__ = ["CLEARING_METHODS", "ClearingMethod", "CycleCosts", "check_result", "register_clearing",
            "resolve_clearing"]
@@ -97,7 +97,7 @@ def resolve_clearing(name: str) -> ClearingMethod:
     >>> resolve_clearing("mcfm")
     Traceback (most recent call last):
     ...
-    market.errors.InvalidInput: unknown clearing 'mcfm' (known: mcmf, stable, or a plug-in 'package.module:function')
+    gridmarket.errors.InvalidInput: unknown clearing 'mcfm' (known: mcmf, stable, or a plug-in 'package.module:function')
     """
     return _REGISTRY.resolve(name)
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from market.errors import InvalidInput
+from gridmarket.errors import InvalidInput
 
 __all__ = [
     "COST_SCALE",

@@ -22,8 +22,8 @@ from collections import deque
 
 import numpy as np
 
-from market.clearing.problem import ClearingProblem, ClearingResult, build_result
-from market.errors import InvalidInput
+from gridmarket.clearing.problem import ClearingProblem, ClearingResult, build_result
+from gridmarket.errors import InvalidInput
 
 __all__ = ["blocking_pairs", "stable_match"]
 
@@ -179,7 +179,7 @@ def blocking_pairs(
     Uses the same strict preferences as `stable_match` (ties by position).
 
     >>> p = ClearingProblem([1, 2], ["A"], [[1.0], [2.0]], [1])
-    >>> from market.clearing.problem import ClearingResult
+    >>> from gridmarket.clearing.problem import ClearingResult
     >>> blocking_pairs(ClearingResult({2: "A"}, 2.0, {1: "x"}, "hand"), p)
     [(1, 'A')]
     """

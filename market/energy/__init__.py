@@ -5,14 +5,14 @@ markets", secs. 4.2-4.6. Times are integer seconds from simulation start;
 prices are ``price_per_mwh``; power is in ``watts``.
 """
 
-from market.energy.electricity_cost import (
+from gridmarket.energy.electricity_cost import (
     WH_PER_MWH,
     electricity_cost,
     electricity_costs,
     service_unit_cost,
 )
-from market.energy.power import POWER_MODELS, job_power_watts, power_factors
-from market.energy.prices import (
+from gridmarket.energy.power import POWER_MODELS, job_power_watts, power_factors
+from gridmarket.energy.prices import (
     HourlyPrices,
     align_to_utc,
     continue_by_repeating,
@@ -21,8 +21,8 @@ from market.energy.prices import (
     synthetic_prices,
     two_price,
 )
-from market.energy.runtime_scaling import scale_factor, scale_runtime, scale_runtimes
-from market.energy.systems import GridSystem, read_systems, system_index, xsede_systems
+from gridmarket.energy.runtime_scaling import scale_factor, scale_runtime, scale_runtimes
+from gridmarket.energy.systems import GridSystem, read_systems, system_index, xsede_systems
 
 __all__ = [
     "GridSystem",

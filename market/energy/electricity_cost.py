@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from market.energy.prices import HourlyPrices
-from market.energy.systems import GridSystem
-from market.errors import InvalidInput
+from gridmarket.energy.prices import HourlyPrices
+from gridmarket.energy.systems import GridSystem
+from gridmarket.errors import InvalidInput
 
 __all__ = ["WH_PER_MWH", "electricity_cost", "electricity_costs", "service_unit_cost"]
 
@@ -78,7 +78,7 @@ def electricity_costs(watts: np.ndarray, start: np.ndarray, end: np.ndarray, pri
 def service_unit_cost(system: GridSystem, prices: HourlyPrices) -> float:
     """SUC: mean price x power per core, the electricity cost of one core-hour (sec. 5.5).
 
-    >>> from market.energy.systems import GridSystem
+    >>> from gridmarket.energy.systems import GridSystem
     >>> s = GridSystem("s", 8, 3600, watts_per_core=50.0, gflops_per_core=10.0)
     >>> service_unit_cost(s, HourlyPrices([20.0, 40.0]))
     0.0015

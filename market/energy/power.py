@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from market.energy.systems import GridSystem
-from market.errors import InvalidInput
+from gridmarket.energy.systems import GridSystem
+from gridmarket.errors import InvalidInput
 
 __all__ = ["POWER_MODELS", "job_power_watts", "power_factors"]
 
@@ -42,7 +42,7 @@ def job_power_watts(procs: int, system: GridSystem, factor: float = 1.0) -> floa
 
     Examples
     --------
-    >>> from market.energy.systems import xsede_systems
+    >>> from gridmarket.energy.systems import xsede_systems
     >>> gordon = xsede_systems()[2]
     >>> round(job_power_watts(16, gordon), 2)
     354.72

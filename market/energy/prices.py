@@ -20,7 +20,7 @@ from os import PathLike
 import numpy as np
 import pandas as pd
 
-from market.errors import InvalidInput
+from gridmarket.errors import InvalidInput
 
 __all__ = [
     "HourlyPrices",

@@ -11,8 +11,8 @@ import math
 
 import numpy as np
 
-from market.energy.systems import GridSystem
-from market.errors import InvalidInput
+from gridmarket.energy.systems import GridSystem
+from gridmarket.errors import InvalidInput
 
 __all__ = ["scale_factor", "scale_runtime", "scale_runtimes"]
 
@@ -20,7 +20,7 @@ __all__ = ["scale_factor", "scale_runtime", "scale_runtimes"]
 def scale_factor(source: GridSystem, target: GridSystem) -> float:
     """``scale_ij = ppc_i / ppc_j``: multiply a run time on ``source`` by it to get one on ``target``.
 
-    >>> from market.energy.systems import GridSystem
+    >>> from gridmarket.energy.systems import GridSystem
     >>> slow = GridSystem("slow", 8, 3600, 20.0, 10.0)
     >>> fast = GridSystem("fast", 8, 3600, 20.0, 20.0)
     >>> scale_factor(slow, fast)
@@ -52,7 +52,7 @@ def scale_runtime(seconds: int, source: GridSystem, target: GridSystem) -> int:
 
     Examples
     --------
-    >>> from market.energy.systems import xsede_systems
+    >>> from gridmarket.energy.systems import xsede_systems
     >>> s = {x.name: x for x in xsede_systems()}
     >>> scale_runtime(3600, s["Mason"], s["Gordon"])  # 3600 * 7.43 / 21.10
     1268

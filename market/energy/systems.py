@@ -14,11 +14,11 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from importlib import resources
 
-from market.errors import InvalidInput
+from gridmarket.errors import InvalidInput
 
 __all__ = ["GridSystem", "XSEDE_SYSTEMS_FILE", "read_systems", "system_index", "xsede_systems"]
 
-XSEDE_SYSTEMS_FILE = "data/xsede_systems.csv"
+XSEDE_SYSTEMS_FILE = "xsede_systems.csv"
 """Path of the shipped XSEDE table inside the ``market`` package."""
 
 _HOUR = 3600
@@ -179,7 +179,7 @@ def xsede_systems() -> tuple[GridSystem, ...]:
     >>> [s.name for s in systems][:3], sum(s.cores for s in systems)
     (['Blacklight', 'Darter', 'Gordon'], 76256)
     """
-    text = resources.files("market").joinpath(XSEDE_SYSTEMS_FILE).read_text(encoding="utf-8")
+    text = resources.files("gridmarket.data").joinpath(XSEDE_SYSTEMS_FILE).read_text(encoding="utf-8")
     return read_systems(text, name=XSEDE_SYSTEMS_FILE)
 
 

@@ -5,10 +5,10 @@ strategies (MCMF, stable matching, INST, TWOPRICE, the BS baseline) and the
 fairness score. Times are integer seconds; prices ``price_per_mwh``.
 """
 
-from market.metascheduling.fairness import fairness_scores
-from market.metascheduling.grid import STRATEGIES, GridConfig, GridResult, Site, run_grid, stream_rng
-from market.metascheduling.metrics import instantaneous_load, power_over_time
-from market.metascheduling.workload import grid_workload
+from gridmarket.metascheduling.fairness import fairness_scores
+from gridmarket.metascheduling.grid import STRATEGIES, GridConfig, GridResult, Site, run_grid, stream_rng
+from gridmarket.metascheduling.metrics import instantaneous_load, power_over_time
+from gridmarket.metascheduling.workload import grid_workload
 
 __all__ = ["STRATEGIES", "GridConfig", "GridResult", "Site", "fairness_scores", "grid_workload",
            "instantaneous_load", "power_over_time", "run_grid", "stream_rng"]

@@ -1,7 +1,7 @@
 """A grid of batch systems driven by a cycle-based metascheduler (Murali & Vadhiyar, secs. 2-5).
 
 Each system runs its own local scheduler (EASY by default, sec. 4.1) in a
-`market.simulation.MachineSimulation`. Every ``cycle`` seconds the
+`gridmarket.simulation.MachineSimulation`. Every ``cycle`` seconds the
 metascheduler takes the pending grid jobs, predicts for each compatible system
 the job's wait (a `QueueWaitPredictor` per system fed by that system's started
 jobs), its end with the estimate scaled to the system (sec. 3.1), its power
@@ -29,19 +29,19 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 import pandas as pd
 
-from market.clearing import ClearingProblem, clear_mcmf, combined_cost, stable_match
-from market.energy.electricity_cost import WH_PER_MWH
-from market.energy.power import power_factors
-from market.energy.prices import HourlyPrices, two_price
-from market.energy.systems import GridSystem
-from market.errors import InvalidInput
-from market.job import Job
-from market.metrics import bounded_slowdown
-from market.prediction.price_forecast import PriceOutlook
-from market.prediction.queue_wait import QueueTotals, QueueWaitPredictor, perturb_waits
-from market.prediction.wait_replay import warm_predictor
-from market.scheduling import make_scheduler
-from market.simulation import MachineSimulation
+from gridmarket.clearing import ClearingProblem, clear_mcmf, combined_cost, stable_match
+from gridmarket.energy.electricity_cost import WH_PER_MWH
+from gridmarket.energy.power import power_factors
+from gridmarket.energy.prices import HourlyPrices, two_price
+from gridmarket.energy.systems import GridSystem
+from gridmarket.errors import InvalidInput
+from gridmarket.job import Job
+from gridmarket.metrics import bounded_slowdown
+from gridmarket.prediction.price_forecast import PriceOutlook
+from gridmarket.prediction.queue_wait import QueueTotals, QueueWaitPredictor, perturb_waits
+from gridmarket.prediction.wait_replay import warm_predictor
+from gridmarket.scheduling import make_scheduler
+from gridmarket.simulation import MachineSimulation
 
 __all__ = ["STRATEGIES", "GridConfig", "GridResult", "Site", "run_grid", "stream_rng"]
 
@@ -65,7 +65,7 @@ class Site:
         Prices after ``prices`` ends (its hour 0 is second ``prices.end_time``),
         used only to price the part of a job's run past that end -- a caller's
         stated choice for a queue that outlasts its data (e.g.
-        `market.energy.continue_by_repeating`). The metascheduler never sees
+        `gridmarket.energy.continue_by_repeating`). The metascheduler never sees
         them. None: a job ending past ``prices`` is an error (`run_grid`).
     """
 
@@ -128,7 +128,7 @@ class GridConfig:
         Factory of a fresh predictor per system (default `QueueWaitPredictor(history)`).
     warmup : int
         Past jobs replayed on each system to train its predictor before the
-        run (`market.prediction.warm_predictor`, from a child stream of
+        run (`gridmarket.prediction.warm_predictor`, from a child stream of
         ``rng``); 0 starts the predictors empty. The paper's systems had
         their history (sec. 4.3.2); an empty predictor predicts no wait until
         a job that waited has started.

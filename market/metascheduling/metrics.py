@@ -14,7 +14,7 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 
-from market.errors import InvalidInput
+from gridmarket.errors import InvalidInput
 
 __all__ = ["instantaneous_load", "power_over_time"]
 

@@ -18,10 +18,10 @@ from dataclasses import replace
 
 import numpy as np
 
-from market.energy.systems import GridSystem
-from market.errors import InvalidInput
-from market.job import Job
-from market.workloads import lublin_workload, tsafrir_estimates
+from gridmarket.energy.systems import GridSystem
+from gridmarket.errors import InvalidInput
+from gridmarket.job import Job
+from gridmarket.workloads import lublin_workload, tsafrir_estimates
 
 __all__ = ["grid_workload"]
 
@@ -86,7 +86,7 @@ def grid_workload(
 
     Examples
     --------
-    >>> from market.energy import xsede_systems
+    >>> from gridmarket.energy import xsede_systems
     >>> jobs = grid_workload(xsede_systems()[:2], days=2, rng=np.random.default_rng(0))
     >>> sorted({j.site for j in jobs}), all(j.runtime <= j.estimate for j in jobs)
     (['Blacklight', 'Darter'], True)

@@ -4,14 +4,14 @@ Murali & Vadhiyar, secs. 3.1-3.2 and 5.1. Times are integer seconds; prices
 are ``price_per_mwh``.
 """
 
-from market.prediction.price_forecast import (
+from gridmarket.prediction.price_forecast import (
     PriceOutlook,
     SarimaForecaster,
     forecast_errors,
     mean_absolute_percentage_error,
 )
-from market.prediction.queue_wait import FEATURES, QueueTotals, QueueWaitPredictor, perturb_waits, queue_features
-from market.prediction.wait_replay import (
+from gridmarket.prediction.queue_wait import FEATURES, QueueTotals, QueueWaitPredictor, perturb_waits, queue_features
+from gridmarket.prediction.wait_replay import (
     PPE_FLOOR,
     past_jobs,
     replay_wait_predictions,

@@ -139,7 +139,7 @@ cdef Py_ssize_t _labels(const double *P, Py_ssize_t k, Py_ssize_t d, double eps,
 
 def cluster_waits(const double[:, ::1] X, const double[::1] y, const double[:, ::1] F, Py_ssize_t n_similar,
                   double eps, Py_ssize_t min_samples, double close):
-    """The twin of ``market.prediction.dbscan.reference_cluster_waits`` (same bits; the tests compare them).
+    """The twin of ``gridmarket.prediction.dbscan.reference_cluster_waits`` (same bits; the tests compare them).
 
     Per row of ``F`` (m, 8): its Manhattan distances to the rows of ``X`` (n, 8) in numpy's pairwise
     order, the ``n_similar`` nearest history rows (nearest first, ties to the lower index; a heap of

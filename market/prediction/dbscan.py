@@ -30,7 +30,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.spatial.distance import cdist
 
-from market.kernel import compiled_module
+from gridmarket.kernel import compiled_module
 
 __all__ = [
     "cluster_waits",
@@ -88,7 +88,7 @@ def reference_dbscan_labels(points: np.ndarray, eps: float, min_samples: int) ->
     return labels
 
 
-_compiled = compiled_module("market.prediction._cdbscan")
+_compiled = compiled_module("gridmarket.prediction._cdbscan")
 #: The labels the predictor uses: the Cython twin (``_cdbscan.pyx``: scikit-learn's walk over a k x k
 #: neighbour table, ~20x faster at k = 64) unless ``GRIDMARKET_KERNEL=reference`` or it was not built.
 dbscan_labels = reference_dbscan_labels if _compiled is None else _compiled.dbscan_labels

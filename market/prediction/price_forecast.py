@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from market.energy.prices import HourlyPrices
-from market.errors import InvalidInput
+from gridmarket.energy.prices import HourlyPrices
+from gridmarket.errors import InvalidInput
 
 __all__ = [
     "PriceOutlook",
@@ -185,7 +185,7 @@ class PriceOutlook:
 
     Examples
     --------
-    >>> from market.energy import synthetic_prices
+    >>> from gridmarket.energy import synthetic_prices
     >>> actual = synthetic_prices(8, rng=np.random.default_rng(0))
     >>> outlook = PriceOutlook(actual, forecaster=None)
     >>> outlook.view(5 * 86400).prices[:3].tolist() == actual.prices[:3].tolist()

@@ -10,7 +10,7 @@ a feature space made of
 
 History jobs (the last 2000 started on the system, sec. 4.3.2) nearest to the
 target by Manhattan distance are clustered by DBSCAN (scikit-learn's labels,
-computed by :mod:`market.prediction.dbscan`), which also drops
+computed by :mod:`gridmarket.prediction.dbscan`), which also drops
 outliers; if a cluster lies close to the target, the prediction is the
 distance-weighted mean wait of its jobs, otherwise a ridge regression fitted on
 the whole history predicts it. Times are integer seconds.
@@ -23,9 +23,9 @@ from itertools import islice
 
 import numpy as np
 
-from market.errors import InvalidInput
-from market.job import Job
-from market.prediction.dbscan import cluster_waits
+from gridmarket.errors import InvalidInput
+from gridmarket.job import Job
+from gridmarket.prediction.dbscan import cluster_waits
 
 __all__ = [
     "FEATURES",
@@ -67,7 +67,7 @@ def queue_features(procs: int, estimate: int, scheduler, now: int) -> np.ndarray
 
     Examples
     --------
-    >>> from market.scheduling import FCFSScheduler
+    >>> from gridmarket.scheduling import FCFSScheduler
     >>> s = FCFSScheduler(4)
     >>> s.submit(Job(1, 0, 4, 100, 200), 0); _ = s.schedule(0)
     >>> s.submit(Job(2, 10, 2, 50, 60), 10)
@@ -104,8 +104,8 @@ class QueueTotals:
 
     Examples
     --------
-    >>> from market.scheduling import FCFSScheduler
-    >>> from market.simulation import MachineSimulation
+    >>> from gridmarket.scheduling import FCFSScheduler
+    >>> from gridmarket.simulation import MachineSimulation
     >>> sim = MachineSimulation(FCFSScheduler(4), [Job(1, 0, 4, 100, 200), Job(2, 10, 2, 50, 60)])
     >>> sim.run_until(19)
     >>> totals = QueueTotals(sim)
@@ -221,7 +221,7 @@ class QueueWaitPredictor:
     Notes
     -----
     The ``n_similar`` nearest history jobs are taken nearest first, ties to
-    the older history slot (:func:`market.prediction.dbscan.nearest_rows`), an
+    the older history slot (:func:`gridmarket.prediction.dbscan.nearest_rows`), an
     order that names the DBSCAN clusters the same way on every machine.
     The paper gives the method, not its constants: ``n_similar``, ``eps``,
     ``min_samples``, ``close`` and ``log_target`` are ours, chosen on 3000
@@ -303,7 +303,7 @@ class QueueWaitPredictor:
 
         Rows equal to one already predicted since the last :meth:`observe` get the same answer without
         recomputing it (a metascheduler asks again for every job still waiting, and for many jobs of
-        one size at once); every other row goes through :func:`market.prediction.dbscan.cluster_waits`
+        one size at once); every other row goes through :func:`gridmarket.prediction.dbscan.cluster_waits`
         in one call, and the ridge answers the rows that have no close cluster.
         """
         features = np.atleast_2d(np.asarray(features, dtype=float))

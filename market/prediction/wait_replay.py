@@ -15,11 +15,11 @@ from dataclasses import replace
 import numpy as np
 import pandas as pd
 
-from market.errors import InvalidInput
-from market.job import Job
-from market.prediction.queue_wait import QueueWaitPredictor, queue_features
-from market.scheduling import make_scheduler
-from market.simulation import MachineSimulation
+from gridmarket.errors import InvalidInput
+from gridmarket.job import Job
+from gridmarket.prediction.queue_wait import QueueWaitPredictor, queue_features
+from gridmarket.scheduling import make_scheduler
+from gridmarket.simulation import MachineSimulation
 
 __all__ = ["PPE_FLOOR", "past_jobs", "replay_wait_predictions", "simulated_waits", "wait_prediction_errors",
            "warm_predictor"]
@@ -55,9 +55,9 @@ def replay_wait_predictions(
         ``False``: only feed the predictor (``predicted`` is NaN), much cheaper.
     machine : optional
         An empty machine to replay on instead of ``policy``'s: anything with the stepping
-        interface of :class:`market.simulation.MachineSimulation` (``submit``, ``run_until``,
+        interface of :class:`gridmarket.simulation.MachineSimulation` (``submit``, ``run_until``,
         ``start``, ``scheduler`` with ``queue`` and ``running``), e.g. a two-tier machine
-        (:class:`market.twotier.stepper.TwoTierMachineSimulation`); ``policy`` is then unused.
+        (:class:`gridmarket.twotier.stepper.TwoTierMachineSimulation`); ``policy`` is then unused.
 
     Returns
     -------
@@ -159,7 +159,7 @@ def past_jobs(n_jobs: int, *, procs: int, rng: np.random.Generator) -> list[Job]
     >>> len(jobs), all(1 <= j.procs <= 64 and 1 <= j.user <= 10 for j in jobs)
     (50, True)
     """
-    from market.workloads import lublin_workload
+    from gridmarket.workloads import lublin_workload
 
     history = lublin_workload(n_jobs, procs=procs, rng=rng, estimates="tsafrir").jobs
     users = rng.integers(1, 11, len(history)).tolist()

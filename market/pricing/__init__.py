@@ -5,15 +5,15 @@ forms 17-19, choice rule 20) and ch. 6.4 (cancellation penalty, eq. 23).
 Times are integer seconds from simulation start; prices are SU (processor-hours).
 """
 
-from market.pricing.advertisement import ADVERTISEMENT_HORIZON, ADVERTISEMENT_MARGIN, advertise, delineation
-from market.pricing.cancellation import withdraw_reservation
-from market.pricing.externality import ExternalityPricer, slot_price
-from market.pricing.forecast import PRICING_POLICIES, check_policy, forecast, greedy_plan
-from market.pricing.plan import Booking, ProviderPlan
-from market.pricing.rules import PRICING_RULES, PricingRule, register_pricing, resolve_pricing
-from market.pricing.quotes import Quote, choose, choose_flexible, quote_at, quote_earliest, quote_flexible
-from market.pricing.slot import BASE_RATE, PENALTY_FACTOR, SECONDS_PER_HOUR, Slot, subslot_cost
-from market.pricing.state import (
+from gridmarket.pricing.advertisement import ADVERTISEMENT_HORIZON, ADVERTISEMENT_MARGIN, advertise, delineation
+from gridmarket.pricing.cancellation import withdraw_reservation
+from gridmarket.pricing.externality import ExternalityPricer, slot_price
+from gridmarket.pricing.forecast import PRICING_POLICIES, check_policy, forecast, greedy_plan
+from gridmarket.pricing.plan import Booking, ProviderPlan
+from gridmarket.pricing.rules import PRICING_RULES, PricingRule, register_pricing, resolve_pricing
+from gridmarket.pricing.quotes import Quote, choose, choose_flexible, quote_at, quote_earliest, quote_flexible
+from gridmarket.pricing.slot import BASE_RATE, PENALTY_FACTOR, SECONDS_PER_HOUR, Slot, subslot_cost
+from gridmarket.pricing.state import (
     ProviderState,
     RunningJob,
     base_profile,

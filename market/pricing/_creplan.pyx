@@ -1,6 +1,6 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, initializedcheck=False, cdivision=True
 # distutils: extra_compile_args = -ffp-contract=off
-"""Compiled twin of the pricing engine (``market.pricing.engine.ReferenceEngine``).
+"""Compiled twin of the pricing engine (``gridmarket.pricing.engine.ReferenceEngine``).
 
 Singh 2008, ch. 5 (Fig. 22, query forms 17-19): the base and plan profiles of
 one provider state, the candidate starts of form (18), and the conservative
@@ -13,10 +13,9 @@ the reference's to the last digit (``tests/market/pricing/test_replan_kernel.py`
 from libc.stdlib cimport free as c_free, malloc, realloc
 from libc.string cimport memcpy, memmove
 
-from market.errors import InvalidInput
+from gridmarket.errors import InvalidInput
 
-from market._csearch cimport bisect_right_array as _bisect_right
-from market._csearch cimport i64
+include "../_csearch.pxi"
 
 cdef i64 NEVER = 1LL << 62
 
@@ -72,8 +71,8 @@ cdef void _take_range(Steps* s, Py_ssize_t i, Py_ssize_t j, i64 a, i64 b, i64 pr
 
 cdef void _take(Steps* s, i64 a, i64 b, i64 procs) noexcept nogil:
     """Take ``procs`` processors over ``[a, b)`` (no check), splitting and merging steps."""
-    cdef Py_ssize_t i = _bisect_right(s.t, a, 0, s.n) - 1
-    cdef Py_ssize_t j = _bisect_right(s.t, b, i, s.n)  # first step after b
+    cdef Py_ssize_t i = bisect_right_array(s.t, a, 0, s.n) - 1
+    cdef Py_ssize_t j = bisect_right_array(s.t, b, i, s.n)  # first step after b
     if j > 0 and s.t[j - 1] == b:
         j -= 1  # b is a breakpoint: the first step at or after b
     _take_range(s, i, j, a, b, procs)
@@ -83,7 +82,7 @@ cdef i64 _place(Steps* s, i64 procs, i64 duration, i64 after) except -1 nogil:
     """Earliest start at or after ``after`` with ``procs`` free for ``duration``; take it."""
     cdef Py_ssize_t n = s.n, i, j
     cdef i64 start = after, end
-    i = _bisect_right(s.t, after, 0, n) - 1
+    i = bisect_right_array(s.t, after, 0, n) - 1
     while True:
         while s.f[i] < procs:
             i += 1
@@ -154,7 +153,7 @@ cdef void _sort_events(Event* a, Py_ssize_t n) noexcept nogil:
 
 cdef inline i64 _min_free(i64* t, i64* f, Py_ssize_t n, i64 start, i64 duration) noexcept nogil:
     """Fewest processors free over ``[start, start + duration)`` on the steps ``t``/``f``."""
-    cdef Py_ssize_t i = _bisect_right(t, start, 0, n) - 1
+    cdef Py_ssize_t i = bisect_right_array(t, start, 0, n) - 1
     cdef i64 end = start + duration, low
     if i < 0:
         i = 0
@@ -175,7 +174,7 @@ cdef i64* _alloc(Py_ssize_t n) except NULL:
 
 
 cdef class Engine:
-    """Pricing engine of one state, compiled (see ``market.pricing.engine.ReferenceEngine``).
+    """Pricing engine of one state, compiled (see ``gridmarket.pricing.engine.ReferenceEngine``).
 
     Same constructor, methods, results and errors as the reference.
     """
@@ -592,7 +591,7 @@ cdef class Engine:
                 if after < self.now:
                     after = self.now
                 if after < top:
-                    x = _bisect_right(s.t, top - 1, 0, s.n) - 1
+                    x = bisect_right_array(s.t, top - 1, 0, s.n) - 1
                     while x >= 0 and s.f[x] >= p:
                         x -= 1
                     if x >= 0:
@@ -618,7 +617,7 @@ cdef class Engine:
 
 
 def choice_index(list starts, list prices_ps, double alpha):
-    """Index of the start eq. (20) picks (``market.pricing.quotes.reference_choice``, compiled).
+    """Index of the start eq. (20) picks (``gridmarket.pricing.quotes.reference_choice``, compiled).
 
     ``starts`` in seconds, ``prices_ps`` in processor-seconds (turned into SU
     as the reference does, ``f / 3600``); the same floating-point operations

@@ -16,10 +16,10 @@ from __future__ import annotations
 
 import math
 
-from market.errors import InvalidInput
-from market.pricing.slot import BASE_RATE, PENALTY_FACTOR, Slot
-from market.scheduling.profile import Profile
-from market.scheduling.slots import decompose
+from gridmarket.errors import InvalidInput
+from gridmarket.pricing.slot import BASE_RATE, PENALTY_FACTOR, Slot
+from gridmarket.scheduling.profile import Profile
+from gridmarket.scheduling.slots import decompose
 
 __all__ = ["ADVERTISEMENT_HORIZON", "ADVERTISEMENT_MARGIN", "advertise", "delineation"]
 
@@ -67,7 +67,7 @@ def advertise(
         Sorted by start, bottom level first, each with ``fixed_cost`` 0 and
         ``issued = now``. Summing the slots active at an instant gives the
         plan's free processors then (the layered cut of
-        :func:`market.scheduling.slots.decompose`).
+        :func:`gridmarket.scheduling.slots.decompose`).
 
     Raises
     ------

@@ -1,7 +1,7 @@
 """Cancelling a priced reservation in a live scheduler (Singh 2008, ch. 6.4). Times in seconds.
 
-:meth:`market.pricing.plan.ProviderPlan.cancel` cancels on a plan; this
-module does the same on a running :class:`~market.scheduling.base.LocalScheduler`,
+:meth:`gridmarket.pricing.plan.ProviderPlan.cancel` cancels on a plan; this
+module does the same on a running :class:`~gridmarket.scheduling.base.LocalScheduler`,
 which has no method to drop a reservation (``add_reservation`` only). Until
 the scheduling package grows one, :func:`withdraw_reservation` gives the
 capacity back to the scheduler's availability profile and compresses the
@@ -10,9 +10,9 @@ queue the way each policy does after an early completion.
 
 from __future__ import annotations
 
-from market.errors import InvalidInput
-from market.reservation import Reservation
-from market.scheduling import ConservativeScheduler, EASYScheduler, FCFSScheduler, SlurmPSPScheduler
+from gridmarket.errors import InvalidInput
+from gridmarket.reservation import Reservation
+from gridmarket.scheduling import ConservativeScheduler, EASYScheduler, FCFSScheduler, SlurmPSPScheduler
 
 __all__ = ["withdraw_reservation"]
 
@@ -45,13 +45,13 @@ def withdraw_reservation(scheduler, reservation_id: str | int, now: int) -> Rese
     Notes
     -----
     A job moved to ``now`` starts at the scheduler's next pass: a caller
-    driving a :class:`~market.simulation.MachineSimulation` makes the
+    driving a :class:`~gridmarket.simulation.MachineSimulation` makes the
     simulation run a pass at ``now`` with ``sim.wake_at(now)``.
 
     Examples
     --------
-    >>> from market.job import Job
-    >>> from market.scheduling import ConservativeScheduler
+    >>> from gridmarket.job import Job
+    >>> from gridmarket.scheduling import ConservativeScheduler
     >>> s = ConservativeScheduler(4)
     >>> s.add_reservation(Reservation("r", 0, 4, 100), 0)
     >>> s.submit(Job(1, 0, 2, 50, 50), 0); s.planned

@@ -1,7 +1,7 @@
 """The pricing engine of one provider state: profiles, candidate starts, externality re-plans (Singh 2008, ch. 5).
 
 Times are integer seconds from simulation start; prices here are exact
-integers in processor-seconds (:class:`~market.pricing.externality.ExternalityPricer`
+integers in processor-seconds (:class:`~gridmarket.pricing.externality.ExternalityPricer`
 turns them into SU).
 
 An engine holds what Fig. 22 needs to price many slots on one state:
@@ -13,13 +13,13 @@ An engine holds what Fig. 22 needs to price many slots on one state:
 - the candidate starts of query form (18): now and every instant at which
   the plan's availability changes (ch. 5.2);
 - for conservative backfilling, the incremental re-plan of the queue around
-  a slot (the notes of :class:`~market.pricing.externality.ExternalityPricer`):
+  a slot (the notes of :class:`~gridmarket.pricing.externality.ExternalityPricer`):
   the greedy plan ``G`` of the queue from the state, the profile before each
   job, the first job a slot collides with, and the re-plan from that job on.
 
 :class:`ReferenceEngine` is the pure-Python implementation; :data:`Engine` is
 its compiled twin (``market/pricing/_creplan.pyx``) where the extension was
-built (see :mod:`market.kernel`). Both take plain lists of ints and give the
+built (see :mod:`gridmarket.kernel`). Both take plain lists of ints and give the
 same results to the last digit (``tests/market/pricing/test_replan_kernel.py``).
 """
 
@@ -29,8 +29,8 @@ from bisect import bisect_left, bisect_right
 
 import numpy as np
 
-from market.errors import InvalidInput
-from market.kernel import compiled_module
+from gridmarket.errors import InvalidInput
+from gridmarket.kernel import compiled_module
 
 __all__ = ["Engine", "ReferenceEngine", "reference_replan"]
 
@@ -227,7 +227,7 @@ class ReferenceEngine:
 
     Examples
     --------
-    Thesis Fig. 21 (hours; see :class:`~market.pricing.externality.ExternalityPricer`):
+    Thesis Fig. 21 (hours; see :class:`~gridmarket.pricing.externality.ExternalityPricer`):
 
     >>> h = 3600
     >>> e = ReferenceEngine(0, 5, [2*h, 3*h], [1, 3], [5*h], [8*h], [2])
@@ -429,9 +429,9 @@ class ReferenceEngine:
                                 self.keep_owes, self.owed[k], self.now, collect)
 
 
-_compiled = compiled_module("market.pricing._creplan")
+_compiled = compiled_module("gridmarket.pricing._creplan")
 
 #: The engine pricing runs: the Cython build of ``_creplan.pyx`` (same methods and
 #: results as :class:`ReferenceEngine`) unless ``GRIDMARKET_KERNEL=reference`` or it
-#: was not built (:data:`market.kernel.KERNEL` says which runs).
+#: was not built (:data:`gridmarket.kernel.KERNEL` says which runs).
 Engine = ReferenceEngine if _compiled is None else _compiled.Engine

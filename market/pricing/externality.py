@@ -14,7 +14,7 @@ The plan "without" is the provider's current plan: for conservative
 backfilling the scheduler's own planned starts when it has them (a slot that
 fits beside them moves no job, exactly as
 :meth:`ConservativeScheduler.add_reservation` keeps them), else the policy's
-plan of the queue from the state (:func:`market.pricing.forecast.forecast`).
+plan of the queue from the state (:func:`gridmarket.pricing.forecast.forecast`).
 The plan "with" is the policy's plan of the queue around the slot, which is
 what ``add_reservation`` does when the slot does not fit beside the plan.
 
@@ -28,14 +28,14 @@ import math
 from bisect import bisect_right
 from collections.abc import Iterable, Mapping
 
-from market.errors import Infeasible, InvalidInput
-from market.pricing.engine import Engine
-from market.pricing.forecast import BACKFILL_POLICIES, check_policy, forecast, plans_as_itself
-from market.pricing.slot import SECONDS_PER_HOUR
-from market.pricing.state import ProviderState, RunningJob, planning_state_of
-from market.reservation import Reservation
-from market.scheduling import policy_of
-from market.scheduling.profile import Profile
+from gridmarket.errors import Infeasible, InvalidInput
+from gridmarket.pricing.engine import Engine
+from gridmarket.pricing.forecast import BACKFILL_POLICIES, check_policy, forecast, plans_as_itself
+from gridmarket.pricing.slot import SECONDS_PER_HOUR
+from gridmarket.pricing.state import ProviderState, RunningJob, planning_state_of
+from gridmarket.reservation import Reservation
+from gridmarket.scheduling import policy_of
+from gridmarket.scheduling.profile import Profile
 
 __all__ = ["ExternalityPricer", "slot_price"]
 
@@ -104,13 +104,13 @@ class ExternalityPricer:
 
     Cost: O(C (Q - k) S) for C candidates that do not fit beside the plan,
     Q queued jobs and S steps scanned per job, against O(C Q S) for Fig. 22
-    applied C times. The work is done by a :data:`~market.pricing.engine.Engine`
-    (compiled where built, :mod:`market.kernel`), which also holds the base
+    applied C times. The work is done by a :data:`~gridmarket.pricing.engine.Engine`
+    (compiled where built, :mod:`gridmarket.kernel`), which also holds the base
     and plan profiles and the candidate starts. See ``benchmarks/RESULTS.md``
     for the whole-trace figures against the plain replay.
 
     EASY and FCFS plan only their queue head, so each price runs the policy
-    forward over the queue (:func:`~market.pricing.forecast.forecast`),
+    forward over the queue (:func:`~gridmarket.pricing.forecast.forecast`),
     except for a slot that fits in the free capacity of the predicted plan:
     with estimates as runtimes and no arrival, each head starts at its
     shadow time and every job the policy starts fits beside the plan at
@@ -130,8 +130,8 @@ class ExternalityPricer:
     3. Slot X, 2 processors for 3 hours at 2, pushes C to 3 and D to 5:
     delays of 1 and 2 hours for 2-processor jobs, so ``f = 1x2 + 2x2 = 6`` SU.
 
-    >>> from market.job import Job
-    >>> from market.pricing.state import RunningJob
+    >>> from gridmarket.job import Job
+    >>> from gridmarket.pricing.state import RunningJob
     >>> h = 3600
     >>> state = ProviderState(0, 5, running=(RunningJob(1, 1, 0, 2*h), RunningJob(2, 3, 0, 3*h)),
     ...                       queue=(Job(3, 0, 2, 2*h, 2*h), Job(4, 0, 2, 3*h, 3*h)),
@@ -146,7 +146,7 @@ class ExternalityPricer:
     >>> pricer.price(0, 2, 3*h)
     Traceback (most recent call last):
     ...
-    market.errors.Infeasible: 2 processors over [0, 10800) conflict with running jobs or reservations (only 1 free at 0)
+    gridmarket.errors.Infeasible: 2 processors over [0, 10800) conflict with running jobs or reservations (only 1 free at 0)
     """
 
     def __init__(
@@ -167,19 +167,19 @@ class ExternalityPricer:
 
     @classmethod
     def from_scheduler(cls, scheduler, now: int, policy: str | None = None) -> ExternalityPricer:
-        """The pricer of a live :class:`~market.scheduling.base.LocalScheduler` at ``now`` (it is not changed).
+        """The pricer of a live :class:`~gridmarket.scheduling.base.LocalScheduler` at ``now`` (it is not changed).
 
         The same pricer as ``ExternalityPricer(state_from_scheduler(scheduler, now), policy,
         planned=scheduler.planned)`` (``planned`` for conservative and slots only), built
         straight from the scheduler's running jobs, reservations and queue: the
         :attr:`state` record is made only if asked for. ``policy`` defaults to the
-        scheduler's own class (:func:`market.scheduling.policy_of`: a plug-in is run forward as
+        scheduler's own class (:func:`gridmarket.scheduling.policy_of`: a plug-in is run forward as
         itself). The scheduler is trusted to be consistent (its state is not re-validated).
 
         Examples
         --------
-        >>> from market.job import Job
-        >>> from market.scheduling import ConservativeScheduler
+        >>> from gridmarket.job import Job
+        >>> from gridmarket.scheduling import ConservativeScheduler
         >>> s = ConservativeScheduler(4)
         >>> s.submit(Job(1, 0, 4, 100, 100), 0); _ = s.schedule(0); s.submit(Job(2, 5, 2, 50, 50), 5)
         >>> p = ExternalityPricer.from_scheduler(s, 5)

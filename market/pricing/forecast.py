@@ -10,7 +10,7 @@ a scheduler can know); no further job arrives.
   arrival order, at its earliest start in the availability profile (Mu'alem
   & Feitelson 2001; thesis Fig. 1, Fig. 20).
 - ``easy``, ``fcfs`` and any other local policy (registered, or a plug-in
-  ``"package.module:Name"``, :func:`market.scheduling.resolve_policy`): these
+  ``"package.module:Name"``, :func:`gridmarket.scheduling.resolve_policy`): these
   plan only the queue head, or a plan pricing cannot read, so the
   starts of the others are predicted by running the policy itself
   forward from the state: a fresh
@@ -20,10 +20,10 @@ a scheduler can know); no further job arrives.
   in the state's order (a live scheduler's own): exact for policies that order
   their queue by arrival or by a key of the job (FCFS, EASY, SJF, PSP), not for
   one whose order depends on the order it was handed the jobs. The fresh
-  scheduler is :meth:`~market.scheduling.base.LocalScheduler.for_planning` of
+  scheduler is :meth:`~gridmarket.scheduling.base.LocalScheduler.for_planning` of
   the state's ``policy_state``: what a policy knows beyond its jobs (PSP:
   each user's estimate accuracy, held at its current value over the plan,
-  :class:`market.scheduling.psp.FrozenAccuracies`).
+  :class:`gridmarket.scheduling.psp.FrozenAccuracies`).
 """
 
 from __future__ import annotations
@@ -32,14 +32,14 @@ import functools
 import heapq
 from collections.abc import Mapping, Sequence
 
-from market.errors import Infeasible, InvalidInput
-from market.job import Job
-from market.pricing.state import ProviderState, base_profile
-from market.reservation import Reservation
-from market.plugins import is_plugin_name
-from market.scheduling import policy_names, resolve_policy
-from market.scheduling.base import no_planning_state
-from market.scheduling.profile import Profile
+from gridmarket.errors import Infeasible, InvalidInput
+from gridmarket.job import Job
+from gridmarket.pricing.state import ProviderState, base_profile
+from gridmarket.reservation import Reservation
+from gridmarket.plugins import is_plugin_name
+from gridmarket.scheduling import policy_names, resolve_policy
+from gridmarket.scheduling.base import no_planning_state
+from gridmarket.scheduling.profile import Profile
 
 __all__ = [
     "BACKFILL_POLICIES",
@@ -65,12 +65,12 @@ PRICING_POLICIES = BACKFILL_POLICIES + FORWARD_POLICIES
 def check_policy(policy: str) -> str:
     """``policy`` if pricing can plan with it; ``InvalidInput`` otherwise.
 
-    Besides :data:`PRICING_POLICIES`, any local policy :func:`market.scheduling.resolve_policy`
+    Besides :data:`PRICING_POLICIES`, any local policy :func:`gridmarket.scheduling.resolve_policy`
     knows is run forward, provided a scheduler made by its ``for_planning`` takes a job: the
     forward run re-creates the running jobs as stand-ins (with their users) and submits the queue.
 
-    >>> check_policy("market.scheduling.fcfs:FCFSScheduler"), check_policy("psp")
-    ('market.scheduling.fcfs:FCFSScheduler', 'psp')
+    >>> check_policy("gridmarket.scheduling.fcfs:FCFSScheduler"), check_policy("psp")
+    ('gridmarket.scheduling.fcfs:FCFSScheduler', 'psp')
     """
     if policy in BACKFILL_POLICIES:
         return policy
@@ -178,7 +178,7 @@ def forecast(
     now (it ends before job 2's shadow time, 100); job 4 would delay job 2
     and waits for it. FCFS backfills nothing.
 
-    >>> from market.pricing.state import RunningJob
+    >>> from gridmarket.pricing.state import RunningJob
     >>> s = ProviderState(1, 4, running=(RunningJob(1, 3, 0, 100),),
     ...                   queue=(Job(2, 1, 4, 10, 10), Job(3, 1, 1, 50, 50), Job(4, 1, 1, 500, 500)))
     >>> forecast(s, "easy"), forecast(s, "fcfs")

@@ -5,7 +5,7 @@ query forms (ch. 5, Fig. 22, eqs. 17-19), cancellation with a penalty
 (ch. 6.4, eq. 23). Times are integer seconds from simulation start; prices
 are SU (processor-hours).
 
-:class:`ProviderPlan` wraps one :class:`~market.pricing.state.ProviderState`
+:class:`ProviderPlan` wraps one :class:`~gridmarket.pricing.state.ProviderState`
 (running jobs, queue, reservations) and the planned starts of the queue
 under the provider's local policy. It is built from a live scheduler
 (:meth:`ProviderPlan.from_scheduler`, so an agent can price mid-run) or from
@@ -23,16 +23,16 @@ import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from market.errors import Infeasible, InvalidInput
-from market.pricing.advertisement import advertise
-from market.pricing.externality import ExternalityPricer
-from market.pricing.forecast import BACKFILL_POLICIES, check_policy, forecast, plans_as_itself
-from market.pricing.quotes import Quote, quote_at, quote_earliest, quote_flexible
-from market.pricing.rules import apply_rule, resolve_pricing
-from market.pricing.slot import BASE_RATE, PENALTY_FACTOR, SECONDS_PER_HOUR, Slot
-from market.pricing.state import ProviderState, state_from_dict, state_from_scheduler
-from market.reservation import Reservation
-from market.scheduling import policy_of
+from gridmarket.errors import Infeasible, InvalidInput
+from gridmarket.pricing.advertisement import advertise
+from gridmarket.pricing.externality import ExternalityPricer
+from gridmarket.pricing.forecast import BACKFILL_POLICIES, check_policy, forecast, plans_as_itself
+from gridmarket.pricing.quotes import Quote, quote_at, quote_earliest, quote_flexible
+from gridmarket.pricing.rules import apply_rule, resolve_pricing
+from gridmarket.pricing.slot import BASE_RATE, PENALTY_FACTOR, SECONDS_PER_HOUR, Slot
+from gridmarket.pricing.state import ProviderState, state_from_dict, state_from_scheduler
+from gridmarket.reservation import Reservation
+from gridmarket.scheduling import policy_of
 
 __all__ = ["Booking", "ProviderPlan"]
 
@@ -84,16 +84,16 @@ class ProviderPlan:
     penalty_factor : float
         ``p`` of every slot sold: cancelling costs ``p x f`` (default 0.1, ch. 6.4).
     pricing : str
-        The pricing rule that sets ``f`` of every quote and sale (:mod:`market.pricing.rules`):
+        The pricing rule that sets ``f`` of every quote and sale (:mod:`gridmarket.pricing.rules`):
         ``"externality"`` (default, ch. 5), ``"flat"`` (base rate only), another registered rule or
         a plug-in ``"package.module:function"``.
 
     Examples
     --------
-    The Fig. 21 state (hours; see :class:`~market.pricing.externality.ExternalityPricer`):
+    The Fig. 21 state (hours; see :class:`~gridmarket.pricing.externality.ExternalityPricer`):
 
-    >>> from market.job import Job
-    >>> from market.pricing.state import RunningJob
+    >>> from gridmarket.job import Job
+    >>> from gridmarket.pricing.state import RunningJob
     >>> h = 3600
     >>> state = ProviderState(0, 5, running=(RunningJob(1, 1, 0, 2*h), RunningJob(2, 3, 0, 3*h)),
     ...                       queue=(Job(3, 0, 2, 2*h, 2*h), Job(4, 0, 2, 3*h, 3*h)),
@@ -137,11 +137,11 @@ class ProviderPlan:
     # ------------------------------------------------------------ construction
     @classmethod
     def from_scheduler(cls, scheduler, now: int, **kwargs) -> ProviderPlan:
-        """The plan of a live :class:`~market.scheduling.base.LocalScheduler` at ``now``.
+        """The plan of a live :class:`~gridmarket.scheduling.base.LocalScheduler` at ``now``.
 
         Conservative and slot schedulers keep their planned starts; they are
         used as they are. Any other policy, a plug-in among them, is run forward as its own
-        class (:func:`market.scheduling.policy_of`). The scheduler is not changed. Mid-run:
+        class (:func:`gridmarket.scheduling.policy_of`). The scheduler is not changed. Mid-run:
         ``ProviderPlan.from_scheduler(sim.scheduler, sim.now)``.
         """
         policy = kwargs.pop("policy", None)
@@ -197,7 +197,7 @@ class ProviderPlan:
 
     # ------------------------------------------------------------ market queries
     def advertise(self, *, until: int | None = None) -> list[Slot]:
-        """The plan's non-delaying free slots at best-effort price (ch. 3); see :func:`~market.pricing.advertisement.advertise`."""
+        """The plan's non-delaying free slots at best-effort price (ch. 3); see :func:`~gridmarket.pricing.advertisement.advertise`."""
         return advertise(
             self.pricer.full, self.now, until=until, unit_cost=self.unit_cost, penalty_factor=self.penalty_factor
         )

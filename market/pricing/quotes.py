@@ -24,10 +24,10 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from market.errors import Infeasible, InvalidInput
-from market.kernel import compiled_module
-from market.pricing.externality import ExternalityPricer
-from market.pricing.slot import BASE_RATE, PENALTY_FACTOR, SECONDS_PER_HOUR, Slot
+from gridmarket.errors import Infeasible, InvalidInput
+from gridmarket.kernel import compiled_module
+from gridmarket.pricing.externality import ExternalityPricer
+from gridmarket.pricing.slot import BASE_RATE, PENALTY_FACTOR, SECONDS_PER_HOUR, Slot
 
 __all__ = ["Quote", "choose", "choose_flexible", "quote_at", "quote_earliest", "quote_flexible"]
 
@@ -104,7 +104,7 @@ def quote_at(
 
     Examples
     --------
-    >>> from market.pricing.state import ProviderState, RunningJob
+    >>> from gridmarket.pricing.state import ProviderState, RunningJob
     >>> p = ExternalityPricer(ProviderState(0, 4, running=(RunningJob(1, 3, 0, 100),)))
     >>> quote_at(p, 0, 2, 50).reason
     '2 processors over [0, 50) conflict with running jobs or reservations (only 1 free at 0)'
@@ -143,9 +143,9 @@ def quote_flexible(
     from 6 on (the thesis's Table 3 has the same shape: an earlier start is
     not always dearer, and the tail is free).
 
-    >>> from market.job import Job
-    >>> from market.reservation import Reservation
-    >>> from market.pricing.state import ProviderState, RunningJob
+    >>> from gridmarket.job import Job
+    >>> from gridmarket.reservation import Reservation
+    >>> from gridmarket.pricing.state import ProviderState, RunningJob
     >>> h = 3600
     >>> state = ProviderState(0, 5, running=(RunningJob(1, 1, 0, 2*h), RunningJob(2, 3, 0, 3*h)),
     ...                       queue=(Job(3, 0, 2, 2*h, 2*h), Job(4, 0, 2, 3*h, 3*h)),
@@ -166,7 +166,7 @@ def quote_earliest(
 
     Examples
     --------
-    >>> from market.pricing.state import ProviderState, RunningJob
+    >>> from gridmarket.pricing.state import ProviderState, RunningJob
     >>> p = ExternalityPricer(ProviderState(0, 4, running=(RunningJob(1, 3, 0, 100),)))
     >>> [(q.start, q.fixed_cost) for q in quote_earliest(p, 30, 1, 50)]
     [(30, 0.0), (100, 0.0)]
@@ -222,9 +222,9 @@ def choose_flexible(
     The Fig. 21 state of :class:`ExternalityPricer` (hours): the list of
     :func:`quote_flexible` holds 6 starts; alpha 0.5 takes the first, alpha 0.7 the free one at 6.
 
-    >>> from market.job import Job
-    >>> from market.reservation import Reservation
-    >>> from market.pricing.state import ProviderState, RunningJob
+    >>> from gridmarket.job import Job
+    >>> from gridmarket.reservation import Reservation
+    >>> from gridmarket.pricing.state import ProviderState, RunningJob
     >>> h = 3600
     >>> state = ProviderState(0, 5, running=(RunningJob(1, 1, 0, 2*h), RunningJob(2, 3, 0, 3*h)),
     ...                       queue=(Job(3, 0, 2, 2*h, 2*h), Job(4, 0, 2, 3*h, 3*h)),
@@ -271,6 +271,6 @@ def _best(starts: Sequence[int], costs: Sequence[float], alpha: float) -> int:
     return best
 
 
-_compiled = compiled_module("market.pricing._creplan")
-#: eq. (20) on raw lists: compiled where built (see :mod:`market.kernel`)
+_compiled = compiled_module("gridmarket.pricing._creplan")
+#: eq. (20) on raw lists: compiled where built (see :mod:`gridmarket.kernel`)
 choice_index = reference_choice if _compiled is None else _compiled.choice_index

@@ -2,9 +2,9 @@
 
 A slot of ``n`` processors for ``d`` hours costs ``n d c + f`` SU (Singh 2008, ch. 5): ``c`` is the
 provider's base rate and ``f`` the fixed cost a pricing rule sets. A rule is a function
-``rule(quote, plan) -> f``: ``quote`` is the slot's externality quote (:class:`~market.pricing.quotes.Quote`,
+``rule(quote, plan) -> f``: ``quote`` is the slot's externality quote (:class:`~gridmarket.pricing.quotes.Quote`,
 its ``fixed_cost`` the SU of delay the slot imposes on the queued jobs, Fig. 22), ``plan`` the
-provider's :class:`~market.pricing.plan.ProviderPlan`, and the answer is ``f`` in SU (finite,
+provider's :class:`~gridmarket.pricing.plan.ProviderPlan`, and the answer is ``f`` in SU (finite,
 >= 0). Built in:
 
 * ``"externality"`` -- Singh's adaptive pricing: ``f`` is the externality (ch. 5, Fig. 22);
@@ -22,8 +22,8 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 
-from market.errors import InvalidInput
-from market.plugins import FunctionRegistry
+from gridmarket.errors import InvalidInput
+from gridmarket.plugins import FunctionRegistry
 
 __all__ = ["PRICING_RULES", "PricingRule", "apply_rule", "register_pricing", "resolve_pricing"]
 
@@ -64,7 +64,7 @@ def resolve_pricing(name: str) -> PricingRule:
     >>> resolve_pricing("flta")
     Traceback (most recent call last):
     ...
-    market.errors.InvalidInput: unknown pricing rule 'flta' (known: externality, flat, or a plug-in 'package.module:function')
+    gridmarket.errors.InvalidInput: unknown pricing rule 'flta' (known: externality, flat, or a plug-in 'package.module:function')
     """
     return _REGISTRY.resolve(name)
 

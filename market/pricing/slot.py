@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from market.errors import Infeasible, InvalidInput
+from gridmarket.errors import Infeasible, InvalidInput
 
 __all__ = ["BASE_RATE", "PENALTY_FACTOR", "SECONDS_PER_HOUR", "Slot", "subslot_cost"]
 
@@ -162,7 +162,7 @@ class Slot:
         >>> s.subslot(start=3600, procs=2, duration=7200)
         Traceback (most recent call last):
         ...
-        market.errors.Infeasible: slot at 0 is not extensible (e=false): the request must end by 7200, asks [3600, 10800)
+        gridmarket.errors.Infeasible: slot at 0 is not extensible (e=false): the request must end by 7200, asks [3600, 10800)
         """
         s_k = self.start if start is None else start
         n_k = self.procs if procs is None else procs

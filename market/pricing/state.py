@@ -20,7 +20,7 @@ an ``id`` (default ``"r<index>"``). ``running``, ``queued`` and
 its ``user`` (an int >= 0; policies that rank users need it).
 
 ``policy_state`` (optional) is what the provider's policy knows beyond its jobs
-and a plan of its queue needs (:meth:`~market.scheduling.base.LocalScheduler.planning_state`):
+and a plan of its queue needs (:meth:`~gridmarket.scheduling.base.LocalScheduler.planning_state`):
 for ``psp`` and ``psp-slurm`` each user's current estimate accuracy,
 ``{"accuracy": {"7": 0.25}, "default_accuracy": 1.0}`` (Rocchetti et al., Sec. 4;
 omitted: no job has ended yet, every user at the default), and for ``psp-slurm``
@@ -33,11 +33,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from market.errors import InvalidInput
-from market.job import Job
-from market.reservation import Reservation
-from market.scheduling.profile import Profile
-from market.validation import check_keys, read_json
+from gridmarket.errors import InvalidInput
+from gridmarket.job import Job
+from gridmarket.reservation import Reservation
+from gridmarket.scheduling.profile import Profile
+from gridmarket.validation import check_keys, read_json
 
 __all__ = [
     "ProviderState",
@@ -184,7 +184,7 @@ def base_profile(state: ProviderState) -> Profile:
     >>> ProviderState(10, 4, running=(RunningJob(1, 3, 0, 50),), reservations=(Reservation("r", 40, 2, 20),))
     Traceback (most recent call last):
     ...
-    market.errors.InvalidInput: running jobs and reservations hold 5 processors at 40; machine has 4
+    gridmarket.errors.InvalidInput: running jobs and reservations hold 5 processors at 40; machine has 4
     """
     now, procs = state.now, state.procs
     change: dict[int, int] = {}
@@ -215,7 +215,7 @@ def base_profile(state: ProviderState) -> Profile:
 
 
 def state_from_scheduler(scheduler, now: int) -> ProviderState:
-    """The state of a running :class:`~market.scheduling.base.LocalScheduler` at ``now``.
+    """The state of a running :class:`~gridmarket.scheduling.base.LocalScheduler` at ``now``.
 
     Running jobs hold their processors to ``start + estimate`` (the plan a
     scheduler keeps); reservations that ended by ``now`` are left out.
@@ -223,7 +223,7 @@ def state_from_scheduler(scheduler, now: int) -> ProviderState:
 
     Examples
     --------
-    >>> from market.scheduling import EASYScheduler
+    >>> from gridmarket.scheduling import EASYScheduler
     >>> s = EASYScheduler(4)
     >>> s.submit(Job(1, 0, 3, 100, 120), 0); _ = s.schedule(0); s.submit(Job(2, 5, 2, 10, 10), 5)
     >>> st = state_from_scheduler(s, 5)
@@ -241,7 +241,7 @@ def state_from_scheduler(scheduler, now: int) -> ProviderState:
 
 
 def planning_state_of(scheduler) -> dict | None:
-    """``scheduler.planning_state()`` (:meth:`~market.scheduling.base.LocalScheduler.planning_state`), None without one."""
+    """``scheduler.planning_state()`` (:meth:`~gridmarket.scheduling.base.LocalScheduler.planning_state`), None without one."""
     planning_state = getattr(scheduler, "planning_state", None)
     return None if planning_state is None else planning_state()
 
@@ -292,7 +292,7 @@ def state_from_dict(data: object, *, source: str = "state") -> ProviderState:
     >>> state_from_dict({"now": 0, "procs": 4, "queued": [{"id": 1, "submit": 0, "procs": 0, "estimate": 60}]})
     Traceback (most recent call last):
     ...
-    market.errors.InvalidInput: state: queued[0].procs must be an int >= 1, got 0
+    gridmarket.errors.InvalidInput: state: queued[0].procs must be an int >= 1, got 0
     """
     if not isinstance(data, Mapping):
         raise InvalidInput(f"{source}: the top level must be an object, got {type(data).__name__}")

@@ -1,27 +1,27 @@
 """Provisioning: resource plans for workflows over advertised slots and quotes (Singh 2008, ch. 4, 6, 7).
 
-* :mod:`~market.provisioning.advertised` -- slots with prices and Table 1 sub-slot costs;
-* :mod:`~market.provisioning.schedule` -- scheduling and allocation cost of a plan (ch. 4.2, 4.5);
-* :mod:`~market.provisioning.moga` -- the multi-objective GA (ch. 4.5, eqs. 8-14);
-* :mod:`~market.provisioning.pareto` -- Pareto sets, selection by α (eq. 15), enumeration oracle;
-* :mod:`~market.provisioning.besteffort` -- the just-in-time best-effort baseline (ch. 4.7, eq. 16);
-* :mod:`~market.provisioning.quotes`, :mod:`~market.provisioning.greedy` -- greedy HEFT over quotes (ch. 7, Fig. 51);
-* :mod:`~market.provisioning.var` -- virtual advance reservations and the combined scheme (ch. 6);
-* :mod:`~market.provisioning.methods` -- provisioning methods by name (``moga``, ``greedy``, plug-ins).
+* :mod:`~gridmarket.provisioning.advertised` -- slots with prices and Table 1 sub-slot costs;
+* :mod:`~gridmarket.provisioning.schedule` -- scheduling and allocation cost of a plan (ch. 4.2, 4.5);
+* :mod:`~gridmarket.provisioning.moga` -- the multi-objective GA (ch. 4.5, eqs. 8-14);
+* :mod:`~gridmarket.provisioning.pareto` -- Pareto sets, selection by α (eq. 15), enumeration oracle;
+* :mod:`~gridmarket.provisioning.besteffort` -- the just-in-time best-effort baseline (ch. 4.7, eq. 16);
+* :mod:`~gridmarket.provisioning.quotes`, :mod:`~gridmarket.provisioning.greedy` -- greedy HEFT over quotes (ch. 7, Fig. 51);
+* :mod:`~gridmarket.provisioning.var` -- virtual advance reservations and the combined scheme (ch. 6);
+* :mod:`~gridmarket.provisioning.methods` -- provisioning methods by name (``moga``, ``greedy``, plug-ins).
 
 Times are integer seconds; costs are SU (processor-hours).
 """
 
-from market.provisioning.advertised import SECONDS_PER_HOUR, AdvertisedSlot, advertise
-from market.provisioning.besteffort import (
+from gridmarket.provisioning.advertised import SECONDS_PER_HOUR, AdvertisedSlot, advertise
+from gridmarket.provisioning.besteffort import (
     BestEffortRun,
     best_effort_cost,
     run_best_effort,
     submit_job,
 )
-from market.provisioning.dbc import DBC_STRATEGIES, DBCPlan, DBCResource, dbc_plan
-from market.provisioning.greedy import GreedyPlan, choose_quote, provision_greedy
-from market.provisioning.methods import (
+from gridmarket.provisioning.dbc import DBC_STRATEGIES, DBCPlan, DBCResource, dbc_plan
+from gridmarket.provisioning.greedy import GreedyPlan, choose_quote, provision_greedy
+from gridmarket.provisioning.methods import (
     PROVISIONING_METHODS,
     ProvisioningMethod,
     ProvisioningProblem,
@@ -30,8 +30,8 @@ from market.provisioning.methods import (
     register_provisioning,
     resolve_provisioning,
 )
-from market.provisioning.moga import SIGMA_SHARE, MogaResult, moga, moga_fitness
-from market.provisioning.pareto import (
+from gridmarket.provisioning.moga import SIGMA_SHARE, MogaResult, moga, moga_fitness
+from gridmarket.provisioning.pareto import (
     ParetoPlan,
     ParetoSet,
     dominates,
@@ -40,15 +40,15 @@ from market.provisioning.pareto import (
     nondominated,
     select_by_tradeoff,
 )
-from market.provisioning.quotes import (
+from gridmarket.provisioning.quotes import (
     FreeCapacityProvider,
     PlanQuoteProvider,
     PriceQuote,
     QuoteLike,
     QuoteProvider,
 )
-from market.provisioning.schedule import Placement, PlanEvaluator, PlanSchedule
-from market.provisioning.var import (
+from gridmarket.provisioning.schedule import Placement, PlanEvaluator, PlanSchedule
+from gridmarket.provisioning.var import (
     VAR_STEP,
     CombinedOutcome,
     StartFeed,

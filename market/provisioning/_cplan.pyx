@@ -2,7 +2,7 @@
 """Compiled slot-capacity loops of the MOGA plan evaluator (Singh 2008, ch. 4.5, Fig. 2).
 
 Twins of ``reference_fit``, ``reference_cover`` and ``reference_take`` in
-:mod:`market.provisioning.schedule`, with their semantics, tie rules and
+:mod:`gridmarket.provisioning.schedule`, with their semantics, tie rules and
 results (``tests/market/provisioning/test_plan_kernel.py`` checks them against
 each other); built at install time by Cython like the scheduling kernel, with
 the same fallback. Each slot's free processors are a step function kept as two
@@ -11,8 +11,7 @@ an int or ``inf`` (extensible), compared here as a double (exact for seconds
 below 2**53).
 """
 
-from market._csearch cimport bisect_right_list as _bisect_right
-from market._csearch cimport i64
+include "../_csearch.pxi"
 
 
 cpdef cover(list bin_slots, i64 t, i64 d, i64 need):
@@ -27,7 +26,7 @@ cpdef cover(list bin_slots, i64 t, i64 d, i64 need):
             continue
         free = <list>entry[2]
         n = len(times)
-        i = _bisect_right(times, t, 0, n) - 1
+        i = bisect_right_list(times, t, 0, n) - 1
         low = <i64>free[i]
         i += 1
         while low != 0 and i < n and <i64>times[i] < wend:
@@ -63,7 +62,7 @@ cpdef fit(list bin_slots, i64 ready, i64 d, i64 need):
         times = <list>entry[1]
         free = <list>entry[2]
         n = len(times)
-        i = _bisect_right(times, ready, 0, n)
+        i = bisect_right_list(times, ready, 0, n)
         prev = <i64>free[i - 1] if i > 0 else 0
         last = <double>entry[3] - <double>d
         for j in range(i, n):
@@ -82,7 +81,7 @@ cpdef fit(list bin_slots, i64 ready, i64 d, i64 need):
 
 
 cdef Py_ssize_t _split(list times, list free, i64 t):
-    cdef Py_ssize_t i = _bisect_right(times, t, 0, len(times)) - 1
+    cdef Py_ssize_t i = bisect_right_list(times, t, 0, len(times)) - 1
     if <i64>times[i] == t:
         return i
     times.insert(i + 1, t)

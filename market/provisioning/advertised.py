@@ -9,7 +9,7 @@ sub-slot. The slots a non-delaying scheduler advertises cost ``c = 1``,
 costs are SU (processor-hours): ``c`` is SU per processor-hour, ``f`` SU.
 
 This record is what provisioning needs from the priced slot of the pricing
-mechanisms (``market.pricing``); anything with the same attributes works.
+mechanisms (``gridmarket.pricing``); anything with the same attributes works.
 """
 
 from __future__ import annotations
@@ -18,8 +18,8 @@ import math
 from collections.abc import Hashable, Iterable
 from dataclasses import dataclass
 
-from market.errors import Infeasible, InvalidInput
-from market.scheduling.slots import FreeSlot
+from gridmarket.errors import Infeasible, InvalidInput
+from gridmarket.scheduling.slots import FreeSlot
 
 __all__ = ["SECONDS_PER_HOUR", "AdvertisedSlot", "advertise"]
 
@@ -66,7 +66,7 @@ class AdvertisedSlot:
     >>> slot(False, False).subslot_cost(0, 2, 2 * h)  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    market.errors.Infeasible: slot of ctc at 0 is indivisible: a sub-slot must take all 4 processors, not 2
+    gridmarket.errors.Infeasible: slot of ctc at 0 is indivisible: a sub-slot must take all 4 processors, not 2
     """
 
     resource: Hashable
@@ -147,17 +147,17 @@ def advertise(
     resource : hashable
         Name of the provider.
     free_slots : iterable of FreeSlot or priced slots
-        From :meth:`market.scheduling.SlotScheduler.free_slots` or
-        :func:`market.scheduling.slots.decompose`, or priced slots (anything
+        From :meth:`gridmarket.scheduling.SlotScheduler.free_slots` or
+        :func:`gridmarket.scheduling.slots.decompose`, or priced slots (anything
         with ``start, procs, duration, divisible, extensible`` and optionally
-        ``unit_cost, fixed_cost``, such as ``market.pricing.Slot``).
+        ``unit_cost, fixed_cost``, such as ``gridmarket.pricing.Slot``).
     unit_cost, fixed_cost : float, optional
         ``c`` (SU per processor-hour) and ``f`` (SU) for every slot; by
         default each slot's own, else the best-effort price ``c = 1``, ``f = 0``.
 
     Examples
     --------
-    >>> from market.scheduling import SlotScheduler
+    >>> from gridmarket.scheduling import SlotScheduler
     >>> [s.cost for s in advertise("m", SlotScheduler(4).free_slots(0, until=7200))]
     [8.0]
     """

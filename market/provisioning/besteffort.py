@@ -20,13 +20,13 @@ from dataclasses import dataclass
 
 import networkx as nx
 
-from market.errors import InvalidInput
-from market.job import Job
-from market.provisioning.advertised import SECONDS_PER_HOUR
-from market.provisioning.schedule import Placement
-from market.simulation import MachineSimulation
-from market.workflows.dag import Network, runtime_on, validate_workflow
-from market.workflows.rank import rank_order, upward_rank
+from gridmarket.errors import InvalidInput
+from gridmarket.job import Job
+from gridmarket.provisioning.advertised import SECONDS_PER_HOUR
+from gridmarket.provisioning.schedule import Placement
+from gridmarket.simulation import MachineSimulation
+from gridmarket.workflows.dag import Network, runtime_on, validate_workflow
+from gridmarket.workflows.rank import rank_order, upward_rank
 
 __all__ = ["BestEffortRun", "best_effort_cost", "run_best_effort", "submit_job"]
 
@@ -156,7 +156,7 @@ def run_best_effort(
     --------
     An idle 4-processor machine runs the chain a (2 procs, 100 s) -> b (4 procs, 50 s):
 
-    >>> from market.scheduling import make_scheduler
+    >>> from gridmarket.scheduling import make_scheduler
     >>> g = nx.DiGraph([("a", "b")])
     >>> g.add_node("a", procs=2, runtime=100); g.add_node("b", procs=4, runtime=50)
     >>> sim = MachineSimulation(make_scheduler("conservative", 4), [])

@@ -33,8 +33,8 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from market.errors import InvalidInput
-from market.pricing.slot import SECONDS_PER_HOUR
+from gridmarket.errors import InvalidInput
+from gridmarket.pricing.slot import SECONDS_PER_HOUR
 
 __all__ = ["DBC_SELLERS", "DBC_STRATEGIES", "DBCOffer", "DBCPlan", "DBCPurchase", "DBCResource", "auctioned_offers",
            "buy_dbc_slot", "dbc_buy", "dbc_plan", "posted_offers", "quoted_offers"]
@@ -394,7 +394,7 @@ def auctioned_offers(plan, request, *, provider: str) -> list[tuple[DBCOffer, in
     """An auctioning provider's offer for ``request``: the slot at its earliest start, the reserve its quote.
 
     The provider auctions the job's slot at the machine's earliest start with the slot's externality
-    price as the reserve (:func:`market.auctions.slot.reserve_price`, Singh ch. 5): the buyer sees the
+    price as the reserve (:func:`gridmarket.auctions.slot.reserve_price`, Singh ch. 5): the buyer sees the
     reserve, not the price. None when the start misses the deadline or the machine is too small.
     """
     found = quoted_offers(plan, request, provider=provider, max_starts=1)
@@ -404,8 +404,8 @@ def auctioned_offers(plan, request, *, provider: str) -> list[tuple[DBCOffer, in
 def buy_dbc_slot(plans, request, *, strategy: str = "cost-time", max_starts: int = 16):
     """Buy ``request``'s slot from ``plans`` by DBC (module notes); returns ``(provider, start, price SU)`` or None.
 
-    ``plans`` maps provider names to :class:`market.pricing.ProviderPlan` (all at the same ``now``);
-    ``request`` is a :class:`market.auctions.slot.SlotRequest`. Each plan offers its first
+    ``plans`` maps provider names to :class:`gridmarket.pricing.ProviderPlan` (all at the same ``now``);
+    ``request`` is a :class:`gridmarket.auctions.slot.SlotRequest`. Each plan offers its first
     ``max_starts`` feasible candidate starts (the earliest feasible one and the plan's change points
     after it, up to the job's deadline); the chosen start is reserved in its plan (id ``"auction-<id>"``).
     Budget: the job's value; deadline: the valuation's deadline (seconds from now).
@@ -414,9 +414,9 @@ def buy_dbc_slot(plans, request, *, strategy: str = "cost-time", max_starts: int
     --------
     Two idle machines, one dearer (its base rate 2 SU/ph): cost optimisation buys the cheaper.
 
-    >>> from market.auctions.slot import SlotRequest
-    >>> from market.pricing import ProviderPlan, ProviderState
-    >>> from market.valuation import Valuation
+    >>> from gridmarket.auctions.slot import SlotRequest
+    >>> from gridmarket.pricing import ProviderPlan, ProviderState
+    >>> from gridmarket.valuation import Valuation
     >>> plans = {"dear": ProviderPlan(ProviderState(0, 4), "easy", unit_cost=2.0),
     ...          "cheap": ProviderPlan(ProviderState(0, 4), "easy")}
     >>> buy_dbc_slot(plans, SlotRequest(1, 4, 3600, Valuation(10.0, 7200, 10)), strategy="cost")

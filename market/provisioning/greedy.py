@@ -18,10 +18,10 @@ from dataclasses import dataclass
 
 import networkx as nx
 
-from market.errors import Infeasible, InvalidInput
-from market.provisioning.schedule import Placement
-from market.workflows.dag import Network, runtime_on, validate_workflow
-from market.workflows.rank import rank_order, upward_rank
+from gridmarket.errors import Infeasible, InvalidInput
+from gridmarket.provisioning.schedule import Placement
+from gridmarket.workflows.dag import Network, runtime_on, validate_workflow
+from gridmarket.workflows.rank import rank_order, upward_rank
 
 __all__ = ["GreedyPlan", "choose_quote", "provision_greedy"]
 
@@ -96,7 +96,7 @@ def provision_greedy(
     providers : sequence of QuoteProvider
         Objects with ``name``, ``procs``, ``quotes(procs, duration, earliest)``
         and ``reserve(start, procs, duration)``
-        (:class:`market.provisioning.quotes.QuoteProvider`). Each chosen quote
+        (:class:`gridmarket.provisioning.quotes.QuoteProvider`). Each chosen quote
         is reserved on its provider.
     alpha : float
         Trade-off factor in [0, 1]: 1 minimises price only, 0 finish time only.
@@ -134,7 +134,7 @@ def provision_greedy(
     Two providers quote a 1-processor, 1-hour task: ``x`` at once for 3 SU
     (an externality price), ``y`` only in 2 h at the base rate of 1 SU:
 
-    >>> from market.provisioning.quotes import PriceQuote
+    >>> from gridmarket.provisioning.quotes import PriceQuote
     >>> class Fixed:
     ...     def __init__(self, name, answers):
     ...         self.name, self.procs, self.answers, self.booked = name, 4, answers, []

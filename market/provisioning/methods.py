@@ -25,16 +25,16 @@ from dataclasses import dataclass, field
 import networkx as nx
 import numpy as np
 
-from market.errors import Infeasible, InvalidInput
-from market.plugins import FunctionRegistry
-from market.provisioning.advertised import AdvertisedSlot
-from market.provisioning.greedy import provision_greedy
-from market.provisioning.moga import moga
-from market.provisioning.pareto import ParetoSet
-from market.provisioning.quotes import FreeCapacityProvider
-from market.provisioning.schedule import Placement, PlanEvaluator
-from market.scheduling.slots import FreeSlot
-from market.workflows.dag import Network, runtime_on, validate_workflow
+from gridmarket.errors import Infeasible, InvalidInput
+from gridmarket.plugins import FunctionRegistry
+from gridmarket.provisioning.advertised import AdvertisedSlot
+from gridmarket.provisioning.greedy import provision_greedy
+from gridmarket.provisioning.moga import moga
+from gridmarket.provisioning.pareto import ParetoSet
+from gridmarket.provisioning.quotes import FreeCapacityProvider
+from gridmarket.provisioning.schedule import Placement, PlanEvaluator
+from gridmarket.scheduling.slots import FreeSlot
+from gridmarket.workflows.dag import Network, runtime_on, validate_workflow
 
 __all__ = ["PROVISIONING_METHODS", "ProvisioningMethod", "ProvisioningProblem", "ProvisioningResult",
            "check_provisioning", "register_provisioning", "resolve_provisioning"]
@@ -48,7 +48,7 @@ class ProvisioningProblem:
     ----------
     workflow : networkx.DiGraph
         Tasks with ``procs`` and ``runtime`` (seconds, or seconds by resource name); edges may carry
-        ``data_bytes`` (:mod:`market.workflows.dag`).
+        ``data_bytes`` (:mod:`gridmarket.workflows.dag`).
     slots : tuple of AdvertisedSlot
         The slots on offer, Singh's ``<s, n, d, c, f, b, e>`` (eqs. 1-2), from every resource. Their
         sum at an instant is a resource's free capacity; an extensible slot's runs on past its end.
@@ -70,7 +70,7 @@ class ProvisioningProblem:
     >>> p = ProvisioningProblem(g, (AdvertisedSlot("m", 0, 1, math.inf, True, True),), alpha=2.0)
     Traceback (most recent call last):
     ...
-    market.errors.InvalidInput: provisioning: alpha must be in [0, 1], got 2.0
+    gridmarket.errors.InvalidInput: provisioning: alpha must be in [0, 1], got 2.0
     """
 
     workflow: nx.DiGraph
@@ -110,7 +110,7 @@ class ProvisioningResult:
     Attributes
     ----------
     placements : dict
-        Task -> :class:`~market.provisioning.schedule.Placement` for every task of the workflow
+        Task -> :class:`~gridmarket.provisioning.schedule.Placement` for every task of the workflow
         (``resource`` None, ``start == end`` for a virtual, zero-runtime one).
     charges : dict
         What was bought -> its price, SU (e.g. ``"slot 3 (east)"`` for a slot bought by Table 1's
@@ -198,7 +198,7 @@ def resolve_provisioning(name: str) -> ProvisioningMethod:
     >>> resolve_provisioning("mgoa")
     Traceback (most recent call last):
     ...
-    market.errors.InvalidInput: unknown provisioning method 'mgoa' (known: moga, greedy, or a plug-in 'package.module:function')
+    gridmarket.errors.InvalidInput: unknown provisioning method 'mgoa' (known: moga, greedy, or a plug-in 'package.module:function')
     """
     return _REGISTRY.resolve(name)
 
@@ -226,7 +226,7 @@ def check_provisioning(result: object, problem: ProvisioningProblem, name: str) 
     >>> check_provisioning(ProvisioningResult({"t": Placement("t", "m", 0, 3600, 2)}, {}), p, "mine")
     Traceback (most recent call last):
     ...
-    market.errors.InvalidInput: provisioning method 'mine': 2 processors of 'm' in use at 0, over the 1 its slots have free then
+    gridmarket.errors.InvalidInput: provisioning method 'mine': 2 processors of 'm' in use at 0, over the 1 its slots have free then
     """
     where = f"provisioning method {name!r}"
     if not isinstance(result, ProvisioningResult):

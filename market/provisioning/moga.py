@@ -30,9 +30,9 @@ from dataclasses import dataclass
 import numpy as np
 from deap import base, tools
 
-from market.errors import InvalidInput
-from market.provisioning.pareto import ParetoPlan, ParetoSet
-from market.provisioning.schedule import PlanEvaluator
+from gridmarket.errors import InvalidInput
+from gridmarket.provisioning.pareto import ParetoPlan, ParetoSet
+from gridmarket.provisioning.schedule import PlanEvaluator
 
 __all__ = ["SIGMA_SHARE", "MogaResult", "cx_two_point", "moga", "moga_fitness", "mut_flip_bit"]
 
@@ -247,7 +247,7 @@ def moga(
     -------
     MogaResult
         ``front`` is empty when no feasible plan was met; ``front.select(α)``
-        then raises :class:`market.errors.Infeasible`.
+        then raises :class:`gridmarket.errors.Infeasible`.
 
     Notes
     -----
@@ -261,7 +261,7 @@ def moga(
     Examples
     --------
     >>> import networkx as nx
-    >>> from market.provisioning.advertised import AdvertisedSlot
+    >>> from gridmarket.provisioning.advertised import AdvertisedSlot
     >>> g = nx.DiGraph([("a", "b")])
     >>> g.add_node("a", procs=1, runtime=3600); g.add_node("b", procs=1, runtime=3600)
     >>> slots = [AdvertisedSlot("m", 0, 1, 7200, False, False),

@@ -13,7 +13,7 @@ import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 
-from market.errors import Infeasible, InvalidInput
+from gridmarket.errors import Infeasible, InvalidInput
 
 __all__ = [
     "ParetoPlan",

@@ -22,10 +22,10 @@ from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
-from market.errors import Infeasible, InvalidInput
-from market.provisioning.advertised import SECONDS_PER_HOUR
-from market.scheduling.profile import Profile
-from market.scheduling.slots import FreeSlot
+from gridmarket.errors import Infeasible, InvalidInput
+from gridmarket.provisioning.advertised import SECONDS_PER_HOUR
+from gridmarket.scheduling.profile import Profile
+from gridmarket.scheduling.slots import FreeSlot
 
 __all__ = ["FreeCapacityProvider", "PlanQuoteProvider", "PriceQuote", "QuoteLike", "QuoteProvider"]
 
@@ -92,7 +92,7 @@ class FreeCapacityProvider:
         Machine size.
     free_slots : iterable of FreeSlot
         The free capacity of its current plan
-        (:meth:`market.scheduling.SlotScheduler.free_slots`), running and
+        (:meth:`gridmarket.scheduling.SlotScheduler.free_slots`), running and
         queued jobs already planned.
     unit_cost : float
         ``c``, SU per processor-hour (1: the best-effort rate).
@@ -115,8 +115,8 @@ class FreeCapacityProvider:
     (S1 + S2), not at 2 h or 3 h (one processor is free from 3 h to 4 h), at
     4 h (S1 + S4) or at 6 h, when the machine is idle.
 
-    >>> from market.job import Job
-    >>> from market.scheduling import SlotScheduler
+    >>> from gridmarket.job import Job
+    >>> from gridmarket.scheduling import SlotScheduler
     >>> h = 3600
     >>> s = SlotScheduler(5)
     >>> for i, (n, d) in enumerate([(2, 3*h), (4, h), (1, 2*h), (3, 2*h)]):
@@ -207,7 +207,7 @@ class PlanQuoteProvider:
     Adapts any plan object with ``procs``, ``now``, ``quotes(procs, duration,
     earliest=...)`` returning quotes with ``start`` and ``total_cost`` (form
     19), and ``reserve(start, procs, duration)`` -- such as
-    ``market.pricing.ProviderPlan`` -- to the interface greedy provisioning
+    ``gridmarket.pricing.ProviderPlan`` -- to the interface greedy provisioning
     uses. A quote's price is its total ``n d c + f``.
 
     Parameters

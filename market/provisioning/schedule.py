@@ -25,11 +25,11 @@ from dataclasses import dataclass, field
 
 import networkx as nx
 
-from market.errors import InvalidInput
-from market.kernel import compiled_module
-from market.provisioning.advertised import SECONDS_PER_HOUR, AdvertisedSlot
-from market.workflows.dag import Network, runtime_on, validate_workflow
-from market.workflows.rank import rank_order, upward_rank
+from gridmarket.errors import InvalidInput
+from gridmarket.kernel import compiled_module
+from gridmarket.provisioning.advertised import SECONDS_PER_HOUR, AdvertisedSlot
+from gridmarket.workflows.dag import Network, runtime_on, validate_workflow
+from gridmarket.workflows.rank import rank_order, upward_rank
 
 __all__ = ["Placement", "PlanEvaluator", "PlanSchedule"]
 
@@ -140,7 +140,7 @@ class PlanEvaluator:
     Parameters
     ----------
     workflow : networkx.DiGraph
-        A workflow (:mod:`market.workflows.dag`); runtimes per resource are
+        A workflow (:mod:`gridmarket.workflows.dag`); runtimes per resource are
         looked up by the slots' ``resource``.
     slots : sequence of AdvertisedSlot
         The global slot set Â (eq. 3); a plan is a subset, given as a 0/1
@@ -169,7 +169,7 @@ class PlanEvaluator:
     *Earliest start in a bin* (Fig. 2, with the task's earliest feasible
     start as the only change, ch. 4.5). Each slot of the bin keeps its free
     processors as a step function. Cut into layered rectangles (as
-    :mod:`market.scheduling.slots` cuts a machine), the rectangles of one slot
+    :mod:`gridmarket.scheduling.slots` cuts a machine), the rectangles of one slot
     that cover a window hold exactly the processors that slot has free
     throughout the window; so a window is feasible on one slot or a vertical
     stack when those minima, summed over the bin's slots, reach the task's
@@ -561,7 +561,7 @@ def reference_cover(bin_slots: list[tuple], t: int, d: int, need: int) -> list[t
     return stack if total >= need else None
 
 
-_compiled = compiled_module("market.provisioning._cplan")
+_compiled = compiled_module("gridmarket.provisioning._cplan")
 
 # The evaluator's slot-capacity loops: the Cython twins in ``_cplan.pyx`` (same results; tested against
 # these references) unless ``GRIDMARKET_KERNEL=reference`` or they were not built.

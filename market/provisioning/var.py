@@ -30,11 +30,11 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.special import betaincinv
 
-from market.errors import InvalidInput
-from market.job import Job
-from market.provisioning.advertised import SECONDS_PER_HOUR
-from market.provisioning.besteffort import submit_job
-from market.simulation import MachineSimulation
+from gridmarket.errors import InvalidInput
+from gridmarket.job import Job
+from gridmarket.provisioning.advertised import SECONDS_PER_HOUR
+from gridmarket.provisioning.besteffort import submit_job
+from gridmarket.simulation import MachineSimulation
 
 __all__ = [
     "VAR_STEP",

@@ -1,24 +1,24 @@
 """Local batch schedulers of one machine, selectable by name.
 
-Times are integer seconds from simulation start; see :mod:`market.scheduling.base`
+Times are integer seconds from simulation start; see :mod:`gridmarket.scheduling.base`
 for the protocol the simulator drives. A policy is named by its registered name
 (:data:`POLICIES`) or, for a policy outside this package, ``"package.module:Name"``
-(a :class:`LocalScheduler` subclass, imported where it is used: :mod:`market.plugins`;
+(a :class:`LocalScheduler` subclass, imported where it is used: :mod:`gridmarket.plugins`;
 ``docs/extending.md``).
 """
 
 import difflib
 
-from market.errors import InvalidInput
-from market.plugins import is_plugin_name, load_plugin
-from market.scheduling.base import LocalScheduler
-from market.scheduling.conservative import ConservativeScheduler
-from market.scheduling.easy import EASYScheduler
-from market.scheduling.fcfs import FCFSScheduler
-from market.scheduling.profile import Profile
-from market.scheduling.psp import PSPScheduler
-from market.scheduling.slots import FreeSlot, SlotScheduler
-from market.scheduling.slurm import SlurmPSPScheduler
+from gridmarket.errors import InvalidInput
+from gridmarket.plugins import is_plugin_name, load_plugin
+from gridmarket.scheduling.base import LocalScheduler
+from gridmarket.scheduling.conservative import ConservativeScheduler
+from gridmarket.scheduling.easy import EASYScheduler
+from gridmarket.scheduling.fcfs import FCFSScheduler
+from gridmarket.scheduling.profile import Profile
+from gridmarket.scheduling.psp import PSPScheduler
+from gridmarket.scheduling.slots import FreeSlot, SlotScheduler
+from gridmarket.scheduling.slurm import SlurmPSPScheduler
 
 __all__ = [
     "POLICIES",
@@ -63,12 +63,12 @@ def resolve_policy(policy: str | type[LocalScheduler]) -> type[LocalScheduler]:
     Raises ``InvalidInput`` with one line naming the policy: unknown name (with the closest
     known one), a plug-in that cannot be imported, or an object that is not a scheduler.
 
-    >>> resolve_policy("easy").__name__, resolve_policy("market.scheduling.psp:PSPScheduler").name
+    >>> resolve_policy("easy").__name__, resolve_policy("gridmarket.scheduling.psp:PSPScheduler").name
     ('EASYScheduler', 'psp')
     >>> resolve_policy("consrvative")
     Traceback (most recent call last):
     ...
-    market.errors.InvalidInput: unknown policy 'consrvative' (did you mean 'conservative'?); known: conservative, easy, fcfs, psp, psp-slurm, slots, or a plug-in 'package.module:Name'
+    gridmarket.errors.InvalidInput: unknown policy 'consrvative' (did you mean 'conservative'?); known: conservative, easy, fcfs, psp, psp-slurm, slots, or a plug-in 'package.module:Name'
     """
     if isinstance(policy, type) and issubclass(policy, LocalScheduler):
         return policy
@@ -96,7 +96,7 @@ def policy_of(scheduler: LocalScheduler | type[LocalScheduler]) -> str | type[Lo
     a plug-in's name is not registered (``sjf`` of ``docs/extending.md``), and a subclass that keeps
     its base's name (an EASY variant still called ``easy``) is not the registered class.
 
-    >>> policy_of(make_scheduler("easy", 4)), policy_of(make_scheduler("market.scheduling.psp:PSPScheduler", 4))
+    >>> policy_of(make_scheduler("easy", 4)), policy_of(make_scheduler("gridmarket.scheduling.psp:PSPScheduler", 4))
     ('easy', 'psp')
     >>> class Cautious(EASYScheduler):  # inherits the name 'easy'; defined here, so no name reaches it
     ...     pass
@@ -124,7 +124,7 @@ def make_scheduler(policy: str | type[LocalScheduler], procs: int) -> LocalSched
     >>> make_scheduler("sjf", 8)  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    market.errors.InvalidInput: unknown policy 'sjf'; known: conservative, easy, fcfs, ...
+    gridmarket.errors.InvalidInput: unknown policy 'sjf'; known: conservative, easy, fcfs, ...
     """
     return resolve_policy(policy)(procs)
 

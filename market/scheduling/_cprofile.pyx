@@ -1,8 +1,8 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, initializedcheck=False, cdivision=True
-"""Compiled availability profile: the same class as ``market.scheduling.profile.ReferenceProfile``.
+"""Compiled availability profile: the same class as ``gridmarket.scheduling.profile.ReferenceProfile``.
 
 Built at install time from this file by Cython (``setup.py``); where it could
-not be built, ``market.scheduling.profile`` falls back to the pure-Python
+not be built, ``gridmarket.scheduling.profile`` falls back to the pure-Python
 reference and says so once. Every method has the reference's semantics, tie
 rules and errors (``tests/market/scheduling/test_kernel.py`` checks them
 against each other); only the loops run in C. Times are integer seconds from
@@ -18,17 +18,15 @@ from cpython.list cimport PyList_GET_ITEM
 from cpython.mem cimport PyMem_Free, PyMem_Malloc, PyMem_Realloc
 from cpython.ref cimport PyObject, Py_INCREF, Py_XDECREF
 
-from market._csearch cimport bisect_right_array as _c_bisect_right
-from market._csearch cimport bisect_right_list as _bisect_right
-from market._csearch cimport i64
+include "../_csearch.pxi"
 from libc.string cimport memmove
 
-from market.errors import Infeasible, InvalidInput
+from gridmarket.errors import Infeasible, InvalidInput
 
 cdef class Profile:
     """Free processors over ``[origin, +inf)`` on a machine of ``procs`` processors (compiled).
 
-    See :class:`market.scheduling.profile.ReferenceProfile` for the documentation
+    See :class:`gridmarket.scheduling.profile.ReferenceProfile` for the documentation
     of every method; this class is its drop-in twin.
     """
 
@@ -51,13 +49,13 @@ cdef class Profile:
         return list(zip(self.times, self.free))
 
     def free_at(self, i64 t):
-        cdef Py_ssize_t i = _bisect_right(self.times, t, 0, len(self.times)) - 1
+        cdef Py_ssize_t i = bisect_right_list(self.times, t, 0, len(self.times)) - 1
         return self.free[i if i > 0 else 0]
 
     cpdef i64 min_free(self, i64 start, i64 duration):
         cdef list times = self.times, free = self.free
         cdef Py_ssize_t n = len(times)
-        cdef Py_ssize_t i = _bisect_right(times, start, 0, n) - 1
+        cdef Py_ssize_t i = bisect_right_list(times, start, 0, n) - 1
         cdef i64 end = start + duration, low, f
         if i < 0:
             i = 0
@@ -71,7 +69,7 @@ cdef class Profile:
         return low
 
     def running_min(self, i64 start):
-        cdef Py_ssize_t i = _bisect_right(self.times, start, 0, len(self.times)) - 1
+        cdef Py_ssize_t i = bisect_right_list(self.times, start, 0, len(self.times)) - 1
         if i < 0:
             i = 0
         return i, list(accumulate(self.free[i:], min))
@@ -79,11 +77,11 @@ cdef class Profile:
     def max_free(self, i64 start, i64 duration):
         cdef list times = self.times, free = self.free
         cdef Py_ssize_t n = len(times)
-        cdef Py_ssize_t i = _bisect_right(times, start, 0, n) - 1
+        cdef Py_ssize_t i = bisect_right_list(times, start, 0, n) - 1
         cdef Py_ssize_t j
         if i < 0:
             i = 0
-        j = _bisect_right(times, start + duration - 1, i, n)
+        j = bisect_right_list(times, start + duration - 1, i, n)
         return max(free[i:j])
 
     cpdef i64 earliest_start(self, i64 procs, i64 duration, object after=None) except? -1:
@@ -97,7 +95,7 @@ cdef class Profile:
             start = t0
         else:
             start = <i64>after
-        i = _bisect_right(times, start, 0, n) - 1
+        i = bisect_right_list(times, start, 0, n) - 1
         if i < 0:
             i = 0
         while True:
@@ -136,7 +134,7 @@ cdef class Profile:
         cdef list times = self.times, free = self.free
         cdef i64 end = start + duration
         cdef Py_ssize_t a, b, k, n = len(times)
-        a = _bisect_right(times, start, 0, n) - 1
+        a = bisect_right_list(times, start, 0, n) - 1
         if a < 0:
             raise InvalidInput(f"profile: time {start} is before the profile origin {times[0]}")
         if <i64>times[a] != start:
@@ -144,7 +142,7 @@ cdef class Profile:
             times.insert(a, start)
             free.insert(a, free[a - 1])
             n += 1
-        b = _bisect_right(times, end, a, n) - 1
+        b = bisect_right_list(times, end, a, n) - 1
         if <i64>times[b] != end:
             b += 1
             times.insert(b, end)
@@ -181,7 +179,7 @@ cdef class Profile:
 
     cpdef advance(self, i64 now):
         cdef list times = self.times
-        cdef Py_ssize_t i = _bisect_right(times, now, 0, len(times)) - 1
+        cdef Py_ssize_t i = bisect_right_list(times, now, 0, len(times)) - 1
         if i > 0:
             del times[:i]
             del self.free[:i]
@@ -233,10 +231,10 @@ cdef class Profile:
                     error = InvalidInput(f"profile: duration must be > 0, got {duration}")
                     break
                 # max_free over the window, as release checks it first
-                a = _c_bisect_right(T, start, 0, n) - 1
+                a = bisect_right_array(T, start, 0, n) - 1
                 if a < 0:
                     a = 0
-                b = _c_bisect_right(T, start + duration - 1, a, n)
+                b = bisect_right_array(T, start + duration - 1, a, n)
                 if b <= a:
                     error = ValueError("max() iterable argument is empty")
                     break
@@ -284,7 +282,7 @@ cdef class Profile:
                 estimate = job.estimate
                 # earliest_start(procs, estimate, now): the last step is all free, so the scans end
                 start = now if now > T[0] else T[0]
-                i = _c_bisect_right(T, start, 0, n) - 1
+                i = bisect_right_array(T, start, 0, n) - 1
                 if i < 0:
                     i = 0
                 while True:
@@ -314,7 +312,7 @@ cdef class Profile:
 cdef class QueuePlan:
     """A conservative plan's queue as C arrays: each queued job's processors, estimate and planned start.
 
-    Twin of :class:`market.scheduling.profile.ReferenceQueuePlan`. The
+    Twin of :class:`gridmarket.scheduling.profile.ReferenceQueuePlan`. The
     scheduler's ``queue`` (list of jobs) and ``planned`` (job id -> start)
     stay the public truth; this mirror holds the same jobs in the same order
     so that compression and the due-split read machine integers instead of
@@ -529,7 +527,7 @@ cdef i64 _c_earliest_move(i64 *T, i64 *F, Py_ssize_t n, i64 procs, i64 duration,
     cdef Py_ssize_t i, j
     cdef i64 start, end, t, f, own_end = current + duration
     cdef bint ok
-    i = _c_bisect_right(T, after, 0, n) - 1
+    i = bisect_right_array(T, after, 0, n) - 1
     if i < 0:
         i = 0
     start = T[0]
@@ -577,7 +575,7 @@ cdef Py_ssize_t _c_add(i64 *T, i64 *F, Py_ssize_t n, i64 start, i64 duration, i6
     """
     cdef i64 end = start + duration
     cdef Py_ssize_t a, b, k
-    a = _c_bisect_right(T, start, 0, n) - 1
+    a = bisect_right_array(T, start, 0, n) - 1
     if T[a] != start:
         a += 1
         memmove(&T[a + 1], &T[a], (n - a) * sizeof(i64))
@@ -585,7 +583,7 @@ cdef Py_ssize_t _c_add(i64 *T, i64 *F, Py_ssize_t n, i64 start, i64 duration, i6
         T[a] = start
         F[a] = F[a - 1]
         n += 1
-    b = _c_bisect_right(T, end, a, n) - 1
+    b = bisect_right_array(T, end, a, n) - 1
     if T[b] != end:
         b += 1
         memmove(&T[b + 1], &T[b], (n - b) * sizeof(i64))
@@ -617,7 +615,7 @@ def _rebuild(procs, times, free):
 def split_due(list queue, dict planned, i64 now):
     """Jobs of ``queue`` planned to start at ``now`` (dropped from ``planned``), the rest, and the rest's first start.
 
-    Twin of :func:`market.scheduling.profile.reference_split_due`; both keep queue order.
+    Twin of :func:`gridmarket.scheduling.profile.reference_split_due`; both keep queue order.
     """
     cdef list started = [], kept = []
     cdef i64 t, first = 0
@@ -745,7 +743,7 @@ def backfill_by_counting(list jobs, Py_ssize_t first, i64 now, i64 free_now, i64
                          QueueKeys keys=None):
     """EASY's counting-rule backfill scan over ``jobs[first:]``: the indices it starts, in order, and the extra left.
 
-    Twin of :func:`market.scheduling.profile.reference_backfill_by_counting` (same indices, same extra).
+    Twin of :func:`gridmarket.scheduling.profile.reference_backfill_by_counting` (same indices, same extra).
     The scan reads the jobs' numbers from ``keys`` (a :class:`QueueKeys` kept for this list, synced
     first), or from a throw-away one.
     """

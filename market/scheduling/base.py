@@ -18,10 +18,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import ClassVar
 
-from market.errors import Infeasible, InvalidInput
-from market.job import Job
-from market.reservation import Reservation
-from market.scheduling.profile import Profile
+from gridmarket.errors import Infeasible, InvalidInput
+from gridmarket.job import Job
+from gridmarket.reservation import Reservation
+from gridmarket.scheduling.profile import Profile
 
 __all__ = ["LocalScheduler", "no_planning_state"]
 
@@ -79,7 +79,7 @@ class LocalScheduler:
     def planning_state(self) -> dict | None:
         """What this policy knows beyond its jobs that a plan of its queue needs, or None.
 
-        Pricing and advertisement (:mod:`market.pricing.forecast`) predict the queue's starts by
+        Pricing and advertisement (:mod:`gridmarket.pricing.forecast`) predict the queue's starts by
         running a fresh scheduler of the same class forward from the provider's state; a policy
         whose order depends on history (PSP's users' accuracies) returns that history here as a
         JSON-able dict, and :meth:`for_planning` takes it back. Policies that keep nothing: None.

@@ -15,11 +15,11 @@ so it can only move earlier: no job ever starts after its first planned start
 
 from __future__ import annotations
 
-from market.errors import Infeasible
-from market.job import Job
-from market.reservation import Reservation
-from market.scheduling.base import LocalScheduler
-from market.scheduling.profile import QueuePlan
+from gridmarket.errors import Infeasible
+from gridmarket.job import Job
+from gridmarket.reservation import Reservation
+from gridmarket.scheduling.base import LocalScheduler
+from gridmarket.scheduling.profile import QueuePlan
 
 __all__ = ["ConservativeScheduler"]
 
@@ -132,7 +132,7 @@ class ConservativeScheduler(LocalScheduler):
         """Move queued jobs earlier where processors came free (in arrival order; none moves later).
 
         The simulator's early ends and withdrawals call it; so does
-        :func:`market.pricing.cancellation.withdraw_reservation` after giving
+        :func:`gridmarket.pricing.cancellation.withdraw_reservation` after giving
         a reservation's processors back.
         """
         profile = self.profile

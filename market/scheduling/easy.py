@@ -23,9 +23,9 @@ from __future__ import annotations
 
 from bisect import bisect_left, insort
 
-from market.job import Job
-from market.scheduling.base import LocalScheduler
-from market.scheduling.profile import QueueKeys, backfill_by_counting
+from gridmarket.job import Job
+from gridmarket.scheduling.base import LocalScheduler
+from gridmarket.scheduling.profile import QueueKeys, backfill_by_counting
 
 __all__ = ["EASYScheduler"]
 

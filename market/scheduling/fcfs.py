@@ -7,8 +7,8 @@ fits only if its processors are free for its whole estimate.
 
 from __future__ import annotations
 
-from market.job import Job
-from market.scheduling.base import LocalScheduler
+from gridmarket.job import Job
+from gridmarket.scheduling.base import LocalScheduler
 
 __all__ = ["FCFSScheduler"]
 

@@ -18,8 +18,8 @@ from __future__ import annotations
 from bisect import bisect_right
 from itertools import accumulate
 
-from market.errors import Infeasible, InvalidInput
-from market.kernel import compiled_module
+from gridmarket.errors import Infeasible, InvalidInput
+from gridmarket.kernel import compiled_module
 
 __all__ = [
     "Profile",
@@ -439,12 +439,12 @@ def reference_backfill_by_counting(jobs: list, first: int, now: int, free_now: i
     return picked, extra
 
 
-_compiled = compiled_module("market.scheduling._cprofile")
+_compiled = compiled_module("gridmarket.scheduling._cprofile")
 
 #: The availability profile every scheduler, pricer and planner uses: the
 #: Cython build of ``_cprofile.pyx`` (same methods, results and errors as
 #: :class:`ReferenceProfile`) unless ``GRIDMARKET_KERNEL=reference`` or it was
-#: not built (:data:`market.kernel.KERNEL` says which runs).
+#: not built (:data:`gridmarket.kernel.KERNEL` says which runs).
 Profile = ReferenceProfile if _compiled is None else _compiled.Profile
 split_due = reference_split_due if _compiled is None else _compiled.split_due
 QueuePlan = ReferenceQueuePlan if _compiled is None else _compiled.QueuePlan

@@ -21,9 +21,9 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from market.errors import InvalidInput
-from market.job import Job
-from market.scheduling.easy import EASYScheduler
+from gridmarket.errors import InvalidInput
+from gridmarket.job import Job
+from gridmarket.scheduling.easy import EASYScheduler
 
 if TYPE_CHECKING:  # records are DataFrames; pandas loads with them, not with the scheduler
     import pandas as pd
@@ -230,7 +230,7 @@ def read_accuracy_planning_state(
     >>> read_accuracy_planning_state({"acuracy": {}}, "psp")
     Traceback (most recent call last):
     ...
-    market.errors.InvalidInput: policy_state of psp: unknown key 'acuracy' (known: accuracy, default_accuracy)
+    gridmarket.errors.InvalidInput: policy_state of psp: unknown key 'acuracy' (known: accuracy, default_accuracy)
     """
     where = f"policy_state of {policy}"
     if planning_state is None:

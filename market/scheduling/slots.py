@@ -40,12 +40,12 @@ from dataclasses import dataclass
 from heapq import heappop, heappush
 from operator import attrgetter
 
-from market.errors import Infeasible, InvalidInput
-from market.job import Job
-from market.reservation import Reservation
-from market.scheduling.base import LocalScheduler
-from market.scheduling.conservative import ConservativeScheduler
-from market.scheduling.profile import Profile
+from gridmarket.errors import Infeasible, InvalidInput
+from gridmarket.job import Job
+from gridmarket.reservation import Reservation
+from gridmarket.scheduling.base import LocalScheduler
+from gridmarket.scheduling.conservative import ConservativeScheduler
+from gridmarket.scheduling.profile import Profile
 
 __all__ = ["FreeSlot", "LayeredSlotScheduler", "SlotScheduler", "decompose"]
 

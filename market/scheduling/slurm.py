@@ -4,13 +4,13 @@ Rocchetti, Iturriaga & Nesmachnow (seed ``rocchetti-penalty-scheduling-policy.tx
 Algorithm 1) put PSP "in the Multifactor implementation of SLURM Scheduler Priority Plugin API":
 ``computeNewPriority`` re-ranks every pending job periodically and on job submission and
 completion, and SLURM's scheduler serves the ranked queue. :class:`SlurmPSPScheduler` is that
-reading, beside the strict class order of :class:`market.scheduling.psp.PSPScheduler`.
+reading, beside the strict class order of :class:`gridmarket.scheduling.psp.PSPScheduler`.
 
 Priority (SLURM's ``priority/multifactor``, https://slurm.schedmd.com/priority_multifactor.html)::
 
     priority = w_psp * (class - 1) / 4 + w_age * min(age / max_age, 1) + w_size * procs / machine
 
-``class`` is the user's Table 1 accuracy class (1..5, :mod:`market.scheduling.psp`), ``age`` the
+``class`` is the user's Table 1 accuracy class (1..5, :mod:`gridmarket.scheduling.psp`), ``age`` the
 seconds the job has waited. The paper gives no weights. The defaults are the example weights of
 SLURM's multifactor page with PSP's factor in place of fair share (which PSP replaces as the
 per-user factor): fair share 10000 -> ``w_psp`` 10000, age 1000, job size 1000, ``PriorityMaxAge``
@@ -36,10 +36,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 
-from market.errors import InvalidInput
-from market.job import Job
-from market.scheduling.base import LocalScheduler
-from market.scheduling.psp import (
+from gridmarket.errors import InvalidInput
+from gridmarket.job import Job
+from gridmarket.scheduling.base import LocalScheduler
+from gridmarket.scheduling.psp import (
     DEFAULT_ACCURACY,
     WINDOW,
     FrozenAccuracies,
@@ -97,7 +97,7 @@ class SlurmPSPScheduler(LocalScheduler):
     bf_max_job_test : int
         Pending jobs planned per pass (SLURM's ``bf_max_job_test``).
     window, default_accuracy
-        As :class:`market.scheduling.psp.PSPScheduler`.
+        As :class:`gridmarket.scheduling.psp.PSPScheduler`.
 
     Examples
     --------

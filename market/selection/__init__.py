@@ -5,14 +5,14 @@ Viability (Algorithms 1-2), task cost (eqs. 1-2) and affinity-based selection
 consumables per second; costs and times are seconds.
 """
 
-from market.selection.bag_of_tasks import (
+from gridmarket.selection.bag_of_tasks import (
     TABLE_I_SYSTEMS,
     X86_CYCLE,
     SimulatedSystem,
     bag_of_tasks_ttc,
     compare_selection,
 )
-from market.selection.matchmaking import (
+from gridmarket.selection.matchmaking import (
     Capability,
     Consumable,
     Requirement,

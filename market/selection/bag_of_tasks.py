@@ -22,8 +22,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from market.errors import InvalidInput
-from market.selection.matchmaking import (
+from gridmarket.errors import InvalidInput
+from gridmarket.selection.matchmaking import (
     Capability,
     Consumable,
     Requirement,

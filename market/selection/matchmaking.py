@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from market.errors import InvalidInput
+from gridmarket.errors import InvalidInput
 
 __all__ = [
     "Capability",

@@ -4,16 +4,16 @@ Each processor hosts a foreground VM (highest CPU priority) and a background VM 
 run in the fg tier as under EASY backfilling, and waiting jobs soak up the cycles fg jobs leave
 idle in the bg tier. Times are integer seconds from simulation start.
 
-Modules: :mod:`~market.twotier.progress` (CPU usages and the progress model, secs. 2.1, 3.1,
-3.2), :mod:`~market.twotier.vm` (the machine's VMs and Algorithm 2's Dispatch),
-:mod:`~market.twotier.policies` (Algorithms 1-3), :mod:`~market.twotier.simulation` (the
-event-driven engine, :func:`simulate_twotier`), :mod:`~market.twotier.metrics` (sec. 3.3).
+Modules: :mod:`~gridmarket.twotier.progress` (CPU usages and the progress model, secs. 2.1, 3.1,
+3.2), :mod:`~gridmarket.twotier.vm` (the machine's VMs and Algorithm 2's Dispatch),
+:mod:`~gridmarket.twotier.policies` (Algorithms 1-3), :mod:`~gridmarket.twotier.simulation` (the
+event-driven engine, :func:`simulate_twotier`), :mod:`~gridmarket.twotier.metrics` (sec. 3.3).
 """
 
-from market.twotier.metrics import TAU, paper_metrics
-from market.twotier.policies import EASY_ONE_TIER, KEASY, MEASY, REASY, TwoTierPolicy
-from market.twotier.progress import JobTraits, bg_rate, draw_traits, fg_rate
-from market.twotier.simulation import DEFAULT_MIGRATION_COST, TWO_TIER_POLICIES, simulate_twotier
+from gridmarket.twotier.metrics import TAU, paper_metrics
+from gridmarket.twotier.policies import EASY_ONE_TIER, KEASY, MEASY, REASY, TwoTierPolicy
+from gridmarket.twotier.progress import JobTraits, bg_rate, draw_traits, fg_rate
+from gridmarket.twotier.simulation import DEFAULT_MIGRATION_COST, TWO_TIER_POLICIES, simulate_twotier
 
 __all__ = [
     "DEFAULT_MIGRATION_COST",

@@ -1,9 +1,9 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, initializedcheck=False, cdivision=True
-"""Compiled two-tier engine: the twin of :func:`market.twotier.simulation.reference_run_events`.
+"""Compiled two-tier engine: the twin of :func:`gridmarket.twotier.simulation.reference_run_events`.
 
-One C object holds the machine of :class:`market.twotier.vm.TwoTierMachine`, the pass of
-:meth:`market.twotier.policies.TwoTierPolicy.schedule` (Algorithms 1-3 of Liu et al. 2012) and
-the event loop of :mod:`market.twotier.simulation`, over flat arrays instead of ``Run`` objects.
+One C object holds the machine of :class:`gridmarket.twotier.vm.TwoTierMachine`, the pass of
+:meth:`gridmarket.twotier.policies.TwoTierPolicy.schedule` (Algorithms 1-3 of Liu et al. 2012) and
+the event loop of :mod:`gridmarket.twotier.simulation`, over flat arrays instead of ``Run`` objects.
 Every rule, every float expression and every tie-break is the reference's, written in the same
 order, so the records are the same to the last bit (``tests/market/twotier/test_engine_twins.py``
 runs both on random workloads and on the paper's models).
@@ -24,7 +24,7 @@ from libc.string cimport memset
 
 import numpy as np
 
-from market.errors import MarketError
+from gridmarket.errors import MarketError
 
 cdef enum:
     NO_TIER = 0

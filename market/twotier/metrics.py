@@ -3,7 +3,7 @@
 Response time = end - submit. Bounded slowdown = max((end - submit) / max(e, tau), 1), where ``e``
 is the job's execution time on dedicated processors — its runtime, capped at its estimate — and
 ``tau = 10 s`` (Feitelson et al.'s bound, sec. 3.3). On a two-tier machine ``end - start`` is not
-the execution time (a bg job runs slower), so :func:`market.metrics.bounded_slowdown`, which uses
+the execution time (a bg job runs slower), so :func:`gridmarket.metrics.bounded_slowdown`, which uses
 ``end - start``, would flatter slowed jobs; this module divides by the dedicated runtime instead.
 For one-tier EASY the two definitions coincide. Times are integer seconds.
 """
@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from market.errors import InvalidInput
+from gridmarket.errors import InvalidInput
 
 __all__ = ["TAU", "paper_metrics"]
 

@@ -1,6 +1,6 @@
 """KEASY, REASY and MEASY: EASY backfilling over two-tier processors (Liu et al. 2012, sec. 2, Algs. 1-3).
 
-One scheduling pass (:meth:`TwoTierPolicy.schedule`) over a :class:`~market.twotier.vm.TwoTierMachine`:
+One scheduling pass (:meth:`TwoTierPolicy.schedule`) over a :class:`~gridmarket.twotier.vm.TwoTierMachine`:
 
 * Step 1 (Alg. 1, lines 2-10): FCFS over the merged list ``L`` of queued jobs and jobs running in
   the bg tier, by arrival: while the first job's processes fit the idle fg VMs, ``Deploy`` it to
@@ -33,7 +33,7 @@ seed lost) are noted where made:
 * In step 1 a job that fits but cannot be deployed (REASY only) ends the FCFS scan, as a job that
   does not fit does: it becomes the head that step 2 reserves for.
 * The shadow scan counts every fg job that is expected to end at the shadow time (the project's
-  EASY, :mod:`market.scheduling.easy`, does the same), so that with one tier the pass is EASY.
+  EASY, :mod:`gridmarket.scheduling.easy`, does the same), so that with one tier the pass is EASY.
 * A running job expected to have ended already (estimates are not inflated by the fg loss)
   counts as ending now.
 * The "runtime" of a backfill candidate (Alg. 1, line 27) is its estimate; for a job running in
@@ -49,8 +49,8 @@ import math
 from dataclasses import dataclass
 from operator import attrgetter
 
-from market.errors import InvalidInput
-from market.twotier.vm import EMPTY, Run, TwoTierMachine
+from gridmarket.errors import InvalidInput
+from gridmarket.twotier.vm import EMPTY, Run, TwoTierMachine
 
 __all__ = ["DEPLOY_MODES", "EASY_ONE_TIER", "KEASY", "MEASY", "REASY", "TwoTierPolicy"]
 

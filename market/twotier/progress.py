@@ -46,8 +46,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from market.errors import InvalidInput
-from market.job import Job
+from gridmarket.errors import InvalidInput
+from gridmarket.job import Job
 
 __all__ = [
     "BETA_MULTI_MEAN",
@@ -170,7 +170,7 @@ def check_usage(job_id: int, usage: object, procs: int) -> tuple[float, ...] | N
     >>> check_usage(3, [0.5, 1.2], 2)
     Traceback (most recent call last):
     ...
-    market.errors.InvalidInput: job 3: usage[1] must be in [0, 1], got 1.2
+    gridmarket.errors.InvalidInput: job 3: usage[1] must be in [0, 1], got 1.2
     """
     if usage is None:
         return None

@@ -6,7 +6,7 @@ Why events and not time slices: the paper's progress model (sec. 3.2) is stated 
 but within a slice nothing changes unless a placement does, so the progress of a slice is its
 length times a rate that is constant between placement changes. The engine therefore keeps, per
 running job, ``(progress, time, rate)`` and recomputes a rate only when a placement on one of the
-job's processors changes (:meth:`market.twotier.vm.TwoTierMachine.refresh_rates`); a job's end
+job's processors changes (:meth:`gridmarket.twotier.vm.TwoTierMachine.refresh_rates`); a job's end
 is predicted from its rate and pushed on a heap, and an end computed from an outdated rate is
 skipped (a version counter). The cost per event is the scheduling pass, not the number of
 slices elapsed, and the result is exactly the limit of the time-sliced model as the slice goes
@@ -14,15 +14,15 @@ to zero (with an end rounded up to the next whole second).
 
 Two implementations of the engine give the same records to the last bit: the compiled
 ``market/twotier/_cengine.pyx`` (the default where it was built; ``GRIDMARKET_KERNEL`` chooses, as
-for the scheduling kernel, :mod:`market.kernel`) and the pure-Python reference over
-:class:`~market.twotier.vm.TwoTierMachine` and :class:`~market.twotier.policies.TwoTierPolicy`
+for the scheduling kernel, :mod:`gridmarket.kernel`) and the pure-Python reference over
+:class:`~gridmarket.twotier.vm.TwoTierMachine` and :class:`~gridmarket.twotier.policies.TwoTierPolicy`
 (:func:`reference_run_events`), which also runs a policy object of a subclass of
 ``TwoTierPolicy`` (its own ``schedule``). ``tests/market/twotier/test_engine_twins.py`` checks
 the two against each other.
 
 Per event time ``t``: every completion at ``t`` (a job whose progress reached its work), then
 every arrival at ``t`` in id order, then ONE scheduling pass (the same-timestamp rule of
-:mod:`market.simulation`), then the new rates. A MEASY migration freezes the job for the
+:mod:`gridmarket.simulation`), then the new rates. A MEASY migration freezes the job for the
 migration cost; the engine wakes it (recomputes its rate) when the cost has elapsed, without a
 scheduling pass.
 """
@@ -39,14 +39,14 @@ from itertools import chain
 import numpy as np
 import pandas as pd
 
-from market.errors import InvalidInput, MarketError
-from market.job import Job
-from market.kernel import compiled_module
-from market.metrics import summarize
-from market.simulation_result import SimulationResult
-from market.twotier.metrics import paper_metrics
-from market.twotier.policies import EASY_ONE_TIER, KEASY, MEASY, REASY, TwoTierPolicy
-from market.twotier.progress import (
+from gridmarket.errors import InvalidInput, MarketError
+from gridmarket.job import Job
+from gridmarket.kernel import compiled_module
+from gridmarket.metrics import summarize
+from gridmarket.simulation_result import SimulationResult
+from gridmarket.twotier.metrics import paper_metrics
+from gridmarket.twotier.policies import EASY_ONE_TIER, KEASY, MEASY, REASY, TwoTierPolicy
+from gridmarket.twotier.progress import (
     BETA_MULTI_MEAN,
     BETA_MULTI_SD,
     BG_MODELS,
@@ -56,8 +56,8 @@ from market.twotier.progress import (
     check_usage,
     draw_traits,
 )
-from market.twotier.vm import Run, TwoTierMachine
-from market.workloads.workload import Workload
+from gridmarket.twotier.vm import Run, TwoTierMachine
+from gridmarket.workloads.workload import Workload
 
 __all__ = ["DEFAULT_MIGRATION_COST", "TWO_TIER_POLICIES", "reference_run_events", "simulate_twotier"]
 
@@ -67,7 +67,7 @@ DEFAULT_MIGRATION_COST = 20
 TWO_TIER_POLICIES: dict[str, TwoTierPolicy] = {"keasy": KEASY, "reasy": REASY, "measy": MEASY}
 
 _END, _WAKE = 0, 1
-_compiled = compiled_module("market.twotier._cengine")
+_compiled = compiled_module("gridmarket.twotier._cengine")
 _EPS = 1e-6  # progress tolerance against float drift, dedicated seconds
 
 
@@ -145,7 +145,7 @@ def simulate_twotier(
         The scheduling algorithm (sec. 2.2, 2.3.1, 2.3.2).
     rng : numpy.random.Generator
         Draws every job's process usages, bg efficiency ``beta`` and fg ``loss``
-        (:func:`market.twotier.progress.draw_traits`), in workload order: the same seed gives
+        (:func:`gridmarket.twotier.progress.draw_traits`), in workload order: the same seed gives
         every policy the same jobs.
     usage : "paper", "full" or mapping
         Process CPU usages: sec. 3.1's model, all 100 % (sec. 3.5.2), or per job id (a number,
@@ -157,9 +157,9 @@ def simulate_twotier(
     estimates : {"requested", "exact"}
         Plan with the jobs' estimates or their actual runtimes.
     bg_model : {"product", "ratio"}
-        Form of the bg progress equation (:func:`market.twotier.progress.bg_rate`).
+        Form of the bg progress equation (:func:`gridmarket.twotier.progress.bg_rate`).
     beta_multi_mean, beta_multi_sd : float
-        Normal distribution of ``beta`` for multi-process jobs (:mod:`market.twotier.progress`).
+        Normal distribution of ``beta`` for multi-process jobs (:mod:`gridmarket.twotier.progress`).
     threshold : float
         fg usage at or above which a bg VM takes no process (0.96, sec. 2.1 (3)).
     traits : mapping of int to JobTraits, optional
@@ -171,14 +171,14 @@ def simulate_twotier(
     Returns
     -------
     SimulationResult
-        ``records`` has the columns of :func:`market.simulation.simulate` (``start`` is the
+        ``records`` has the columns of :func:`gridmarket.simulation.simulate` (``start`` is the
         first start in any tier) plus ``last_start`` (start of the run that completed, after
         any kill), ``fg_start`` (last entry into the fg tier, -1 if the job ended in the bg
         tier), ``finished_in`` (``fg``/``bg``), ``kills``, ``migrations``, ``swaps``,
         ``work`` (dedicated seconds), ``wasted`` (dedicated seconds lost to kills), and the
         job's drawn ``beta``, ``loss`` and ``usage_mean``.
-        ``summary`` is :func:`market.metrics.summarize` plus ``mean_bsld_runtime`` (sec. 3.3,
-        :func:`market.twotier.metrics.paper_metrics`), ``kills``, ``migrations``, ``swaps``,
+        ``summary`` is :func:`gridmarket.metrics.summarize` plus ``mean_bsld_runtime`` (sec. 3.3,
+        :func:`gridmarket.twotier.metrics.paper_metrics`), ``kills``, ``migrations``, ``swaps``,
         ``migrations_per_job``, ``finished_in_bg`` and the run's settings.
 
     Raises
@@ -321,7 +321,7 @@ def reference_run_events(jobs: list[Job], traits: list[JobTraits], policy: TwoTi
 def end_events(machine: TwoTierMachine, heap: list, runs: Mapping[int, Run], t: int) -> list[int]:
     """Take every event at ``t`` off ``heap``; return the ids of the jobs that ended (vacated) at ``t``.
 
-    The event step of the reference engine and of `market.twotier.stepper`: an event outdated by a
+    The event step of the reference engine and of `gridmarket.twotier.stepper`: an event outdated by a
     later rate change is dropped; a wake-up (the end of a frozen migration) marks its job for a rate
     refresh; an end whose job has not quite done its work (float drift) marks it too; a real end
     vacates the job's VMs. Events are ``(time, seq, kind, job id, version)``.

@@ -1,9 +1,9 @@
 """One two-tier machine (KEASY, REASY, MEASY; Liu et al. 2012) steppable by an outer clock, jobs added as they come.
 
-The same event loop as :func:`market.twotier.simulation.reference_run_events` (same rates, same
+The same event loop as :func:`gridmarket.twotier.simulation.reference_run_events` (same rates, same
 same-timestamp rule: completions, then arrivals in id order, then ONE scheduling pass, then the new
 rates), kept between calls so that a provider agent can submit jobs at the instant they arrive and
-run the machine up to the market's clock: the interface of :class:`market.simulation.MachineSimulation`
+run the machine up to the market's clock: the interface of :class:`gridmarket.simulation.MachineSimulation`
 that a provider drives (``submit``, ``run_until``, ``advance``, ``next_time``, ``start``, ``end``,
 ``jobs``, ``upcoming``, and a read-only ``scheduler`` view with ``queue``, ``running`` and ``n_free``).
 Times are integer seconds from simulation start; progress is in dedicated seconds.
@@ -22,10 +22,10 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from market.errors import InvalidInput, MarketError
-from market.job import Job
-from market.twotier.policies import TwoTierPolicy
-from market.twotier.progress import (
+from gridmarket.errors import InvalidInput, MarketError
+from gridmarket.job import Job
+from gridmarket.twotier.policies import TwoTierPolicy
+from gridmarket.twotier.progress import (
     BETA_MULTI_MEAN,
     BETA_MULTI_SD,
     BG_MODELS,
@@ -34,8 +34,8 @@ from market.twotier.progress import (
     JobTraits,
     draw_traits,
 )
-from market.twotier.simulation import DEFAULT_MIGRATION_COST, TWO_TIER_POLICIES, end_events, push_rate_events
-from market.twotier.vm import Run, TwoTierMachine
+from gridmarket.twotier.simulation import DEFAULT_MIGRATION_COST, TWO_TIER_POLICIES, end_events, push_rate_events
+from gridmarket.twotier.vm import Run, TwoTierMachine
 
 __all__ = ["TwoTierMachineSimulation"]
 
@@ -130,22 +130,22 @@ class TwoTierMachineSimulation:
     policy : {"keasy", "reasy", "measy"} or TwoTierPolicy
     rng : numpy.random.Generator
         Draws each job's traits (process usages, bg efficiency beta, fg loss) when it is submitted
-        (:func:`market.twotier.progress.draw_traits`), unless ``traits`` gives them.
+        (:func:`gridmarket.twotier.progress.draw_traits`), unless ``traits`` gives them.
     usage, usage_known, beta_multi_mean, beta_multi_sd
-        As :func:`market.twotier.simulation.simulate_twotier`.
+        As :func:`gridmarket.twotier.simulation.simulate_twotier`.
     migration_cost : int
         Seconds a MEASY migration freezes the job (sec. 3: 20).
     bg_model, threshold
-        As :func:`market.twotier.simulation.simulate_twotier`.
+        As :func:`gridmarket.twotier.simulation.simulate_twotier`.
     traits : mapping of int to JobTraits, optional
         Given traits by job id (nothing is drawn for those jobs).
 
     Examples
     --------
-    The example of :func:`~market.twotier.simulation.simulate_twotier`, one job at a time: job 2
+    The example of :func:`~gridmarket.twotier.simulation.simulate_twotier`, one job at a time: job 2
     waits for job 1's processors in a bg VM, then swaps to the fg tier when job 1 ends at 100 s.
 
-    >>> from market.twotier.progress import JobTraits
+    >>> from gridmarket.twotier.progress import JobTraits
     >>> sim = TwoTierMachineSimulation(2, "measy", rng=np.random.default_rng(1),
     ...                                traits={1: JobTraits((0.5, 0.5), (0.5, 0.5), 0.9, 0.0),
     ...                                        2: JobTraits((1.0,), (1.0,), 0.9, 0.0)})

@@ -2,12 +2,12 @@
 
 State of one machine of ``procs`` processors, each partitioned into a fg VM (highest CPU priority)
 and a bg VM (lowest), and the placement operations the policies of
-:mod:`market.twotier.policies` use: ``Dispatch`` of Algorithm 2 (:meth:`TwoTierMachine.dispatch_fg`,
+:mod:`gridmarket.twotier.policies` use: ``Dispatch`` of Algorithm 2 (:meth:`TwoTierMachine.dispatch_fg`,
 :meth:`TwoTierMachine.dispatch_bg`), priority swap, kill and migration. Every job runs entirely in
 one tier: Dispatch places all of its processes in fg VMs, or all in bg VMs, one process per VM.
 
 Progress accounting: each running job keeps ``(progress, t_at, rate)`` and its progress at time
-``t`` is ``progress + rate * (t - t_at)`` (dedicated seconds, :mod:`market.twotier.progress`).
+``t`` is ``progress + rate * (t - t_at)`` (dedicated seconds, :mod:`gridmarket.twotier.progress`).
 Placements change only at event times; an operation marks the jobs whose rate it changes as
 *dirty*, and :meth:`TwoTierMachine.refresh_rates` brings their progress up to ``now`` with the old
 rate and sets the new one. So rates are recomputed only where a placement changed: a fg job's
@@ -19,9 +19,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from market.errors import MarketError
-from market.job import Job
-from market.twotier.progress import DEFAULT_BG_MODEL, USAGE_THRESHOLD, JobTraits, bg_rate
+from gridmarket.errors import MarketError
+from gridmarket.job import Job
+from gridmarket.twotier.progress import DEFAULT_BG_MODEL, USAGE_THRESHOLD, JobTraits, bg_rate
 
 __all__ = ["EMPTY", "Run", "TwoTierMachine"]
 
@@ -85,7 +85,7 @@ class TwoTierMachine:
     two_tier : bool
         False runs a one-tier machine (no loss, no bg VMs): plain EASY's machine.
     bg_model : {"product", "ratio"}
-        Form of the bg progress equation (:func:`market.twotier.progress.bg_rate`).
+        Form of the bg progress equation (:func:`gridmarket.twotier.progress.bg_rate`).
     threshold : float
         A bg VM takes a process only while its fg VM's (seen) usage is below this.
     """

@@ -4,7 +4,7 @@ Singh 2008, ch. 4.1 (model), 4.5 (eq. 7), 4.7-4.8 (generated and CyberShake
 workflows). Times are integer seconds; data sizes are bytes.
 """
 
-from market.workflows.dag import (
+from gridmarket.workflows.dag import (
     ENTRY,
     EXIT,
     Network,
@@ -12,14 +12,14 @@ from market.workflows.dag import (
     runtime_on,
     validate_workflow,
 )
-from market.workflows.dax import read_dax
-from market.workflows.generators import (
+from gridmarket.workflows.dax import read_dax
+from gridmarket.workflows.generators import (
     CYBERSHAKE_MODULES,
     cybershake_workflow,
     layered_workflow,
 )
-from market.workflows.rank import rank_order, upward_rank
-from market.workflows.wfformat import (
+from gridmarket.workflows.rank import rank_order, upward_rank
+from gridmarket.workflows.wfformat import (
     read_wfformat,
     read_workflow_json,
     workflow_from_dict,

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 
 import networkx as nx
 
-from market.errors import InvalidInput
+from gridmarket.errors import InvalidInput
 
 __all__ = [
     "ENTRY",
@@ -159,7 +159,7 @@ def validate_workflow(workflow: nx.DiGraph) -> nx.DiGraph:
     >>> validate_workflow(g)  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    market.errors.InvalidInput: workflow has a cycle: a -> b -> a
+    gridmarket.errors.InvalidInput: workflow has a cycle: a -> b -> a
     """
     if not isinstance(workflow, nx.DiGraph) or workflow.is_multigraph():
         raise InvalidInput(f"workflow must be a networkx.DiGraph, got {type(workflow).__name__}")

@@ -17,8 +17,8 @@ from pathlib import Path
 
 import networkx as nx
 
-from market.errors import InvalidInput
-from market.workflows.dag import validate_workflow
+from gridmarket.errors import InvalidInput
+from gridmarket.workflows.dag import validate_workflow
 
 __all__ = ["read_dax"]
 

@@ -13,7 +13,7 @@ import math
 import networkx as nx
 import numpy as np
 
-from market.errors import InvalidInput
+from gridmarket.errors import InvalidInput
 
 __all__ = ["CYBERSHAKE_MODULES", "cybershake_workflow", "layered_workflow"]
 

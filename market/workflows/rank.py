@@ -9,8 +9,8 @@ from collections.abc import Hashable, Iterable, Mapping, Sequence
 
 import networkx as nx
 
-from market.errors import InvalidInput
-from market.workflows.dag import Network, validate_workflow
+from gridmarket.errors import InvalidInput
+from gridmarket.workflows.dag import Network, validate_workflow
 
 __all__ = ["rank_order", "upward_rank"]
 
@@ -42,7 +42,7 @@ def upward_rank(
     Parameters
     ----------
     workflow : networkx.DiGraph
-        A workflow (:mod:`market.workflows.dag`).
+        A workflow (:mod:`gridmarket.workflows.dag`).
     resources : iterable of hashable, optional
         Resources the tasks may run on. ``w̄_i`` is the mean runtime of task
         ``i`` on those of them that can run it (all the resources its runtime

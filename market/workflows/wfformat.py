@@ -25,9 +25,9 @@ from pathlib import Path
 
 import networkx as nx
 
-from market.errors import InvalidInput
-from market.validation import check_keys, read_json
-from market.workflows.dag import validate_workflow
+from gridmarket.errors import InvalidInput
+from gridmarket.validation import check_keys, read_json
+from gridmarket.workflows.dag import validate_workflow
 
 __all__ = ["read_wfformat", "read_workflow_json", "workflow_from_dict", "workflow_to_dict"]
 

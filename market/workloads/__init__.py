@@ -3,19 +3,19 @@
 Times are integer seconds everywhere.
 """
 
-from market.workloads._tracefile import DroppedJobsWarning
-from market.workloads.gwf import read_gwf
-from market.workloads.lublin import lublin_workload
-from market.workloads.swf import read_swf, write_swf
-from market.workloads.transforms import (
+from gridmarket.workloads._tracefile import DroppedJobsWarning
+from gridmarket.workloads.gwf import read_gwf
+from gridmarket.workloads.lublin import lublin_workload
+from gridmarket.workloads.swf import read_swf, write_swf
+from gridmarket.workloads.transforms import (
     duplicate_trace,
     exact_estimates,
     scale_interarrival,
     scale_load,
     truncate,
 )
-from market.workloads.tsafrir import tsafrir_distribution, tsafrir_estimates
-from market.workloads.workload import Workload
+from gridmarket.workloads.tsafrir import tsafrir_distribution, tsafrir_estimates
+from gridmarket.workloads.workload import Workload
 
 __all__ = [
     "Workload",

@@ -20,9 +20,9 @@ from pathlib import Path
 
 import numpy as np
 
-from market.errors import InvalidInput
-from market.job import checked_jobs
-from market.workloads.workload import Workload
+from gridmarket.errors import InvalidInput
+from gridmarket.job import checked_jobs
+from gridmarket.workloads.workload import Workload
 
 __all__ = ["DroppedJobsWarning"]
 
@@ -372,7 +372,7 @@ def build_workload(
     rebase: bool,
     warn_stacklevel: int,
 ) -> Workload:
-    """Apply the shared reading rules (see `market.workloads.swf.read_swf`) to parsed columns."""
+    """Apply the shared reading rules (see `gridmarket.workloads.swf.read_swf`) to parsed columns."""
     n_records = cols.ints["id"].size
     if n_records == 0:
         raise InvalidInput(f"{path}: no jobs (the file holds no {fmt.name} records)")

@@ -19,9 +19,9 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from market.errors import InvalidInput
-from market.job import Job
-from market.workloads.workload import Workload
+from gridmarket.errors import InvalidInput
+from gridmarket.job import Job
+from gridmarket.workloads.workload import Workload
 
 __all__ = [
     "DAY",
@@ -273,7 +273,7 @@ def with_accuracies(
     >>> with_accuracies(w, [0.25, 1.5])
     Traceback (most recent call last):
     ...
-    market.errors.InvalidInput: job 2: accuracy must be in (0, 1], got 1.5
+    gridmarket.errors.InvalidInput: job 2: accuracy must be in (0, 1], got 1.5
     """
     jobs = workload.jobs
     if len(accuracies) != len(jobs):

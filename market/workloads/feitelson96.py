@@ -46,9 +46,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from market.errors import InvalidInput
-from market.job import Job
-from market.workloads.workload import Workload
+from gridmarket.errors import InvalidInput
+from gridmarket.job import Job
+from gridmarket.workloads.workload import Workload
 
 __all__ = ["FEITELSON96", "FEITELSON96_LIU2012", "Feitelson96Params", "feitelson96_size_distribution", "feitelson96_workload"]
 
@@ -76,7 +76,7 @@ class Feitelson96Params:
         Offered load the Poisson arrival rate is set for: (expected work per arrival) /
         (procs x mean inter-arrival time). Approximate (runtimes are capped and repeated runs
         cut at ``n_jobs``): measure the generated load and rescale with
-        :func:`market.workloads.scale_interarrival` when it matters.
+        :func:`gridmarket.workloads.scale_interarrival` when it matters.
     max_runtime : int
         Runtimes are capped here, seconds.
     serial_share : float, optional
@@ -221,7 +221,7 @@ def feitelson96_workload(
     -------
     Workload
         Jobs sorted by ``(submit, id)`` with ids 1..n, estimate = runtime (apply
-        :func:`market.workloads.tsafrir_estimates` for user estimates), ``max_procs = procs``;
+        :func:`gridmarket.workloads.tsafrir_estimates` for user estimates), ``max_procs = procs``;
         ``user`` is the number of the repeated job the run belongs to.
 
     Examples

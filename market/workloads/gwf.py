@@ -17,7 +17,7 @@ from __future__ import annotations
 from os import PathLike
 from pathlib import Path
 
-from market.workloads._tracefile import (
+from gridmarket.workloads._tracefile import (
     ANY,
     ID,
     INT,
@@ -28,7 +28,7 @@ from market.workloads._tracefile import (
     parse_records,
     read_text,
 )
-from market.workloads.workload import Workload
+from gridmarket.workloads.workload import Workload
 
 __all__ = ["read_gwf", "GWF_FIELDS"]
 
@@ -97,7 +97,7 @@ def read_gwf(
         The trace (``anon_jobs.gwf`` in a GWA archive). Gzip files are recognised by a
         ``.gz`` suffix or by their magic bytes.
     drop_invalid : bool, default True
-        As in `market.workloads.swf.read_swf`: drop (and count, and warn about) jobs whose
+        As in `gridmarket.workloads.swf.read_swf`: drop (and count, and warn about) jobs whose
         runtime or processor count is unknown or zero, or raise `InvalidInput` if ``False``.
     rebase : bool, default True
         Subtract the first kept job's submit time from every submit time (GWA submit times are

@@ -38,9 +38,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from market.errors import InvalidInput
-from market.job import Job
-from market.workloads.workload import Workload
+from gridmarket.errors import InvalidInput
+from gridmarket.job import Job
+from gridmarket.workloads.workload import Workload
 
 __all__ = [
     "JANN97_CTC",
@@ -314,7 +314,7 @@ def jann97_workload(
     -------
     Workload
         Jobs sorted by ``(submit, id)`` with ids 1..n, estimate = runtime (apply
-        :func:`market.workloads.tsafrir_estimates` for user estimates), ``max_procs = procs``.
+        :func:`gridmarket.workloads.tsafrir_estimates` for user estimates), ``max_procs = procs``.
 
     Raises
     ------

@@ -19,9 +19,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from market.errors import InvalidInput, MarketError
-from market.job import Job
-from market.workloads.workload import Workload
+from gridmarket.errors import InvalidInput, MarketError
+from gridmarket.job import Job
+from gridmarket.workloads.workload import Workload
 
 __all__ = [
     "Lublin99Params",
@@ -325,7 +325,7 @@ def lublin_workload(
         Source of randomness; the same seed gives the same workload.
     estimates : {None, "exact", "tsafrir"}, default None
         ``None`` or ``"exact"``: every estimate equals the runtime (the model has no
-        estimates). ``"tsafrir"``: estimates from `market.workloads.tsafrir.tsafrir_estimates`
+        estimates). ``"tsafrir"``: estimates from `gridmarket.workloads.tsafrir.tsafrir_estimates`
         with a 48 h maximum estimate, drawn from ``rng`` after the jobs.
     job_types : bool, default True
         ``True``: batch and interactive jobs, each class with its own parameters
@@ -427,7 +427,7 @@ def lublin_workload(
         },
     )
     if estimates == "tsafrir":
-        from market.workloads.tsafrir import tsafrir_estimates
+        from gridmarket.workloads.tsafrir import tsafrir_estimates
 
         workload = tsafrir_estimates(workload, max_estimate=_TSAFRIR_MAX_ESTIMATE, rng=rng)
     return workload

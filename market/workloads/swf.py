@@ -14,8 +14,8 @@ import re
 from os import PathLike
 from pathlib import Path
 
-from market.errors import InvalidInput
-from market.workloads._tracefile import (
+from gridmarket.errors import InvalidInput
+from gridmarket.workloads._tracefile import (
     INT,
     NUMBER,
     DroppedJobsWarning,
@@ -26,7 +26,7 @@ from market.workloads._tracefile import (
     parse_records,
     read_text,
 )
-from market.workloads.workload import Workload
+from gridmarket.workloads.workload import Workload
 
 __all__ = ["read_swf", "write_swf", "DroppedJobsWarning", "SWF_FIELDS"]
 
@@ -209,7 +209,7 @@ def write_swf(workload: Workload, path: str | PathLike[str]) -> None:
     Examples
     --------
     >>> import tempfile, pathlib
-    >>> from market.job import Job
+    >>> from gridmarket.job import Job
     >>> w = Workload((Job(1, submit=0, procs=4, runtime=60, estimate=120, user=7),), max_procs=8)
     >>> path = pathlib.Path(tempfile.mkdtemp()) / "out.swf.gz"
     >>> write_swf(w, path)

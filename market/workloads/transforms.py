@@ -11,9 +11,9 @@ import math
 
 import numpy as np
 
-from market.errors import InvalidInput
-from market.job import Job
-from market.workloads.workload import Workload
+from gridmarket.errors import InvalidInput
+from gridmarket.job import Job
+from gridmarket.workloads.workload import Workload
 
 __all__ = [
     "scale_interarrival",

@@ -22,9 +22,9 @@ from collections.abc import Iterable
 
 import numpy as np
 
-from market.errors import InvalidInput, MarketError
-from market.job import Job
-from market.workloads.workload import Workload
+from gridmarket.errors import InvalidInput, MarketError
+from gridmarket.job import Job
+from gridmarket.workloads.workload import Workload
 
 __all__ = ["tsafrir_distribution", "tsafrir_estimates"]
 

@@ -8,8 +8,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from market.errors import InvalidInput
-from market.job import Job
+from gridmarket.errors import InvalidInput
+from gridmarket.job import Job
 
 __all__ = ["Workload"]
 

@@ -1,7 +1,7 @@
-"""The ``gridmarket`` command line, one module per subcommand (the console script is `scenarios.commands.cli.main`).
+"""The ``gridmarket`` command line, one module per subcommand (the console script is `gridmarket.scenarios.commands.cli.main`).
 
 ``cli`` (the parser, ``simulate``), ``compare`` (``compare``, ``sweep``), ``quote`` (``quote``,
 ``advertise``), ``provision``, ``clear`` and ``run`` (the named reproductions). Each module parses its
-options and calls the library (``market``) or a harness (`scenarios.harnesses`); ``gridmarket --help``
-imports only `scenarios.commands.cli`.
+options and calls the library (``market``) or a harness (`gridmarket.scenarios.harnesses`); ``gridmarket --help``
+imports only `gridmarket.scenarios.commands.cli`.
 """

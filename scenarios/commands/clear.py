@@ -2,10 +2,10 @@
 
 JSON in (``{jobs, systems, cost, capacity[, system_cost]}``, null = incompatible), JSON out
 (``{"assignment", "total_cost", "unassigned"}``) by MCMF, stable matching, or any clearing method of
-:mod:`market.clearing.methods` (registered or a plug-in ``"package.module:function"``); also
+:mod:`gridmarket.clearing.methods` (registered or a plug-in ``"package.module:function"``); also
 runnable on its own::
 
-    python -m scenarios.commands.clear clear --costs costs.json --method mcmf
+    python -m gridmarket.scenarios.commands.clear clear --costs costs.json --method mcmf
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
-from market.clearing import (
+from gridmarket.clearing import (
     CLEARING_METHODS,
     ClearingProblem,
     CycleCosts,
@@ -26,17 +26,17 @@ from market.clearing import (
     resolve_clearing,
     stable_match,
 )
-from market.errors import InvalidInput
-from market.plugins import is_plugin_name
-from market.validation import check_keys, suggest
-from scenarios.options import checked, run_standalone
+from gridmarket.errors import InvalidInput
+from gridmarket.plugins import is_plugin_name
+from gridmarket.validation import check_keys, suggest
+from gridmarket.scenarios.options import checked, run_standalone
 
 __all__ = ["COSTS_KEYS", "DEFAULT_W_T", "METHODS", "add_clear_parser", "check_clear_method", "clear_from_json",
            "main", "run_clear"]
 
 METHODS = ("mcmf", "stable-jobs", "stable-systems")
 """The command's own clearing methods on ``cost`` as given; any other name is a clearing method of
-:mod:`market.clearing.methods` (registered, or a plug-in ``"package.module:function"``)."""
+:mod:`gridmarket.clearing.methods` (registered, or a plug-in ``"package.module:function"``)."""
 
 DEFAULT_W_T = 25.0
 """``--wt`` of ``gridmarket clear`` for a registry or plug-in method: the metascheduler's default (percent)."""
@@ -46,7 +46,7 @@ def check_clear_method(name: str) -> str:
     """``name`` if ``gridmarket clear`` can clear by it; else one line naming what it can.
 
     The command's own :data:`METHODS` first (its ``mcmf`` clears ``cost`` as given), then the
-    metascheduler's clearing methods (:func:`market.clearing.resolve_clearing`: registered names such
+    metascheduler's clearing methods (:func:`gridmarket.clearing.resolve_clearing`: registered names such
     as ``stable``, and plug-ins ``"package.module:function"``, imported here).
 
     >>> check_clear_method("stable-systems"), check_clear_method("stable")
@@ -54,7 +54,7 @@ def check_clear_method(name: str) -> str:
     >>> check_clear_method("stabel")
     Traceback (most recent call last):
     ...
-    market.errors.InvalidInput: unknown clearing method 'stabel' (did you mean 'stable'?); known: mcmf, stable-jobs, stable-systems, stable, or a plug-in 'package.module:function'
+    gridmarket.errors.InvalidInput: unknown clearing method 'stabel' (did you mean 'stable'?); known: mcmf, stable-jobs, stable-systems, stable, or a plug-in 'package.module:function'
     """
     if name in METHODS:
         return name
@@ -81,9 +81,9 @@ def clear_from_json(data: dict, *, method: str = "mcmf", maxq: int | None = None
 
     ``method``: one of :data:`METHODS`, or a clearing method of the metascheduler
     (:func:`check_clear_method`), which sees the document as one cycle's
-    :class:`market.clearing.CycleCosts`: ``response`` = ``cost`` (what jobs minimise),
+    :class:`gridmarket.clearing.CycleCosts`: ``response`` = ``cost`` (what jobs minimise),
     ``energy`` = ``system_cost`` (what systems minimise; ``cost`` without it), ``capacity``,
-    and ``w_t`` (percent); its answer is checked (:func:`market.clearing.check_result`).
+    and ``w_t`` (percent); its answer is checked (:func:`gridmarket.clearing.check_result`).
 
     Examples
     --------
@@ -193,7 +193,7 @@ def run_clear(args: argparse.Namespace) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m scenarios.commands.clear clear --costs FILE ...``; returns the exit status."""
+    """``python -m gridmarket.scenarios.commands.clear clear --costs FILE ...``; returns the exit status."""
     return run_standalone(add_clear_parser, argv, __doc__.splitlines()[0])
 
 

@@ -14,8 +14,9 @@ import sys
 import warnings
 from pathlib import Path
 
-from market.errors import MarketError
-from scenarios import interrupts
+import gridmarket
+from gridmarket.errors import MarketError
+from gridmarket.scenarios import interrupts
 
 __all__ = ["main"]
 
@@ -27,7 +28,7 @@ DEFAULT_SEED = 1
 def _load_workload(args: argparse.Namespace):
     import numpy as np
 
-    from market.workloads import lublin_workload, read_gwf, read_swf, scale_load
+    from gridmarket.workloads import lublin_workload, read_gwf, read_swf, scale_load
 
     if args.trace is None:
         workload = lublin_workload(
@@ -65,7 +66,7 @@ def _format_summary(summary: dict, title: str) -> str:
 def _simulate(args: argparse.Namespace) -> int:
     import numpy as np
 
-    from market.simulation import simulate
+    from gridmarket.simulation import simulate
 
     workload = _load_workload(args)
     result = simulate(workload, procs=args.procs, policy=args.policy, estimates=args.estimates,
@@ -74,11 +75,11 @@ def _simulate(args: argparse.Namespace) -> int:
         out = Path(args.out)
         out.parent.mkdir(parents=True, exist_ok=True)
         if args.format == "batsim":
-            from market.batsim import to_batsim_jobs
+            from gridmarket.batsim import to_batsim_jobs
 
             to_batsim_jobs(result.records, result.procs, workload.name or "w0").to_csv(out, index=False)
         else:
-            from market.csvout import write_csv
+            from gridmarket.csvout import write_csv
 
             write_csv(result.records, out)
     source = workload.name or "workload"
@@ -90,12 +91,12 @@ def _simulate(args: argparse.Namespace) -> int:
 
 
 def _simulate_policy(name: str) -> object:
-    """A local policy ``simulate`` can run: a two-tier one or any :func:`market.scheduling.resolve_policy` knows."""
-    from market.errors import InvalidInput
-    from market.plugins import is_plugin_name
-    from market.scheduling import policy_names, resolve_policy
-    from market.simulation import TWO_TIER_NAMES
-    from market.validation import suggest
+    """A local policy ``simulate`` can run: a two-tier one or any :func:`gridmarket.scheduling.resolve_policy` knows."""
+    from gridmarket.errors import InvalidInput
+    from gridmarket.plugins import is_plugin_name
+    from gridmarket.scheduling import policy_names, resolve_policy
+    from gridmarket.simulation import TWO_TIER_NAMES
+    from gridmarket.validation import suggest
 
     if name in TWO_TIER_NAMES:
         return name
@@ -110,9 +111,9 @@ def _simulate_policy(name: str) -> object:
 
 
 def _add_simulate(sub) -> None:
-    from market.scheduling import policy_names
-    from market.simulation import ESTIMATES, TWO_TIER_NAMES
-    from scenarios.options import checked
+    from gridmarket.scheduling import policy_names
+    from gridmarket.simulation import ESTIMATES, TWO_TIER_NAMES
+    from gridmarket.scenarios.options import checked
 
     sim = sub.add_parser(
         "simulate",
@@ -142,7 +143,7 @@ def _add_simulate(sub) -> None:
 
 
 def _add_provision(sub) -> None:
-    from scenarios.commands import provision
+    from gridmarket.scenarios.commands import provision
 
     prov = sub.add_parser("provision", help=_COMMANDS["provision"][2], description=provision.run.__doc__)
     provision.add_arguments(prov)
@@ -154,19 +155,19 @@ def _add_provision(sub) -> None:
 # matplotlib; the help lines here are the ones the modules' parsers show.
 _COMMANDS = {
     "simulate": (__name__, "_add_simulate", "run one workload on one machine under a local policy"),
-    "compare": ("scenarios.commands.compare", "add_subcommands",
+    "compare": ("gridmarket.scenarios.commands.compare", "add_subcommands",
                 "run every interaction model of a scenario on one workload and compare them"),
-    "sweep": ("scenarios.commands.compare", "add_subcommands",
+    "sweep": ("gridmarket.scenarios.commands.compare", "add_subcommands",
               "run a scenario over a grid of parameters and seeds (local processes or Dask)"),
-    "quote": ("scenarios.commands.quote", "add_subcommands", "price slots on a provider's state (Singh ch. 5)"),
-    "advertise": ("scenarios.commands.quote", "add_subcommands",
+    "quote": ("gridmarket.scenarios.commands.quote", "add_subcommands", "price slots on a provider's state (Singh ch. 5)"),
+    "advertise": ("gridmarket.scenarios.commands.quote", "add_subcommands",
                   "list the non-delaying slots a provider advertises (Singh ch. 3)"),
-    "clear": ("scenarios.commands.clear", "add_clear_parser",
+    "clear": ("gridmarket.scenarios.commands.clear", "add_clear_parser",
               "clear pending jobs across systems by MCMF or stable matching (Murali & Vadhiyar)"),
-    "viz": ("viz.server", "add_subcommand", "serve the live market page (Mesa SolaraViz) on this machine"),
+    "viz": ("gridmarket.viz.server", "add_subcommand", "serve the live market page (Mesa SolaraViz) on this machine"),
     "provision": (__name__, "_add_provision",
                   "provision a workflow over slots (MOGA over advertisements or greedy over quotes)"),
-    "run": ("scenarios.commands.run", "add_subcommands",
+    "run": ("gridmarket.scenarios.commands.run", "add_subcommands",
             "run a named reproduction of a seed's experiment (or an agent scenario); --list names them"),
 }
 
@@ -183,6 +184,7 @@ def _parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
         "sell slots, brokers buy them for workflows and reservations, a metascheduler places the rest. "
         "Start with 'gridmarket compare' (the quickstart scenario, seconds) or 'gridmarket run --list'.",
     )
+    parser.add_argument("--version", action="version", version=f"gridmarket {gridmarket.__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
     args = sys.argv[1:] if argv is None else argv
     chosen = next((a for a in args if not a.startswith("-")), None)
@@ -249,7 +251,7 @@ def main(argv: list[str] | None = None) -> int:
     warnings.formatwarning = _one_line_warning
     interrupts.install()
     if args.command in ("compare", "run", "sweep"):  # manifests name the code as it was at the start
-        from scenarios.results import code_version
+        from gridmarket.scenarios.results import code_version
 
         code_version()
     try:

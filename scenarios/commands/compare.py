@@ -1,8 +1,8 @@
 """``gridmarket compare`` and ``gridmarket sweep``: interaction models side by side, and parameter grids.
 
-A thin layer over :func:`scenarios.experiment.compare` and
-:func:`scenarios.sweep.run_sweep`. The main CLI adds the subcommands with
-:func:`add_subcommands`; until it does, ``python -m scenarios.commands.compare compare``
+A thin layer over :func:`gridmarket.scenarios.experiment.compare` and
+:func:`gridmarket.scenarios.sweep.run_sweep`. The main CLI adds the subcommands with
+:func:`add_subcommands`; until it does, ``python -m gridmarket.scenarios.commands.compare compare``
 runs them standalone. Times are seconds; allocation cost SU.
 """
 
@@ -14,13 +14,13 @@ from pathlib import Path
 
 import pandas as pd
 
-from market.errors import InvalidInput
-from scenarios.config import INTERACTION_MODELS, with_overrides
-from scenarios.experiment import compare
-from scenarios.registry import get_scenario, scenario_names
-from scenarios.interrupts import with_hint
-from scenarios.results import format_table, manifest, prepare_out, remove_if_empty, write_atomic, write_results
-from scenarios.sweep import EXECUTORS, parse_grid, read_points, run_sweep
+from gridmarket.errors import InvalidInput
+from gridmarket.scenarios.config import INTERACTION_MODELS, with_overrides
+from gridmarket.scenarios.experiment import compare
+from gridmarket.scenarios.registry import get_scenario, scenario_names
+from gridmarket.scenarios.interrupts import with_hint
+from gridmarket.scenarios.results import format_table, manifest, prepare_out, remove_if_empty, write_atomic, write_results
+from gridmarket.scenarios.sweep import EXECUTORS, parse_grid, read_points, run_sweep
 
 __all__ = ["add_subcommands", "main", "run_compare", "run_sweep_command"]
 
@@ -82,9 +82,9 @@ def write_batsim(folder: Path, jobs: pd.DataFrame, providers) -> list[Path]:
 
     Every row a provider ran (machine jobs, workflow tasks and reserved jobs) with the processors it
     held and its energy in joules from the provider's ``watts_per_proc`` (busy power;
-    :func:`market.batsim.to_batsim_jobs`); evalys reads each file as one machine's schedule.
+    :func:`gridmarket.batsim.to_batsim_jobs`); evalys reads each file as one machine's schedule.
     """
-    from market.batsim import to_batsim_jobs
+    from gridmarket.batsim import to_batsim_jobs
 
     written = []
     for model, rows in jobs.groupby("model", sort=False):
@@ -173,8 +173,8 @@ def add_subcommands(subparsers) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m scenarios.commands.compare {compare,sweep} ...``; returns the exit status."""
-    from scenarios.options import run_standalone
+    """``python -m gridmarket.scenarios.commands.compare {compare,sweep} ...``; returns the exit status."""
+    from gridmarket.scenarios.options import run_standalone
 
     return run_standalone(add_subcommands, argv, __doc__.splitlines()[0])
 

@@ -1,9 +1,9 @@
 """``gridmarket provision``: provision a workflow over slots by a provisioning method (Singh 2008, ch. 4, 7).
 
-``--method`` takes any provisioning method of :mod:`market.provisioning.methods`, registered or a
+``--method`` takes any provisioning method of :mod:`gridmarket.provisioning.methods`, registered or a
 plug-in ``"package.module:function"``; also runnable on its own::
 
-    python -m scenarios.commands.provision --workflow wf.json --slots slots.json --method moga --alpha 0.5 --seed 1
+    python -m gridmarket.scenarios.commands.provision --workflow wf.json --slots slots.json --method moga --alpha 0.5 --seed 1
 
 Times are seconds; costs are SU.
 """
@@ -17,17 +17,17 @@ from pathlib import Path
 
 import numpy as np
 
-from market.errors import Infeasible, InvalidInput, MarketError
-from market.provisioning import (
+from gridmarket.errors import Infeasible, InvalidInput, MarketError
+from gridmarket.provisioning import (
     PROVISIONING_METHODS,
     AdvertisedSlot,
     ProvisioningProblem,
     check_provisioning,
     resolve_provisioning,
 )
-from market.validation import check_keys, read_json
-from market.workflows import Network, read_dax, read_workflow_json
-from scenarios.harnesses.provisioning import run_id
+from gridmarket.validation import check_keys, read_json
+from gridmarket.workflows import Network, read_dax, read_workflow_json
+from gridmarket.scenarios.harnesses.provisioning import run_id
 
 __all__ = ["add_arguments", "main", "run"]
 
@@ -93,7 +93,7 @@ def _read_slots(path: Path) -> tuple[list[AdvertisedSlot], dict, int, Network | 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The options of ``provision`` (for the main CLI's subparser)."""
-    from scenarios.options import checked
+    from gridmarket.scenarios.options import checked
 
     parser.add_argument("--workflow", required=True,
                         help="workflow: gridmarket JSON {tasks, edges}, WfCommons JSON, or Pegasus DAX (.xml)")
@@ -114,7 +114,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     """Provision the workflow on the slots by ``--method`` and print the plan (and any Pareto set it chose from).
 
-    The method's answer is checked against the slots (:func:`market.provisioning.check_provisioning`)
+    The method's answer is checked against the slots (:func:`gridmarket.provisioning.check_provisioning`)
     before it is printed. Exit status 0 with a plan; 1 with one line "infeasible: ..." when no plan
     fits the slots (a valid question without an answer); 2 for bad input or a method's invalid answer.
     """
@@ -162,7 +162,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m scenarios.commands.provision`` (``provision`` options); returns the exit status."""
+    """``python -m gridmarket.scenarios.commands.provision`` (``provision`` options); returns the exit status."""
     parser = argparse.ArgumentParser(prog="gridmarket provision", description=__doc__.splitlines()[0])
     add_arguments(parser)
     args = parser.parse_args(argv)

@@ -1,8 +1,8 @@
 """``gridmarket quote`` and ``gridmarket advertise``: a provider's slot prices from a state file.
 
-A thin layer over :mod:`market.pricing` (Singh 2008, ch. 3 and ch. 5). The
+A thin layer over :mod:`gridmarket.pricing` (Singh 2008, ch. 3 and ch. 5). The
 main CLI adds these subcommands with :func:`add_subcommands`; until it does,
-``python -m scenarios.commands.quote quote ...`` runs them standalone.
+``python -m gridmarket.scenarios.commands.quote quote ...`` runs them standalone.
 """
 
 from __future__ import annotations
@@ -11,9 +11,9 @@ import argparse
 import json
 import sys
 
-from market.errors import InvalidInput
-from market.pricing import PRICING_POLICIES, ProviderPlan, check_policy, forecast, read_state, resolve_pricing
-from scenarios.options import checked
+from gridmarket.errors import InvalidInput
+from gridmarket.pricing import PRICING_POLICIES, ProviderPlan, check_policy, forecast, read_state, resolve_pricing
+from gridmarket.scenarios.options import checked
 
 __all__ = ["STATE_HELP", "add_subcommands", "main"]
 
@@ -138,7 +138,7 @@ def add_subcommands(subparsers: argparse._SubParsersAction) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     """Run ``quote`` or ``advertise`` standalone; returns the exit status."""
-    from scenarios.options import run_standalone
+    from gridmarket.scenarios.options import run_standalone
 
     return run_standalone(add_subcommands, argv, __doc__.splitlines()[0])
 

@@ -1,9 +1,9 @@
 """``gridmarket run NAME``: a named reproduction of a seed's experiment, or an agent scenario.
 
-A reproduction (:data:`scenarios.reproductions.REPRODUCTIONS`) prints our
+A reproduction (:data:`gridmarket.scenarios.reproductions.REPRODUCTIONS`) prints our
 figures beside the seed's and one ``direction holds: yes/no`` line per
 finding; ``--out DIR`` also writes ``report.csv``, ``report.md`` and
-``manifest.json``. A name of :data:`scenarios.registry.SCENARIOS` (or a
+``manifest.json``. A name of :data:`gridmarket.scenarios.registry.SCENARIOS` (or a
 scenario ``.toml`` file) runs every interaction model of that scenario on the
 same workload, as ``gridmarket compare`` does, and prints its table; ``--out``
 then writes the comparison's results folder. The main CLI adds the
@@ -20,10 +20,10 @@ import sys
 import warnings
 from pathlib import Path
 
-from market.errors import InvalidInput, MarketError
-from scenarios.config import suggest
-from scenarios.registry import SCENARIOS, get_scenario, scenario_names
-from scenarios.reproductions.report import (
+from gridmarket.errors import InvalidInput, MarketError
+from gridmarket.scenarios.config import suggest
+from gridmarket.scenarios.registry import SCENARIOS, get_scenario, scenario_names
+from gridmarket.scenarios.reproductions.report import (
     DATA_ENV,
     REPRODUCTIONS,
     SIZES,
@@ -33,8 +33,8 @@ from scenarios.reproductions.report import (
     write_report,
     write_seeds_report,
 )
-from scenarios.interrupts import with_hint
-from scenarios.results import prepare_out, remove_if_empty
+from gridmarket.scenarios.interrupts import with_hint
+from gridmarket.scenarios.results import prepare_out, remove_if_empty
 
 __all__ = ["add_subcommands", "format_list", "parse_seeds", "run_command", "run_seed"]
 
@@ -126,7 +126,7 @@ def _collect(fn, tasks, args, workers, seeds, reports, failed, out=None) -> None
     With ``out``, each finished seed's report is written to ``out/seed-N/`` at once, so a run
     stopped later (Ctrl-C, SIGTERM, a session's end) keeps every seed that finished.
     """
-    from scenarios.sweep import executor_runs
+    from gridmarket.scenarios.sweep import executor_runs
 
     with executor_runs(fn, tasks, executor=args.executor, workers=workers, scheduler=args.scheduler) as runs:
         for seed, report in runs:
@@ -257,9 +257,9 @@ def _run_reproduction(args: argparse.Namespace) -> int:
 def _run_scenario(args: argparse.Namespace) -> int:
     import pandas as pd
 
-    from scenarios.config import with_overrides
-    from scenarios.experiment import compare
-    from scenarios.results import format_table, manifest, write_results
+    from gridmarket.scenarios.config import with_overrides
+    from gridmarket.scenarios.experiment import compare
+    from gridmarket.scenarios.results import format_table, manifest, write_results
 
     for option, value in (("--size", args.size), ("--data", args.data)):
         if value is not None:

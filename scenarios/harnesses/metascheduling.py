@@ -1,14 +1,14 @@
-"""Metascheduling experiments of Murali & Vadhiyar (the ``clear`` command is `scenarios.commands.clear`).
+"""Metascheduling experiments of Murali & Vadhiyar (the ``clear`` command is `gridmarket.scenarios.commands.clear`).
 
-Composition only: the mechanisms live in ``market.energy``, ``market.prediction``,
-``market.clearing`` and ``market.metascheduling``. This module builds the XSEDE
+Composition only: the mechanisms live in ``gridmarket.energy``, ``gridmarket.prediction``,
+``gridmarket.clearing`` and ``gridmarket.metascheduling``. This module builds the XSEDE
 grid (Table I systems, one synthetic or real hourly price series per market
 region, a Lublin + Tsafrir workload per system, EASY at every site), runs the
 strategies BS, INST, TWOPRICE, MCMF at several ``w_t`` and stable matching on
 the same jobs, and reports the paper's Table IV-style summary plus fairness
 (eq. 9) against BS.
 
-    python -m scenarios.harnesses.metascheduling --days 15 --seed 1 --out runs/xsede
+    python -m gridmarket.scenarios.harnesses.metascheduling --days 15 --seed 1 --out runs/xsede
 
 Times are integer seconds; prices ``price_per_mwh``; costs in USD.
 """
@@ -24,9 +24,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from market.energy import GridSystem, HourlyPrices, align_to_utc, fixed_prices, read_prices, synthetic_prices, xsede_systems
-from market.errors import InvalidInput, MarketError
-from market.metascheduling import GridConfig, Site, fairness_scores, grid_workload, run_grid, stream_rng
+from gridmarket.energy import GridSystem, HourlyPrices, align_to_utc, fixed_prices, read_prices, synthetic_prices, xsede_systems
+from gridmarket.errors import InvalidInput, MarketError
+from gridmarket.metascheduling import GridConfig, Site, fairness_scores, grid_workload, run_grid, stream_rng
 
 __all__ = [
     "REGION_PRICES",
@@ -164,7 +164,7 @@ def run_experiment(
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m scenarios.harnesses.metascheduling``: the XSEDE experiment (``clear``: `scenarios.commands.clear`)."""
+    """``python -m gridmarket.scenarios.harnesses.metascheduling``: the XSEDE experiment (``clear``: `gridmarket.scenarios.commands.clear`)."""
     parser = argparse.ArgumentParser(prog="metascheduling", description=__doc__.splitlines()[0])
     parser.add_argument("--days", type=float, default=15)
     parser.add_argument("--seed", type=int, default=1)
@@ -223,8 +223,8 @@ def wait_error_report(trace: str | Path, *, first: int = 0, n_jobs: int = 3000, 
     """Sec. 5.1.1 on one SWF trace: replay ``n_jobs`` jobs from ``first`` and score the wait predictions."""
     from dataclasses import replace
 
-    from market.prediction import replay_wait_predictions, wait_prediction_errors
-    from market.workloads import read_swf
+    from gridmarket.prediction import replay_wait_predictions, wait_prediction_errors
+    from gridmarket.workloads import read_swf
 
     w = read_swf(trace)
     jobs = list(w.jobs[first:first + n_jobs])
@@ -239,7 +239,7 @@ def wait_error_report(trace: str | Path, *, first: int = 0, n_jobs: int = 3000, 
 
 def price_forecast_report(paths: Sequence[str | Path], *, start: str, n_days: int = 14) -> pd.DataFrame:
     """Sec. 5.1.2 on real series: SARIMA day-ahead MAPE vs the seasonal naive forecast, per file."""
-    from market.prediction import forecast_errors
+    from gridmarket.prediction import forecast_errors
 
     rows = []
     for path in paths:

@@ -13,10 +13,10 @@ replays the whole trace (see ``benchmarks/bench_pricing.py``).
 
 The simulator has no public way yet to drop a reservation or to ask for a
 pass at the current instant: the early release uses
-:func:`market.pricing.withdraw_reservation` and ``MachineSimulation.wake_at``.
+:func:`gridmarket.pricing.withdraw_reservation` and ``MachineSimulation.wake_at``.
 
-This module only composes :mod:`market.simulation` and :mod:`market.pricing`.
-Run it as ``python -m scenarios.harnesses.pricing_replay --trace FILE.swf.gz`` (``--help``
+This module only composes :mod:`gridmarket.simulation` and :mod:`gridmarket.pricing`.
+Run it as ``python -m gridmarket.scenarios.harnesses.pricing_replay --trace FILE.swf.gz`` (``--help``
 for options). Times are seconds; prices are SU (processor-hours).
 """
 
@@ -34,9 +34,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from market.errors import InvalidInput, MarketError
-from market.job import Job
-from market.pricing import (
+from gridmarket.errors import InvalidInput, MarketError
+from gridmarket.job import Job
+from gridmarket.pricing import (
     PRICING_POLICIES,
     ExternalityPricer,
     check_policy,
@@ -44,10 +44,10 @@ from market.pricing import (
     state_from_scheduler,
     withdraw_reservation,
 )
-from market.reservation import Reservation
-from market.scheduling import make_scheduler
-from scenarios.options import checked
-from market.simulation import ESTIMATES, MachineSimulation
+from gridmarket.reservation import Reservation
+from gridmarket.scheduling import make_scheduler
+from gridmarket.scenarios.options import checked
+from gridmarket.simulation import ESTIMATES, MachineSimulation
 
 __all__ = ["DEFAULT_FRACTION", "PLANS_WITHOUT", "ReplayResult", "main", "pricing_replay", "run_id"]
 
@@ -280,7 +280,7 @@ def pricing_replay(
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="python -m scenarios.harnesses.pricing_replay",
+        prog="python -m gridmarket.scenarios.harnesses.pricing_replay",
         description="Replay a trace on one provider; a seeded fraction of the jobs reserve slots at "
         "adaptive externality prices (Singh 2008, ch. 5.3: query form 18, choice rule 20). Prints the "
         "mean price (SU = processor-hours) and the mean waits of reservations and best-effort jobs.",
@@ -313,7 +313,7 @@ def _parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point; returns the exit status."""
-    from market.workloads import read_swf
+    from gridmarket.workloads import read_swf
 
     args = _parser().parse_args(argv)
     try:

@@ -1,6 +1,6 @@
-"""Workflow provisioning experiments (Singh 2008, ch. 4, 6, 7); the ``provision`` command is `scenarios.commands.provision`.
+"""Workflow provisioning experiments (Singh 2008, ch. 4, 6, 7); the ``provision`` command is `gridmarket.scenarios.commands.provision`.
 
-Composes the mechanisms of :mod:`market.provisioning` on providers replaying
+Composes the mechanisms of :mod:`gridmarket.provisioning` on providers replaying
 real traces: a provider is a machine simulation of a workload (SWF trace)
 under the slot scheduler with exact estimates (the thesis's setting, ch. 3.1
 and 4.7); at a submission time its free slots are advertised (48 h ahead, or
@@ -24,9 +24,9 @@ from dataclasses import dataclass, replace
 import networkx as nx
 import numpy as np
 
-from market.errors import InvalidInput
-from market.job import Job
-from market.provisioning import (
+from gridmarket.errors import InvalidInput
+from gridmarket.job import Job
+from gridmarket.provisioning import (
     SECONDS_PER_HOUR,
     AdvertisedSlot,
     FreeCapacityProvider,
@@ -42,9 +42,9 @@ from market.provisioning import (
     run_var,
     summarize_reservations,
 )
-from market.scheduling import make_scheduler
-from market.simulation import MachineSimulation
-from market.workflows import Network
+from gridmarket.scheduling import make_scheduler
+from gridmarket.simulation import MachineSimulation
+from gridmarket.workflows import Network
 
 __all__ = [
     "ADVERTISE_AHEAD",
@@ -109,7 +109,7 @@ class Provider:
     def quoting(self, t: int, pricing: str = "adaptive"):
         """A form-(19) quoting provider over the plan at ``t``.
 
-        ``pricing="adaptive"``: externality prices of ch. 5 (``market.pricing.ProviderPlan``
+        ``pricing="adaptive"``: externality prices of ch. 5 (``gridmarket.pricing.ProviderPlan``
         over a conservative-backfilling plan); ``"free"``: only starts that
         delay nobody, at ``f = 0`` (:class:`FreeCapacityProvider`).
         """
@@ -128,10 +128,10 @@ def fig22_plan(scheduler, t: int):
     Fig. 22 prices a slot from two plans made the same way ("Create a schedule of the tasks in Q using
     pi ... Recreate a schedule"); a live conservative scheduler's own plan is compressed at every early
     end and, with requested estimates, is not the fresh one, so ``ProviderPlan.from_scheduler`` would
-    also charge a slot for the jobs a fresh re-plan places later (``scenarios.harnesses.pricing_replay``,
+    also charge a slot for the jobs a fresh re-plan places later (``gridmarket.scenarios.harnesses.pricing_replay``,
     ``plan_without``). With exact estimates both give the same plan.
     """
-    from market.pricing import ProviderPlan, state_from_scheduler  # the provider market of ch. 5
+    from gridmarket.pricing import ProviderPlan, state_from_scheduler  # the provider market of ch. 5
 
     return ProviderPlan.from_state(state_from_scheduler(scheduler, t), "conservative")
 

@@ -2,13 +2,13 @@
 
 Reproduces the shape of Table 3 of Rocchetti, Iturriaga & Nesmachnow (seed
 ``rocchetti-penalty-scheduling-policy.txt``, Sec. 6): the paper's default synthetic
-workload (`market.workloads.behaviour.paper_workload`) under each user-behaviour
-scenario of Table 2 (`market.workloads.behaviour.SCENARIOS`), run on one machine
-under PSP (`market.scheduling.psp`), and each user's jobs averaged into the class of
-the user's end-of-run accuracy (`market.scheduling.psp.class_waits`). This module
+workload (`gridmarket.workloads.behaviour.paper_workload`) under each user-behaviour
+scenario of Table 2 (`gridmarket.workloads.behaviour.SCENARIOS`), run on one machine
+under PSP (`gridmarket.scheduling.psp`), and each user's jobs averaged into the class of
+the user's end-of-run accuracy (`gridmarket.scheduling.psp.class_waits`). This module
 only composes those functions.
 
-Run it as ``python -m scenarios.harnesses.psp --seed 1`` (``--help`` for options). Times are
+Run it as ``python -m gridmarket.scenarios.harnesses.psp --seed 1`` (``--help`` for options). Times are
 seconds in the returned table; the command prints minutes, as the paper does.
 """
 
@@ -22,12 +22,12 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from market.errors import InvalidInput, MarketError
-from market.scheduling import policy_names, resolve_policy
-from market.scheduling.psp import CLASSES, class_waits
-from market.simulation import simulate
-from scenarios.options import checked
-from market.workloads.behaviour import PAPER_N_JOBS, PAPER_N_USERS, SCENARIOS, apply_behaviour, paper_workload
+from gridmarket.errors import InvalidInput, MarketError
+from gridmarket.scheduling import policy_names, resolve_policy
+from gridmarket.scheduling.psp import CLASSES, class_waits
+from gridmarket.simulation import simulate
+from gridmarket.scenarios.options import checked
+from gridmarket.workloads.behaviour import PAPER_N_JOBS, PAPER_N_USERS, SCENARIOS, apply_behaviour, paper_workload
 
 __all__ = ["DEFAULT_PROCS", "DEFAULT_WORKLOADS", "class_wait_table", "main"]
 
@@ -124,7 +124,7 @@ def class_wait_table(
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="python -m scenarios.harnesses.psp",
+        prog="python -m gridmarket.scenarios.harnesses.psp",
         description="Average wait per accuracy class per user-behaviour scenario "
         "(Rocchetti et al., Table 3), printed in minutes.",
     )

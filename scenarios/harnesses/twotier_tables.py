@@ -2,22 +2,22 @@
 
 Usage::
 
-    python -m scenarios.harnesses.twotier_tables                       # small default: 2000 jobs, 5 loads, seed 1
-    python -m scenarios.harnesses.twotier_tables --jobs 200000 --workloads feitelson96 --out out/fw.csv   # paper scale
-    python -m scenarios.harnesses.twotier_tables --sections main --loads 0.6,0.9 --jobs 1000 --seed 7
+    python -m gridmarket.scenarios.harnesses.twotier_tables                       # small default: 2000 jobs, 5 loads, seed 1
+    python -m gridmarket.scenarios.harnesses.twotier_tables --jobs 200000 --workloads feitelson96 --out out/fw.csv   # paper scale
+    python -m gridmarket.scenarios.harnesses.twotier_tables --sections main --loads 0.6,0.9 --jobs 1000 --seed 7
 
 What it runs (sec. 3 of the paper; ``shared/seeds/measy-migration-consolidation.txt``):
 
-* workloads: ``feitelson96`` (FWload, :mod:`market.workloads.feitelson96`, 320 processors) and
-  ``jann97`` (JWload, :mod:`market.workloads.jann97`), with user estimates from the Tsafrir et al.
-  model (:func:`market.workloads.tsafrir_estimates`, maximum estimate = the model's runtime cap),
+* workloads: ``feitelson96`` (FWload, :mod:`gridmarket.workloads.feitelson96`, 320 processors) and
+  ``jann97`` (JWload, :mod:`gridmarket.workloads.jann97`), with user estimates from the Tsafrir et al.
+  model (:func:`gridmarket.workloads.tsafrir_estimates`, maximum estimate = the model's runtime cap),
   on a machine of ``--procs`` (320) processors;
 * loads: each workload's inter-arrival times are multiplied by one factor
-  (:func:`market.workloads.scale_interarrival`, sec. 3.3) so that its offered load — processor
+  (:func:`gridmarket.workloads.scale_interarrival`, sec. 3.3) so that its offered load — processor
   seconds of work over ``procs`` x (last submit - first submit) — is each of ``--loads``;
-* section ``main`` (Figs. 6-8): EASY (:func:`market.simulation.simulate`), KEASY, REASY, MEASY
-  (:func:`market.twotier.simulate_twotier`, migration cost 20 s): average response time and
-  average bounded slowdown (tau = 10 s, :func:`market.twotier.paper_metrics`), kills of KEASY and
+* section ``main`` (Figs. 6-8): EASY (:func:`gridmarket.simulation.simulate`), KEASY, REASY, MEASY
+  (:func:`gridmarket.twotier.simulate_twotier`, migration cost 20 s): average response time and
+  average bounded slowdown (tau = 10 s, :func:`gridmarket.twotier.paper_metrics`), kills of KEASY and
   migrations per job of MEASY;
 * section ``usage`` (Figs. 9-12): KEASY and MEASY without usage information (sec. 3.5.1) and
   with every process at 100 % (sec. 3.5.2);
@@ -41,14 +41,14 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from market.errors import MarketError
-from market.simulation import simulate
-from market.twotier import DEFAULT_MIGRATION_COST, paper_metrics, simulate_twotier
-from market.workloads import scale_interarrival, tsafrir_estimates
-from market.twotier.progress import BG_MODELS, DEFAULT_BG_MODEL
-from market.workloads.feitelson96 import FEITELSON96_LIU2012, feitelson96_workload
-from market.workloads.jann97 import JANN97_MAX_RUNTIME, jann97_workload
-from market.workloads.workload import Workload
+from gridmarket.errors import MarketError
+from gridmarket.simulation import simulate
+from gridmarket.twotier import DEFAULT_MIGRATION_COST, paper_metrics, simulate_twotier
+from gridmarket.workloads import scale_interarrival, tsafrir_estimates
+from gridmarket.twotier.progress import BG_MODELS, DEFAULT_BG_MODEL
+from gridmarket.workloads.feitelson96 import FEITELSON96_LIU2012, feitelson96_workload
+from gridmarket.workloads.jann97 import JANN97_MAX_RUNTIME, jann97_workload
+from gridmarket.workloads.workload import Workload
 
 __all__ = ["WORKLOADS", "base_workload", "main", "offered_load", "run_tables"]
 
@@ -118,7 +118,7 @@ def run_tables(
 ) -> pd.DataFrame:
     """Simulate every workload x load x (policy, setting); one row per run.
 
-    ``bg_model`` is the form of the bg progress equation (:func:`market.twotier.progress.bg_rate`).
+    ``bg_model`` is the form of the bg progress equation (:func:`gridmarket.twotier.progress.bg_rate`).
     Columns: ``workload, load, offered_load, mean_procs, serial_share, policy, section, usage,
     usage_known, migration_cost, bg_model, seed, jobs, mean_response, mean_bsld, kills, migrations,
     migrations_per_job, seconds`` (``mean_procs`` and ``serial_share``: the generated workload's
@@ -216,7 +216,7 @@ def _floats(text: str) -> list[float]:
 
 
 def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="python -m scenarios.harnesses.twotier_tables", description=__doc__.splitlines()[0],
+    p = argparse.ArgumentParser(prog="python -m gridmarket.scenarios.harnesses.twotier_tables", description=__doc__.splitlines()[0],
                                 epilog="See the module docstring for what each section reproduces.")
     p.add_argument("--workloads", default=",".join(WORKLOADS), help=f"comma list of {', '.join(WORKLOADS)}")
     p.add_argument("--loads", default=",".join(map(str, DEFAULT_LOADS)), help="offered loads, comma list")
@@ -228,7 +228,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--costs", default=",".join(map(str, DEFAULT_COSTS)),
                    help="MEASY migration costs in seconds for the cost section")
     p.add_argument("--bg-model", choices=BG_MODELS, default=DEFAULT_BG_MODEL,
-                   help=f"form of the bg progress equation (market.twotier.progress.bg_rate; default {DEFAULT_BG_MODEL})")
+                   help=f"form of the bg progress equation (gridmarket.twotier.progress.bg_rate; default {DEFAULT_BG_MODEL})")
     p.add_argument("--out", help="write one CSV row per run here")
     p.add_argument("--quiet", action="store_true", help="do not print a line per finished run")
     return p

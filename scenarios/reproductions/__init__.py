@@ -1,4 +1,4 @@
-"""Named scenarios that reproduce every seed's main experiment in shape (``gridmarket run NAME``: `scenarios.commands.run`).
+"""Named scenarios that reproduce every seed's main experiment in shape (``gridmarket run NAME``: `gridmarket.scenarios.commands.run`).
 
 Each entry of :data:`REPRODUCTIONS` reruns one seed paper's table or figure
 with the mechanisms of ``market`` and reports our figures beside the paper's
@@ -18,8 +18,8 @@ and whether the direction the paper reports holds:
 True
 """
 
-from scenarios.reproductions import auctions, ha_turilli, measy, murali, rocchetti, singh  # noqa: F401  (they register)
-from scenarios.reproductions.report import (
+from gridmarket.scenarios.reproductions import auctions, ha_turilli, measy, murali, rocchetti, singh  # noqa: F401  (they register)
+from gridmarket.scenarios.reproductions.report import (
     DATA_ENV,
     REPRODUCTIONS,
     SIZES,

@@ -1,9 +1,9 @@
 """``auction-market``: every negotiation mechanism of issue 17 on one workload, against what the literature predicts.
 
-Composes the agent scenario :func:`scenarios.registry.auction_market` (run by
-:func:`scenarios.experiment.compare`: the same jobs, valuations and prices for every interaction
+Composes the agent scenario :func:`gridmarket.scenarios.registry.auction_market` (run by
+:func:`gridmarket.scenarios.experiment.compare`: the same jobs, valuations and prices for every interaction
 model) and a stand-alone continuous double auction for processor-hours
-(:func:`market.auctions.mixed.mixed_market`) whose buyers are the seed's jobs. It holds no
+(:func:`gridmarket.auctions.mixed.mixed_market`) whose buyers are the seed's jobs. It holds no
 algorithm. Times are seconds; values, prices, surplus, revenue and welfare are SU
 (processor-hours at the base rate); prices in the stand-alone market are SU per processor-hour.
 """
@@ -16,9 +16,9 @@ from pathlib import Path
 
 import numpy as np
 
-from market.pricing import BASE_RATE, SECONDS_PER_HOUR
-from market.valuation import VALUE_FACTOR
-from scenarios.reproductions.report import Check, Row, register
+from gridmarket.pricing import BASE_RATE, SECONDS_PER_HOUR
+from gridmarket.valuation import VALUE_FACTOR
+from gridmarket.scenarios.reproductions.report import Check, Row, register
 
 __all__ = ["MARKET_METRICS", "SLA_METRICS", "auction_market", "pooled_checks", "run_auction_market"]
 
@@ -62,8 +62,8 @@ EFFICIENCY_FLOOR = 0.9
 """Allocative efficiency the stand-alone double auction must reach (the literature reports 0.95-1.0)."""
 
 def _config(size: str, seed: int):
-    from scenarios.config import with_overrides
-    from scenarios.registry import get_scenario
+    from gridmarket.scenarios.config import with_overrides
+    from gridmarket.scenarios.registry import get_scenario
 
     config = with_overrides(get_scenario("auction-market"), {"seed": seed})
     if size == "full":
@@ -88,8 +88,8 @@ def run_auction_market(config, *, traders: int = 12, days: int = 5):
     ``days`` days in a ZIP-only, a GD-only and a mixed book. Directions whose models ``config``
     does not run are left out.
     """
-    from market.auctions.mixed import mixed_market
-    from scenarios.experiment import build_inputs, compare, run_model
+    from gridmarket.auctions.mixed import mixed_market
+    from gridmarket.scenarios.experiment import build_inputs, compare, run_model
 
     runs = compare(config)
     workload, prices, requests, _ = build_inputs(config)
@@ -229,7 +229,7 @@ def pooled_checks(metrics: dict) -> list[Check]:
 def auction_market(size: str, seed: int, data: Path | None):
     """Every negotiation mechanism on the same jobs and seeds: who gains, who pays, what it costs to talk.
 
-    Runs the agent scenario ``auction-market`` (:func:`scenarios.registry.auction_market`): the
+    Runs the agent scenario ``auction-market`` (:func:`gridmarket.scenarios.registry.auction_market`): the
     plain queue (best effort), posted prices (``moga`` on advertised slots) and adaptive quotes
     (``greedy`` on externality prices) for the workflows, first-price, Vickrey, English and Dutch
     slot auctions with the externality quote as reserve, a continuous double auction of ZIP

@@ -1,7 +1,7 @@
 """Reproduction of Ha, Turilli, Merzky & Jha (``ha-turilli-resource-selection.txt``): sec. IV-B, Figs. 5 and 6a.
 
-Composes :func:`market.selection.compare_selection` (RES_SELECT with the TTC
-affinity vs random distribution) and :func:`market.selection.bag_of_tasks_ttc`
+Composes :func:`gridmarket.selection.compare_selection` (RES_SELECT with the TTC
+affinity vs random distribution) and :func:`gridmarket.selection.bag_of_tasks_ttc`
 (the simulated execution) on the Table I systems. Times are seconds.
 """
 
@@ -11,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 
-from scenarios.reproductions.report import Check, Row, register
+from gridmarket.scenarios.reproductions.report import Check, Row, register
 
 __all__ = ["ha_selection"]
 
@@ -34,7 +34,7 @@ def ha_selection(size: str, seed: int, data: Path | None):
 
     An illustration, not a reproduction: the queue waits (lognormal, with
     per-system means of our choosing) and the IPCs are set by hand in
-    ``market.selection.TABLE_I_SYSTEMS`` (the paper measured waits over a
+    ``gridmarket.selection.TABLE_I_SYSTEMS`` (the paper measured waits over a
     month on the live machines, which no trace here records), so the
     directions follow from those inputs; the run shows the mechanism at
     work, not that the paper's finding holds.
@@ -49,7 +49,7 @@ def ha_selection(size: str, seed: int, data: Path | None):
     Sizes: ``small`` 10 executions per workload size and method (under 1 s);
     ``full`` 30 (about a month of daily runs): a few seconds.
     """
-    from market.selection import TABLE_I_SYSTEMS, bag_of_tasks_ttc, compare_selection
+    from gridmarket.selection import TABLE_I_SYSTEMS, bag_of_tasks_ttc, compare_selection
 
     repeats = 10 if size == "small" else 30
     rows, checks = [], []
@@ -83,5 +83,5 @@ def ha_selection(size: str, seed: int, data: Path | None):
     checks.append(Check("eq. 2's over-prediction on OSG is within the paper's 7-18 % (sec. IV-A3)",
                         all(7 <= v <= 18 for v in osg), ", ".join(f"{v:.1f} %" for v in osg)))
     notes = ["ILLUSTRATION: queue waits are lognormal with per-system means of our choosing and the IPCs are "
-             "hand-set (market.selection.TABLE_I_SYSTEMS); the directions follow from these inputs"]
+             "hand-set (gridmarket.selection.TABLE_I_SYSTEMS); the directions follow from these inputs"]
     return rows, checks, {"sizes": list(_SIZES), "repeats": repeats, "cycles": _CYCLES}, notes

@@ -1,6 +1,6 @@
 """Reproduction of Liu et al. 2012 (``measy-migration-consolidation.txt``): sec. 3.4, Figs. 6-8.
 
-Composes :func:`scenarios.harnesses.twotier_tables.run_tables` (EASY, KEASY, REASY and
+Composes :func:`gridmarket.scenarios.harnesses.twotier_tables.run_tables` (EASY, KEASY, REASY and
 MEASY on the FWload and JWload models across offered loads). Times are seconds.
 """
 
@@ -8,11 +8,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from scenarios.reproductions.report import Check, Row, mean, paper_number, register, steps
+from gridmarket.scenarios.reproductions.report import Check, Row, mean, paper_number, register, steps
 
 __all__ = ["BG_MODEL", "COMPARABLE_SHARE", "ROBUSTNESS_COSTS", "measy", "measy_robustness"]
 
-#: The bg progress reading the reproduction runs (:func:`market.twotier.progress.bg_rate`); chosen
+#: The bg progress reading the reproduction runs (:func:`gridmarket.twotier.progress.bg_rate`); chosen
 #: by running both against sec. 3.4's numbers (``benchmarks/RESULTS_reproductions.md``, measy).
 BG_MODEL = "ratio"
 #: Jobs per workload at each size: the paper's 200,000 FWload and 100,000 JWload at ``full``.
@@ -43,7 +43,7 @@ def measy(size: str, seed: int, data: Path | None):
     EASY"; MEASY is always better than KEASY; REASY is the worst of the three.
 
     FWload's sizes are tailored to the paper's average parallelism 23.4 and
-    serial share under 18 % (:data:`market.workloads.feitelson96.FEITELSON96_LIU2012`);
+    serial share under 18 % (:data:`gridmarket.workloads.feitelson96.FEITELSON96_LIU2012`);
     the bg progress equation is :data:`BG_MODEL`'s reading.
 
     Sizes: ``small`` 1000 jobs per workload, loads 0.7 and 0.9 (about 5 s).
@@ -54,7 +54,7 @@ def measy(size: str, seed: int, data: Path | None):
     The paper's averages and maxima are over its loads 0.5-0.9; at ``small``
     they are over two loads only.
     """
-    from scenarios.harnesses.twotier_tables import run_tables
+    from gridmarket.scenarios.harnesses.twotier_tables import run_tables
 
     loads = (0.7, 0.9) if size == "small" else (0.5, 0.6, 0.7, 0.8, 0.9)
     jobs = _JOBS[size]
@@ -140,7 +140,7 @@ def measy_robustness(size: str, seed: int, data: Path | None):
     """MEASY's robustness (Liu et al. 2012, sec. 3.5): no usage information, 100 % usage, migration cost.
 
     The set-up of :func:`measy` (FWload and JWload, Tsafrir estimates, 320 processors, the same
-    jobs, loads and seeds), with :func:`scenarios.harnesses.twotier_tables.run_tables`'s ``usage`` and
+    jobs, loads and seeds), with :func:`gridmarket.scenarios.harnesses.twotier_tables.run_tables`'s ``usage`` and
     ``cost`` sections beside the main runs.
 
     The seed's directions, each checked at every load of both workloads (a direction counts per
@@ -167,7 +167,7 @@ def measy_robustness(size: str, seed: int, data: Path | None):
     jobs, loads 0.5-0.9. A seed runs 13 two-tier runs per workload and load against
     :func:`measy`'s 3 (about 4x its time).
     """
-    from scenarios.harnesses.twotier_tables import run_tables
+    from gridmarket.scenarios.harnesses.twotier_tables import run_tables
 
     loads = (0.7, 0.9) if size == "small" else (0.5, 0.6, 0.7, 0.8, 0.9)
     jobs = _JOBS[size]

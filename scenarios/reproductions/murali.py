@@ -1,7 +1,7 @@
 """Reproductions of Murali & Vadhiyar (``murali-vadhiyar-mcmf-metascheduling.txt``): Table IV, XSEDE and NorduGrid.
 
-Composes :mod:`market.metascheduling` (the cycle-based grid, ``run_grid``)
-with the XSEDE sites of :func:`scenarios.harnesses.metascheduling.xsede_sites` and a
+Composes :mod:`gridmarket.metascheduling` (the cycle-based grid, ``run_grid``)
+with the XSEDE sites of :func:`gridmarket.scenarios.harnesses.metascheduling.xsede_sites` and a
 NorduGrid-shaped grid. Times are seconds inside, reported in minutes;
 electricity costs in the price series' currency (USD for XSEDE, EUR for
 NorduGrid).
@@ -15,8 +15,8 @@ from pathlib import Path
 
 import numpy as np
 
-from market.errors import InvalidInput
-from scenarios.reproductions.report import Check, Row, data_file, paper_number, register, steps
+from gridmarket.errors import InvalidInput
+from gridmarket.scenarios.reproductions.report import Check, Row, data_file, paper_number, register, steps
 
 __all__ = ["XSEDE_WORKLOADS", "murali_nordugrid", "murali_xsede", "murali_xsede_lublin", "xsede_jobs"]
 
@@ -39,8 +39,8 @@ def _label(config) -> str:
 
 def _perfect_foresight(sites):
     """The same sites with the day-ahead prices known ahead (no SARIMA fits): the small runs' shortcut."""
-    from market.metascheduling import Site
-    from market.prediction import PriceOutlook
+    from gridmarket.metascheduling import Site
+    from gridmarket.prediction import PriceOutlook
 
     return [Site(s.system, s.prices, PriceOutlook(s.prices, forecaster=None), s.continuation) for s in sites]
 
@@ -63,8 +63,8 @@ _HISTORY = 2000
 def _run(jobs, sites, configs, seed_stream, data_end=None) -> dict[str, dict]:
     """Each config's figures; with ``data_end`` (system -> (second its real prices end, the prices actually paid
     from 0 on, continuation included)), also the job-hours run past that second and the cost priced there."""
-    from market.energy import WH_PER_MWH
-    from market.metascheduling import run_grid, stream_rng
+    from gridmarket.energy import WH_PER_MWH
+    from gridmarket.metascheduling import run_grid, stream_rng
 
     out = {}
     for config in steps(configs, "strategies"):
@@ -101,7 +101,7 @@ def _run(jobs, sites, configs, seed_stream, data_end=None) -> dict[str, dict]:
 
 def _grid_jobs(systems, **kwargs):
     """`grid_workload`'s jobs and how many systems fell back to wall-time estimates (warned, noted in the report)."""
-    from market.metascheduling import grid_workload
+    from gridmarket.metascheduling import grid_workload
 
     with warnings.catch_warnings(record=True) as caught:  # few jobs on a system: Tsafrir cannot cover them
         warnings.simplefilter("always")
@@ -136,7 +136,7 @@ def full_load(sites, t0: int, seconds: int) -> tuple[float, float]:
     The most any schedule could use in that window: the yardstick for the
     totals a paper prints (cost in the sites' price currency).
     """
-    from market.energy import WH_PER_MWH
+    from gridmarket.energy import WH_PER_MWH
 
     mwh = sum(s.system.cores * s.system.watts_per_core for s in sites) * seconds / 3600.0 / WH_PER_MWH
     cost = sum(s.system.cores * s.system.watts_per_core * s.prices.integral(t0, t0 + seconds) / WH_PER_MWH
@@ -202,7 +202,7 @@ def murali_xsede(size: str, seed: int, data: Path | None):
     (Lublin's run times at 0.7). Hourly electricity prices per market region
     (PJM: the real PJM ComEd day-ahead series from June 2014, as the paper's
     month; the other regions synthetic, see
-    `scenarios.harnesses.metascheduling.REGION_PRICES`), 10-minute cycles,
+    `gridmarket.scenarios.harnesses.metascheduling.REGION_PRICES`), 10-minute cycles,
     MaxQ = 2, every job through the metascheduler (f_g = 1), each system's
     wait predictor trained on 2000 past jobs first (sec. 4.3.2;
     ``GridConfig.warmup``). The strategies: the baseline BS (every job at
@@ -251,12 +251,12 @@ def _xsede_continued(sites):
     The XSEDE series cover the warm-up, the 15 days and a 60-day tail; a strategy that piles jobs up on
     one system can run a job past them (full size, seed 3: a job ends at day 79.5 of 78). Such jobs are
     priced, not a lost seed: each series' last 8 weeks repeated hour for hour
-    (`market.energy.continue_by_repeating`; flat tariffs stay flat), up to 2 years; the metascheduler
-    never sees these hours (`market.metascheduling.Site.continuation`). Returns the sites and, per system,
+    (`gridmarket.energy.continue_by_repeating`; flat tariffs stay flat), up to 2 years; the metascheduler
+    never sees these hours (`gridmarket.metascheduling.Site.continuation`). Returns the sites and, per system,
     (the second the series ends, the prices paid from second 0 on) for the report's counts (:func:`_run`).
     """
-    from market.energy import continue_by_repeating
-    from market.metascheduling import Site
+    from gridmarket.energy import continue_by_repeating
+    from gridmarket.metascheduling import Site
 
     out, data_end = [], {}
     for s in sites:
@@ -268,8 +268,8 @@ def _xsede_continued(sites):
 
 
 def _xsede(size: str, seed: int, data: Path | None, workload: str):
-    from market.metascheduling import GridConfig
-    from scenarios.harnesses.metascheduling import TAIL_DAYS, WARMUP_DAYS, xsede_sites
+    from gridmarket.metascheduling import GridConfig
+    from gridmarket.scenarios.harnesses.metascheduling import TAIL_DAYS, WARMUP_DAYS, xsede_sites
 
     pjm = data_file(data, "prices/pjm_comed_2013-2018_epftoolbox.csv", needed_by="murali-xsede")
     small = size == "small"
@@ -282,7 +282,7 @@ def _xsede(size: str, seed: int, data: Path | None, workload: str):
     sites, data_end = _xsede_continued(xsede_sites(days, seed=seed, pjm_csv=pjm))
     if small:
         sites = _perfect_foresight(sites)
-    streams = np.random.SeedSequence(seed).spawn(2)  # the seeding of scenarios.harnesses.metascheduling.run_experiment
+    streams = np.random.SeedSequence(seed).spawn(2)  # the seeding of gridmarket.scenarios.harnesses.metascheduling.run_experiment
     jobs, fallback = xsede_jobs(workload, [s.system for s in sites], days=days,
                                 rng=np.random.default_rng(streams[0]), start=WARMUP_DAYS * _DAY)
     results = _run(jobs, sites, configs, streams[1], data_end=data_end)
@@ -434,7 +434,7 @@ def nordugrid_systems(rng: np.random.Generator, n: int = 50, total_cores: int = 
     72/96/168 h wall-time limits, 6-20 W and 8-24 GFlops per core, UTC+1
     (three in four) or UTC+2. The paper's system table is not published.
     """
-    from market.energy import GridSystem
+    from gridmarket.energy import GridSystem
 
     weights = np.exp(rng.uniform(np.log(100), np.log(30000), n))
     cores = np.maximum(np.rint(weights / weights.sum() * total_cores).astype(int), 64)
@@ -494,7 +494,7 @@ def murali_nordugrid(size: str, seed: int, data: Path | None):
     prices stopped, and lost the seed. Jobs are now priced (never scheduled:
     the metascheduler's view ends days ahead) from the rest of the Nord Pool
     file (to 2018-12-24) and after it from the file's last 52 weeks repeated
-    hour for hour (`market.energy.continue_by_repeating`; the fixed tariffs
+    hour for hour (`gridmarket.energy.continue_by_repeating`; the fixed tariffs
     stay fixed), up to 20 years from the start. The choice: the latest real
     year keeps Nord Pool's seasonal and weekly shape and level, with no
     trend invented; 52 whole weeks keep the weekday. The report counts, per
@@ -514,9 +514,9 @@ def murali_nordugrid(size: str, seed: int, data: Path | None):
     minutes a seed (``benchmarks/RESULTS_reproductions.md``). Needs
     ``prices/nordpool_system_2013-2018_epftoolbox.csv``.
     """
-    from market.energy import align_to_utc, continue_by_repeating, fixed_prices, read_prices
-    from market.metascheduling import GridConfig, Site
-    from scenarios.harnesses.metascheduling import TAIL_DAYS, WARMUP_DAYS
+    from gridmarket.energy import align_to_utc, continue_by_repeating, fixed_prices, read_prices
+    from gridmarket.metascheduling import GridConfig, Site
+    from gridmarket.scenarios.harnesses.metascheduling import TAIL_DAYS, WARMUP_DAYS
 
     path = data_file(data, "prices/nordpool_system_2013-2018_epftoolbox.csv", needed_by="murali-nordugrid")
     n, days = {"small": (10, 1), "medium": (_NG_SYSTEMS, _NG_MEDIUM_DAYS)}.get(size, (_NG_SYSTEMS, _NG_DAYS))

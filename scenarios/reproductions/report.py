@@ -27,9 +27,9 @@ from pathlib import Path
 
 import pandas as pd
 
-from market.errors import InvalidInput
-from scenarios.config import suggest
-from scenarios.results import ci95
+from gridmarket.errors import InvalidInput
+from gridmarket.scenarios.config import suggest
+from gridmarket.scenarios.results import ci95
 
 __all__ = [
     "DATA_ENV",
@@ -351,7 +351,7 @@ def data_file(data: Path | None, relative: str, *, needed_by: str) -> Path:
 
 @lru_cache(maxsize=4)
 def _read_trace(path: str):
-    from market.workloads import read_swf
+    from gridmarket.workloads import read_swf
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the cleaned PWA logs still drop a few jobs with unknown runtimes
@@ -379,7 +379,7 @@ def write_report(out: Path, report: Report, *, command: list[str] | None = None)
     """Write ``report.csv``, ``report.md`` and ``manifest.json`` into the folder ``out`` (which must exist)."""
     import json
 
-    from scenarios.results import manifest, write_atomic
+    from gridmarket.scenarios.results import manifest, write_atomic
 
     doc = manifest({"reproduction": report.name, "citation": report.citation, "size": report.size,
                     "settings": dict(report.settings)}, report.seed, command=command)
@@ -651,7 +651,7 @@ def write_seeds_report(out: Path, seeds_report: SeedsReport, *, command: list[st
     """Each seed's report in ``out/seed-N/``, and ``summary.csv``, ``summary.md``, ``manifest.json`` in ``out``."""
     import json
 
-    from scenarios.results import manifest, write_atomic
+    from gridmarket.scenarios.results import manifest, write_atomic
 
     written = []
     for report in seeds_report.reports:

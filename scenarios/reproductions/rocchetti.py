@@ -1,6 +1,6 @@
 """Reproduction of Rocchetti, Iturriaga & Nesmachnow (``rocchetti-penalty-scheduling-policy.txt``): Table 3.
 
-Composes :func:`scenarios.harnesses.psp.class_wait_table` (the paper's synthetic
+Composes :func:`gridmarket.scenarios.harnesses.psp.class_wait_table` (the paper's synthetic
 workload under each user-behaviour scenario of Table 2, scheduled by the
 Penalty Scheduling Policy). Waits are reported in minutes, as the paper does.
 """
@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
-from scenarios.reproductions.report import Check, Row, paper_number, register
+from gridmarket.scenarios.reproductions.report import Check, Row, paper_number, register
 
 __all__ = ["rocchetti_psp"]
 
@@ -51,9 +51,9 @@ def rocchetti_psp(size: str, seed: int, data: Path | None):
     a1 of the other scenarios (Fig. 1 text).
 
     Two readings of how PSP ran (issue 14): the strict class order over EASY
-    backfilling (:class:`market.scheduling.psp.PSPScheduler`, the paper's Sec. 4
+    backfilling (:class:`gridmarket.scheduling.psp.PSPScheduler`, the paper's Sec. 4
     description) and PSP as a factor of SLURM's multifactor priority with SLURM's
-    backfill pass (:class:`market.scheduling.slurm.SlurmPSPScheduler`, Sec. 2.2
+    backfill pass (:class:`gridmarket.scheduling.slurm.SlurmPSPScheduler`, Sec. 2.2
     and Algorithm 1; weights in its notes). Rows and checks of the second are
     prefixed "SLURM multifactor:". Sec. 6's printed spreads between the most and
     the least accurate class (2.25-2.88x) are checks (within 25 %) for both.
@@ -61,7 +61,7 @@ def rocchetti_psp(size: str, seed: int, data: Path | None):
     Sizes: ``small`` one workload per scenario (about 1 s); ``full`` four
     workloads per scenario, the paper's 24 runs (a few seconds).
     """
-    from scenarios.harnesses.psp import class_wait_table
+    from gridmarket.scenarios.harnesses.psp import class_wait_table
 
     n_workloads = 1 if size == "small" else 4
     rows, checks, empty, run_ids = [], [], [], {}
@@ -98,7 +98,7 @@ def rocchetti_psp(size: str, seed: int, data: Path | None):
                             f"DI {di_low:.0f} vs " + ", ".join(f"{s} {v:.0f}" for s, v in others.items()) + " min"))
     notes = ["machine of 64 processors (the paper does not give its size), so absolute waits differ",
              "SLURM multifactor weights: PSP 10000 (in fair share's place), age 1000 (max age 7 days), job size "
-             "1000; backfill plans 100 jobs a pass (market.scheduling.slurm)"]
+             "1000; backfill plans 100 jobs a pass (gridmarket.scheduling.slurm)"]
     if empty:
         notes.append("classes with users in Table 3 but none in our run: " + ", ".join(empty))
     return rows, checks, {"n_workloads": n_workloads, "procs": 64, "run_id": run_ids}, notes

@@ -1,8 +1,8 @@
 """Reproductions of Singh 2008 (``singh-provisioning-thesis.txt``): chs. 3-4, 5, 6 and 7.
 
-Composes :mod:`scenarios.harnesses.provisioning` (providers replaying PWA traces, MOGA,
+Composes :mod:`gridmarket.scenarios.harnesses.provisioning` (providers replaying PWA traces, MOGA,
 greedy provisioning, VAR and the combined scheme) and
-:mod:`scenarios.harnesses.pricing_replay` (the priced trace replay of ch. 5.3). The
+:mod:`gridmarket.scenarios.harnesses.pricing_replay` (the priced trace replay of ch. 5.3). The
 traces are the thesis's on its machines: SDSC-SP2 on 128 processors and
 CTC-SP2 on 430 (ch. 3.1, 4.7, 5.3: "430 node CTC cluster"; the trace's own
 batch partition has 338, on which its offered load is 84 % instead of the
@@ -17,9 +17,9 @@ from pathlib import Path
 
 import numpy as np
 
-from market.errors import InvalidInput
+from gridmarket.errors import InvalidInput
 
-from scenarios.reproductions.report import (
+from gridmarket.scenarios.reproductions.report import (
     Check,
     Row,
     data_file,
@@ -107,9 +107,9 @@ def singh_advertisement(size: str, seed: int, data: Path | None):
     n_tasks, depth = (30, 5) if small else (100, 10)
     population, generations = (30, 4) if small else (100, 10)
     count = 4 if small else 50
-    from market.workflows import layered_workflow
-    from scenarios.harnesses.provisioning import Provider, compare_moga
-    from scenarios.harnesses.twotier_tables import offered_load
+    from gridmarket.workflows import layered_workflow
+    from gridmarket.scenarios.harnesses.provisioning import Provider, compare_moga
+    from gridmarket.scenarios.harnesses.twotier_tables import offered_load
 
     rows, checks, notes = [], [], []
     streams = iter(sequence_ints(seed, 8))
@@ -231,7 +231,7 @@ def _raised_window(w, jobs, procs: int, t1: int, raise_by: float, draw: int, cop
     p makes the window's offered load ``1 + raise_by`` times its own (``jobs``), from the
     *measured* offered loads of the window alone and with the whole copy (p = 1), capped at 1.
     """
-    from market.workloads import duplicate_trace
+    from gridmarket.workloads import duplicate_trace
 
     if copy not in COPY_PLACEMENTS:
         raise InvalidInput(f"singh-pricing: copy must be one of {', '.join(COPY_PLACEMENTS)}, got {copy!r}")
@@ -265,7 +265,7 @@ def _pricing_load_and_share(site, w, jobs, days, procs, alphas, draw, policy, es
     summaries by alpha; ``base_utilisation`` the original window's
     utilisation (for the row beside the thesis's).
     """
-    from scenarios.harnesses.pricing_replay import pricing_replay
+    from gridmarket.scenarios.harnesses.pricing_replay import pricing_replay
 
     up, t1 = site.upper(), days * _DAY
     own = _offered_load(jobs, procs, 0, t1)
@@ -394,9 +394,9 @@ def singh_pricing(size: str, seed: int, data: Path | None, *, copy: str = DEFAUL
     shares 10 / 40 / 90 %. ``full`` SDSC and CTC, first 30 days, alpha 0 /
     0.25 / 0.5 / 0.75 / 1, both readings, shares 10 / 20 / 40 / 60 / 80 / 90 %.
     """
-    from market.workloads.workload import Workload
-    from scenarios.harnesses.pricing_replay import pricing_replay
-    from scenarios.harnesses.twotier_tables import offered_load
+    from gridmarket.workloads.workload import Workload
+    from gridmarket.scenarios.harnesses.pricing_replay import pricing_replay
+    from gridmarket.scenarios.harnesses.twotier_tables import offered_load
 
     if copy not in COPY_PLACEMENTS:
         raise InvalidInput(f"singh-pricing: copy must be one of {', '.join(COPY_PLACEMENTS)}, got {copy!r}")
@@ -555,9 +555,9 @@ def singh_var(size: str, seed: int, data: Path | None):
     30 rounds a simulated day apart, as the thesis's 30 days: about 1
     minute (measured). The seed picks where in the trace the rounds start.
     """
-    from market.workloads.workload import Workload
-    from scenarios.harnesses.provisioning import Provider, reservation_schemes
-    from scenarios.harnesses.twotier_tables import offered_load
+    from gridmarket.workloads.workload import Workload
+    from gridmarket.scenarios.harnesses.provisioning import Provider, reservation_schemes
+    from gridmarket.scenarios.harnesses.twotier_tables import offered_load
 
     small = size == "small"
     rounds = 5 if small else 30
@@ -685,8 +685,8 @@ def _single_site(size: str, seed: int, data: Path | None):
     full size, 10, 20, 30) for alpha = 0 and 1 (Fig. 54). Returns rows, checks
     and notes.
     """
-    from market.workflows import layered_workflow
-    from scenarios.harnesses.provisioning import Provider, compare_greedy
+    from gridmarket.workflows import layered_workflow
+    from gridmarket.scenarios.harnesses.provisioning import Provider, compare_greedy
 
     small = size == "small"
     n_tasks, depth = (30, 5) if small else (100, 10)
@@ -809,9 +809,9 @@ def singh_greedy(size: str, seed: int, data: Path | None):
     workflow at 50 instants per site (the thesis's) and 3/10/20/30 processors
     per task (Fig. 54's bars).
     """
-    from market.workflows import Network, layered_workflow
-    from market.workloads import duplicate_trace
-    from scenarios.harnesses.provisioning import Provider, compare_greedy
+    from gridmarket.workflows import Network, layered_workflow
+    from gridmarket.workloads import duplicate_trace
+    from gridmarket.scenarios.harnesses.provisioning import Provider, compare_greedy
 
     small = size == "small"
     n_tasks, depth = (20, 4) if small else (100, 10)
@@ -822,7 +822,7 @@ def singh_greedy(size: str, seed: int, data: Path | None):
     network = Network(latency=150, bytes_per_second=1.25e9)
     graph = layered_workflow(n_tasks, depth=depth, mean_procs=14, n_parents=2, mean_data_bytes=125e9,
                              rng=np.random.default_rng(streams[-1]))
-    from scenarios.harnesses.twotier_tables import offered_load
+    from gridmarket.scenarios.harnesses.twotier_tables import offered_load
 
     loaded = []
     rows, checks = [], []

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from agents import (
+from gridmarket.agents import (
     PROVIDER_AGENTS,
     Query,
     ResourceProvider,
@@ -26,10 +26,10 @@ from agents import (
     resolve_provider_agent,
     resolve_user_agent,
 )
-from market.errors import InvalidInput
-from scenarios.config import ProviderConfig, WorkloadConfig, with_overrides
-from scenarios.experiment import build_inputs, build_market, run_model
-from scenarios.registry import get_scenario
+from gridmarket.errors import InvalidInput
+from gridmarket.scenarios.config import ProviderConfig, WorkloadConfig, with_overrides
+from gridmarket.scenarios.experiment import build_inputs, build_market, run_model
+from gridmarket.scenarios.registry import get_scenario
 
 ROOT = Path(__file__).resolve().parents[2]
 DOC = ROOT / "docs" / "extending.md"
@@ -123,9 +123,9 @@ def test_agent_names_resolve_register_and_fail_in_one_line():
     assert resolve_provider_agent("provider") is ResourceProvider and resolve_user_agent("user") is User
     with pytest.raises(InvalidInput, match=r"unknown user agent 'usr' \(did you mean 'user'\?\)"):
         WorkloadConfig(user_agent="usr")
-    with pytest.raises(InvalidInput, match=r"provider 'a': provider agent 'agents.user:User': .* is not a subclass "
-                                           r"of agents.provider.ResourceProvider"):
-        ProviderConfig("a", 4, agent="agents.user:User")
+    with pytest.raises(InvalidInput, match=r"provider 'a': provider agent 'gridmarket.agents.user:User': .* is not a subclass "
+                                           r"of gridmarket.agents.provider.ResourceProvider"):
+        ProviderConfig("a", 4, agent="gridmarket.agents.user:User")
 
     class Quiet(ResourceProvider):
         pass

@@ -11,14 +11,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from agents import MarketModel, ProviderSpec
-from agents.broker import BROKER_METHODS, WorkflowRequest
-from agents.model import BrokerSpec
-from market.errors import InvalidInput
-from market.job import Job
-from market.workflows import Network
-from market.workflows.generators import layered_workflow
-from market.workloads.workload import Workload
+from gridmarket.agents import MarketModel, ProviderSpec
+from gridmarket.agents.broker import BROKER_METHODS, WorkflowRequest
+from gridmarket.agents.model import BrokerSpec
+from gridmarket.errors import InvalidInput
+from gridmarket.job import Job
+from gridmarket.workflows import Network
+from gridmarket.workflows.generators import layered_workflow
+from gridmarket.workloads.workload import Workload
 
 H = 3600
 
@@ -128,7 +128,7 @@ def test_combined_with_a_free_slot_uses_the_reservation_alone():
 
 @pytest.mark.parametrize("policy", ["psp", "psp-slurm"])
 def test_a_psp_provider_sells_reservations_from_its_own_plan(policy):
-    # PSP plans with its users' accuracies (market.pricing.forecast, policy_state); its reservations are sold
+    # PSP plans with its users' accuracies (gridmarket.pricing.forecast, policy_state); its reservations are sold
     jobs = [Job(1, 0, 8, 10, 100, site="p0", user=2), Job(2, 20, 8, H, H, site="p0", user=1),
             Job(3, 30, 2, H, H, site="p0", user=1)]
     r = market(jobs, "combined", policy=policy, reservations={3: 2 * H}).run()
@@ -220,9 +220,9 @@ def test_same_seed_same_market():
 
 def test_provisioned_workflows_finish_sooner_than_best_effort_on_a_loaded_grid():
     """Singh ch. 4.7 (Fig. 13) and ch. 7 (Fig. 52): provisioning beats just-in-time best effort under load."""
-    from scenarios.experiment import compare
-    from scenarios.registry import get_scenario
-    from scenarios.config import with_overrides
+    from gridmarket.scenarios.experiment import compare
+    from gridmarket.scenarios.registry import get_scenario
+    from gridmarket.scenarios.config import with_overrides
 
     runs = {r.model: r.summary for r in compare(with_overrides(get_scenario("quickstart"),
                                                                {"models": ("best-effort", "moga", "greedy")}))}
@@ -232,9 +232,9 @@ def test_provisioned_workflows_finish_sooner_than_best_effort_on_a_loaded_grid()
 
 
 def test_metascheduler_logs_dispatches_per_site_and_cycle():
-    from agents.metascheduler import MetaschedulerSpec
+    from gridmarket.agents.metascheduler import MetaschedulerSpec
 
-    from market.energy.prices import fixed_prices
+    from gridmarket.energy.prices import fixed_prices
 
     jobs = [Job(k, 10 * k, 2, 600, 600, site="p0") for k in range(1, 9)]
     specs = [ProviderSpec(f"p{k}", 8, prices=fixed_prices(40.0 + k, 48, zone=f"p{k}"), watts_per_proc=10.0)

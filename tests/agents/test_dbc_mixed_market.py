@@ -5,11 +5,11 @@ import pytest
 from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
-from agents.model import BrokerSpec, MarketModel, ProviderSpec
-from market.errors import InvalidInput
-from market.job import Job
-from market.valuation import Valuation, draw_valuations
-from market.workloads.workload import Workload
+from gridmarket.agents.model import BrokerSpec, MarketModel, ProviderSpec
+from gridmarket.errors import InvalidInput
+from gridmarket.job import Job
+from gridmarket.valuation import Valuation, draw_valuations
+from gridmarket.workloads.workload import Workload
 
 H = 3600
 

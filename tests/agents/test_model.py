@@ -4,11 +4,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agents import MarketModel, ProviderSpec
-from market.errors import InvalidInput
-from market.job import Job
-from market.simulation import simulate
-from market.workloads.workload import Workload
+from gridmarket.agents import MarketModel, ProviderSpec
+from gridmarket.errors import InvalidInput
+from gridmarket.job import Job
+from gridmarket.simulation import simulate
+from gridmarket.workloads.workload import Workload
 
 from tests.market.scheduling.strategies import machines_and_jobs
 

@@ -1,7 +1,7 @@
 """A provider of the agent market under a plug-in local policy answers queries from its own plan (issue 16).
 
 The SJF-over-EASY plug-in of docs/extending.md is called ``sjf``, a name registered nowhere: the
-provider's live scheduler must still be priced and advertised as SJF (``market.scheduling.policy_of``),
+provider's live scheduler must still be priced and advertised as SJF (``gridmarket.scheduling.policy_of``),
 as a ProviderPlan of the same state under ``"sjf_policy:SJFScheduler"`` is.
 """
 
@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from agents import MarketModel, ProviderSpec
-from agents.messages import Query, Submit
-from market.job import Job
-from market.pricing import ProviderPlan, ProviderState, RunningJob
-from market.workloads.workload import Workload
+from gridmarket.agents import MarketModel, ProviderSpec
+from gridmarket.agents.messages import Query, Submit
+from gridmarket.job import Job
+from gridmarket.pricing import ProviderPlan, ProviderState, RunningJob
+from gridmarket.workloads.workload import Workload
 
 PLUGINS = Path(__file__).resolve().parents[2] / "docs" / "examples" / "plugins"
 SJF = "sjf_policy:SJFScheduler"

@@ -6,11 +6,11 @@ import pytest
 from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
-from agents.model import BrokerSpec, MarketModel, ProviderSpec
-from agents.trading import SLA_COLUMNS, sla_penalty
-from market.job import Job
-from market.valuation import Valuation, draw_valuations
-from market.workloads.workload import Workload
+from gridmarket.agents.model import BrokerSpec, MarketModel, ProviderSpec
+from gridmarket.agents.trading import SLA_COLUMNS, sla_penalty
+from gridmarket.job import Job
+from gridmarket.valuation import Valuation, draw_valuations
+from gridmarket.workloads.workload import Workload
 
 H = 3600
 
@@ -167,7 +167,7 @@ def test_the_same_market_without_overbooking_signs_only_what_it_can_honour():
 
 
 def test_a_waiting_overbooked_contract_counts_as_submitted_in_the_running_summary():
-    from viz.summary import running_summary
+    from gridmarket.viz.summary import running_summary
 
     jobs = (Job(1, 10, 4, H, 2 * H, site="a"), Job(2, 20, 4, H, H, site="a"))
     vals = {1: Valuation(10.0, 10 + 3 * H, 3 * H), 2: Valuation(6.0, 20 + H + 1800, 3 * H)}
@@ -292,7 +292,7 @@ def test_the_viz_table_shows_sla_violations_and_penalties_as_they_happen():
     out of what providers were paid: the overbooked market by hand. Job 3's value runs out for a start after
     1,349 s; looking every minute from 30 s, the provider breaks it at 1,290 s (9 SU); job 2 starts 1,800 s
     late at 3,620 s (1 SU)."""
-    from viz.summary import SUMMARY_FIELDS, running_summary
+    from gridmarket.viz.summary import SUMMARY_FIELDS, running_summary
 
     m, _ = _overbooked_market(2.0)
     seen = {t: running_summary(m, t) for t in (1289, 1290, 3619, 3620)}

@@ -11,15 +11,15 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from agents import MarketModel, ProviderSpec, Query
-from agents.twotier_provider import TwoTierProvider
-from market.errors import InvalidInput
-from market.twotier.progress import DEFAULT_BG_MODEL, USAGE_THRESHOLD
-from market.twotier.simulation import DEFAULT_MIGRATION_COST, TWO_TIER_POLICIES, reference_run_events
-from market.workloads import lublin_workload, scale_load
-from market.workloads.workload import Workload
-from scenarios.config import ProviderConfig, ScenarioConfig, WorkloadConfig
-from scenarios.experiment import compare
+from gridmarket.agents import MarketModel, ProviderSpec, Query
+from gridmarket.agents.twotier_provider import TwoTierProvider
+from gridmarket.errors import InvalidInput
+from gridmarket.twotier.progress import DEFAULT_BG_MODEL, USAGE_THRESHOLD
+from gridmarket.twotier.simulation import DEFAULT_MIGRATION_COST, TWO_TIER_POLICIES, reference_run_events
+from gridmarket.workloads import lublin_workload, scale_load
+from gridmarket.workloads.workload import Workload
+from gridmarket.scenarios.config import ProviderConfig, ScenarioConfig, WorkloadConfig
+from gridmarket.scenarios.experiment import compare
 
 
 def _workload(n=300, procs=32, load=30.0, seed=3) -> Workload:
@@ -91,8 +91,8 @@ def test_a_plan_query_is_refused_and_a_bad_policy_names_the_two_tier_ones():
 
 
 def test_a_two_tier_site_warms_its_wait_predictor_on_a_two_tier_machine_of_its_policy():
-    from market.prediction.wait_replay import past_jobs, simulated_waits
-    from market.twotier.stepper import TwoTierMachineSimulation
+    from gridmarket.prediction.wait_replay import past_jobs, simulated_waits
+    from gridmarket.twotier.stepper import TwoTierMachineSimulation
 
     provider = MarketModel([ProviderSpec("site", 32, "measy")], _workload(20), rng=1).providers["site"]
     provider.track_waits()

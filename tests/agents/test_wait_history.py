@@ -5,16 +5,16 @@ import dataclasses
 import numpy as np
 import pytest
 
-from agents import MarketModel, ProviderSpec
-from agents.metascheduler import MetaschedulerSpec
-from agents.model import BrokerSpec
-from market.errors import InvalidInput
-from market.job import Job
-from market.prediction import past_jobs, simulated_waits
-from market.workloads import lublin_workload
-from market.workloads.workload import Workload
-from scenarios.experiment import build_inputs, build_market
-from scenarios.registry import get_scenario
+from gridmarket.agents import MarketModel, ProviderSpec
+from gridmarket.agents.metascheduler import MetaschedulerSpec
+from gridmarket.agents.model import BrokerSpec
+from gridmarket.errors import InvalidInput
+from gridmarket.job import Job
+from gridmarket.prediction import past_jobs, simulated_waits
+from gridmarket.workloads import lublin_workload
+from gridmarket.workloads.workload import Workload
+from gridmarket.scenarios.experiment import build_inputs, build_market
+from gridmarket.scenarios.registry import get_scenario
 
 
 def _quickstart_mcmf(history: int):
@@ -98,7 +98,7 @@ def test_bad_history_is_refused(history):
 
 def test_the_metascheduler_plans_with_published_prices_then_sarima_forecasts_when_asked():
     """Issue 16: the metascheduler agent can use Murali & Vadhiyar's SARIMA forecasts instead of actual prices."""
-    from market.energy import synthetic_prices
+    from gridmarket.energy import synthetic_prices
 
     prices = synthetic_prices(8, rng=np.random.default_rng(5))
     spec = [ProviderSpec("a", 16, "easy", prices), ProviderSpec("b", 32, "easy", prices)]

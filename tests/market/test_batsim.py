@@ -5,10 +5,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from market.batsim import assign_processors, to_batsim_jobs
-from market.errors import InvalidInput
-from market.job import Job
-from market.simulation import simulate
+from gridmarket.batsim import assign_processors, to_batsim_jobs
+from gridmarket.errors import InvalidInput
+from gridmarket.job import Job
+from gridmarket.simulation import simulate
 
 from .scheduling.strategies import machines_and_jobs
 

@@ -1,10 +1,10 @@
-"""market.csvout.write_csv writes exactly what DataFrame.to_csv(index=False) writes, on every table shape."""
+"""gridmarket.csvout.write_csv writes exactly what DataFrame.to_csv(index=False) writes, on every table shape."""
 
 import pandas as pd
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from market.csvout import write_csv
+from gridmarket.csvout import write_csv
 
 cells = st.one_of(
     st.lists(st.integers(-2**62, 2**62), min_size=3, max_size=3),

@@ -5,7 +5,7 @@ from dataclasses import fields
 from hypothesis import given
 from hypothesis import strategies as st
 
-from market.job import Job, checked_jobs
+from gridmarket.job import Job, checked_jobs
 
 _ROW = st.tuples(
     st.integers(0, 10**9), st.integers(0, 10**9), st.integers(1, 10**5), st.integers(1, 10**7),

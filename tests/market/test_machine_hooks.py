@@ -1,4 +1,4 @@
-"""Outside agents acting on a running machine: advance, kill, wake_at (market.simulation)."""
+"""Outside agents acting on a running machine: advance, kill, wake_at (gridmarket.simulation)."""
 
 from __future__ import annotations
 
@@ -6,11 +6,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from market.errors import InvalidInput
-from market.job import Job
-from market.reservation import Reservation
-from market.scheduling import make_scheduler
-from market.simulation import MachineSimulation
+from gridmarket.errors import InvalidInput
+from gridmarket.job import Job
+from gridmarket.reservation import Reservation
+from gridmarket.scheduling import make_scheduler
+from gridmarket.simulation import MachineSimulation
 
 
 @pytest.mark.parametrize("policy", ["fcfs", "easy", "conservative", "slots"])

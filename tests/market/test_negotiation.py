@@ -6,8 +6,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from market.errors import InvalidInput
-from market.negotiation import Negotiator, negotiate
+from gridmarket.errors import InvalidInput
+from gridmarket.negotiation import Negotiator, negotiate
 
 ranges = st.tuples(st.integers(0, 20), st.integers(0, 20)).map(lambda x: (float(min(x)), float(max(x))))
 sides = st.builds(lambda p, s, t, b, k: (p, s, t, b, k), ranges, ranges, st.integers(1, 30),

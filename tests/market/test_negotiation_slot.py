@@ -4,12 +4,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from market.auctions.slot import SlotRequest
-from market.errors import InvalidInput
-from market.job import Job
-from market.negotiation import negotiate_slot
-from market.pricing import ProviderPlan, ProviderState, RunningJob
-from market.valuation import Valuation
+from gridmarket.auctions.slot import SlotRequest
+from gridmarket.errors import InvalidInput
+from gridmarket.job import Job
+from gridmarket.negotiation import negotiate_slot
+from gridmarket.pricing import ProviderPlan, ProviderState, RunningJob
+from gridmarket.valuation import Valuation
 
 H = 3600
 

@@ -2,9 +2,9 @@
 
 import pytest
 
-from market.scheduling import POLICIES
-from market.simulation import simulate
-from market.workloads import read_swf
+from gridmarket.scheduling import POLICIES
+from gridmarket.simulation import simulate
+from gridmarket.workloads import read_swf
 
 
 @pytest.mark.slow

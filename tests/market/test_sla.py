@@ -7,12 +7,12 @@ import pytest
 from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
-from market.errors import InvalidInput
-from market.job import Job
-from market.pricing.plan import ProviderPlan
-from market.pricing.state import ProviderState, RunningJob, base_profile
-from market.reservation import Reservation
-from market.sla import (
+from gridmarket.errors import InvalidInput
+from gridmarket.job import Job
+from gridmarket.pricing.plan import ProviderPlan
+from gridmarket.pricing.state import ProviderState, RunningJob, base_profile
+from gridmarket.reservation import Reservation
+from gridmarket.sla import (
     SLA,
     PenaltySchedule,
     SLARequest,
@@ -276,7 +276,7 @@ def test_more_overbooking_never_signs_a_later_start(data, low, extra):
 
 # ------------------------------------------------------------------ runtime overruns
 def test_predicted_runtime_and_overrun_charge_by_hand():
-    from market.sla import overrun_charge, predict_runtime
+    from gridmarket.sla import overrun_charge, predict_runtime
 
     assert predict_runtime([], 900) == 900 and predict_runtime([300, 500, 701], 900) == 601
     assert predict_runtime([5000], 900) == 900  # never above the estimate
@@ -300,7 +300,7 @@ def test_make_room_moves_only_overlapping_movable_contracts_and_none_it_could_ke
     """Brute force on random machines: the answer makes the overrun fit, moves only movable reservations that
     overlap it, in order of start, and none of them could stay; None only when moving every movable overlapping
     one still leaves no room; [] exactly when it fits as it is."""
-    from market.sla import make_room
+    from gridmarket.sla import make_room
 
     state = data.draw(provider_states())
     extra = []
@@ -334,7 +334,7 @@ def test_make_room_by_hand():
     # 4 processors from 50 s: contract a holds 2 over [100, 200), b 4 over [200, 300), c 1 over [400, 500). A
     # 2-processor overrun over [50, 250) fits beside a but not b: b alone moves (a, taken first by start, stays);
     # 4 processors need both; c never stands in the way; without b movable there is no room.
-    from market.sla import make_room
+    from gridmarket.sla import make_room
 
     s = ProviderState(50, 4, reservations=(Reservation("a", 100, 2, 100), Reservation("b", 200, 4, 100),
                                            Reservation("c", 400, 1, 100)))
@@ -345,7 +345,7 @@ def test_make_room_by_hand():
 
 
 def test_make_room_refuses_unknown_ids_and_a_past_extension():
-    from market.sla import make_room
+    from gridmarket.sla import make_room
 
     s = ProviderState(50, 4, reservations=(Reservation("a", 100, 2, 100),))
     with pytest.raises(InvalidInput, match="not reservations"):

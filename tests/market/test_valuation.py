@@ -5,8 +5,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from market.errors import InvalidInput
-from market.valuation import Valuation, draw_valuation, draw_valuations, realised_values
+from gridmarket.errors import InvalidInput
+from gridmarket.valuation import Valuation, draw_valuation, draw_valuations, realised_values
 
 
 def test_utility_is_flat_to_the_deadline_then_falls_linearly_to_zero():

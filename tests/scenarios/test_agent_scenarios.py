@@ -6,9 +6,9 @@ import math
 
 import pytest
 
-from scenarios.config import INTERACTION_MODELS, with_overrides
-from scenarios.experiment import compare
-from scenarios.registry import get_scenario, scenario_names
+from gridmarket.scenarios.config import INTERACTION_MODELS, with_overrides
+from gridmarket.scenarios.experiment import compare
+from gridmarket.scenarios.registry import get_scenario, scenario_names
 
 
 @pytest.mark.parametrize("name", scenario_names())
@@ -38,7 +38,7 @@ def test_grand_market_runs_broker_and_metascheduler_together():
 def test_the_readme_main_command_runs_every_interaction_model(tmp_path, capsys):
     from pathlib import Path
 
-    from scenarios.commands.cli import main
+    from gridmarket.scenarios.commands.cli import main
 
     readme = (Path(__file__).parents[2] / "README.md").read_text().splitlines()
     first = next(line for line in readme if line.startswith("python -m venv"))
@@ -53,7 +53,7 @@ def test_the_readme_main_command_runs_every_interaction_model(tmp_path, capsys):
 
 def test_users_carry_an_estimate_behaviour_and_psp_providers_rank_them():
     """Rocchetti et al. in the agent market: CF users on PSP providers; accurate users wait less (Table 3's direction)."""
-    from scenarios.config import ProviderConfig, ScenarioConfig, WorkloadConfig
+    from gridmarket.scenarios.config import ProviderConfig, ScenarioConfig, WorkloadConfig
 
     config = ScenarioConfig(
         name="psp-market", providers=(ProviderConfig("a", 32, "psp", "fixed"), ProviderConfig("b", 32, "psp", "fixed")),
@@ -73,7 +73,7 @@ def test_users_carry_an_estimate_behaviour_and_psp_providers_rank_them():
 def test_the_documented_example_scenario_loads_and_runs():
     from pathlib import Path
 
-    from scenarios.config import load_toml
+    from gridmarket.scenarios.config import load_toml
 
     config = load_toml(Path(__file__).parents[2] / "docs" / "example-scenario.toml")
     assert config.name == "two-sites" and config.parameters.w_t == 50.0
@@ -88,7 +88,7 @@ def test_the_documented_example_scenario_shows_every_key():
     from dataclasses import fields
     from pathlib import Path
 
-    from scenarios.config import Parameters, ProviderConfig, ScenarioConfig, WorkloadConfig
+    from gridmarket.scenarios.config import Parameters, ProviderConfig, ScenarioConfig, WorkloadConfig
 
     doc = tomllib.loads((Path(__file__).parents[2] / "docs" / "example-scenario.toml").read_text())
     # trace: only with source = "trace" (providers[].trace: with source = "providers");

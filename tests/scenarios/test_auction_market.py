@@ -4,11 +4,11 @@ import math
 
 import pytest
 
-from scenarios.config import with_overrides
-from scenarios.registry import AUCTION_MARKET_MODELS, get_scenario
-from scenarios.reproductions import REPRODUCTIONS, Check, Report, Row
-from scenarios.reproductions.auctions import MARKET_METRICS, pooled_checks, run_auction_market
-from scenarios.reproductions.report import SeedMetric, SeedsReport
+from gridmarket.scenarios.config import with_overrides
+from gridmarket.scenarios.registry import AUCTION_MARKET_MODELS, get_scenario
+from gridmarket.scenarios.reproductions import REPRODUCTIONS, Check, Report, Row
+from gridmarket.scenarios.reproductions.auctions import MARKET_METRICS, pooled_checks, run_auction_market
+from gridmarket.scenarios.reproductions.report import SeedMetric, SeedsReport
 
 
 @pytest.fixture(scope="module")
@@ -78,7 +78,7 @@ def test_auction_market_is_listed_as_a_reproduction_with_its_literature():
 
 
 def test_sla_runs_again_with_overbooking_providers_and_reports_their_violations(tiny):
-    from scenarios.reproductions.auctions import OVERBOOKING, SLA_METRICS
+    from gridmarket.scenarios.reproductions.auctions import OVERBOOKING, SLA_METRICS
 
     rows, checks, _, _ = tiny
     ours = {r.metric: r.ours for r in rows}

@@ -1,4 +1,4 @@
-"""The command line pins OpenBLAS's kernel on AVX2 x86-64 hosts (scenarios.commands.cli.pin_blas_kernel)."""
+"""The command line pins OpenBLAS's kernel on AVX2 x86-64 hosts (gridmarket.scenarios.commands.cli.pin_blas_kernel)."""
 
 import os
 import platform
@@ -37,19 +37,19 @@ def _python(code: str, **env: str) -> str:
 
 @pytest.mark.skipif(not _avx2_host(), reason="the pin applies to x86-64 CPUs with AVX2 and FMA")
 def test_the_command_line_runs_numpy_and_scipy_on_the_pinned_kernel():
-    pinned = _python("from scenarios.commands.cli import pin_blas_kernel\nassert pin_blas_kernel() == 'Haswell'\n" + _REPORT)
+    pinned = _python("from gridmarket.scenarios.commands.cli import pin_blas_kernel\nassert pin_blas_kernel() == 'Haswell'\n" + _REPORT)
     assert pinned == "['Haswell']"
     # main() pins before the subcommand's modules load
-    seen = _python("import os, contextlib, io\nfrom scenarios.commands.cli import main\n"
+    seen = _python("import os, contextlib, io\nfrom gridmarket.scenarios.commands.cli import main\n"
                    "with contextlib.redirect_stdout(io.StringIO()): main(['run', '--list'])\n"
                    "print(os.environ.get('OPENBLAS_CORETYPE'))")
     assert seen == "Haswell"
 
 
 def test_an_explicit_kernel_or_a_loaded_numpy_is_left_alone():
-    chosen = _python("from scenarios.commands.cli import pin_blas_kernel\nassert pin_blas_kernel() is None\n" + _REPORT,
+    chosen = _python("from gridmarket.scenarios.commands.cli import pin_blas_kernel\nassert pin_blas_kernel() is None\n" + _REPORT,
                      OPENBLAS_CORETYPE="Sandybridge")
     assert chosen == "['Sandybridge']"
-    late = _python("import numpy, os\nfrom scenarios.commands.cli import pin_blas_kernel\n"
+    late = _python("import numpy, os\nfrom gridmarket.scenarios.commands.cli import pin_blas_kernel\n"
                    "print(pin_blas_kernel(), os.environ.get('OPENBLAS_CORETYPE'))")
     assert late == "None None"

@@ -6,7 +6,7 @@ import sys
 import pandas as pd
 import pytest
 
-from scenarios.commands.cli import main
+from gridmarket.scenarios.commands.cli import main
 
 SWF = """; MaxProcs: 4
 ; UnixStartTime: 0
@@ -72,7 +72,7 @@ def test_default_workload_is_seeded_and_needs_no_files(tmp_path):
 
 
 def test_console_script_entry_point_runs():
-    proc = subprocess.run([sys.executable, "-m", "scenarios.commands.cli", "simulate", "--jobs", "200"],
+    proc = subprocess.run([sys.executable, "-m", "gridmarket.scenarios.commands.cli", "simulate", "--jobs", "200"],
                           capture_output=True, text=True, check=True)
     assert "easy on 256 processors" in proc.stdout
 
@@ -88,9 +88,9 @@ def test_two_tier_policies_run_from_the_cli_and_are_seeded(trace, tmp_path, poli
 
 
 def test_two_tier_policy_without_rng_is_refused():
-    from market.errors import InvalidInput
-    from market.job import Job
-    from market.simulation import simulate
+    from gridmarket.errors import InvalidInput
+    from gridmarket.job import Job
+    from gridmarket.simulation import simulate
 
     with pytest.raises(InvalidInput, match="stochastic"):
         simulate([Job(1, 0, 1, 1, 1)], procs=1, policy="measy")
@@ -104,7 +104,7 @@ def _imported(args, tmp_path) -> set[str]:
     import subprocess
     import sys
 
-    result = subprocess.run([sys.executable, "-X", "importtime", "-m", "scenarios.commands.cli", *args],
+    result = subprocess.run([sys.executable, "-X", "importtime", "-m", "gridmarket.scenarios.commands.cli", *args],
                             capture_output=True, text=True, cwd=tmp_path)
     assert result.returncode == 0, result.stderr[-2000:]
     return {line.split("|")[-1].strip().split(".")[0] for line in result.stderr.splitlines()
@@ -120,6 +120,6 @@ def test_help_and_quote_load_no_heavy_package(tmp_path):
     for args in (["--help"], ["quote", "--state", str(state), "--procs", "2", "--duration", "600", "--start", "0"],
                  ["advertise", "--state", str(state)]):
         loaded = _imported(args, tmp_path)
-        assert "market" in loaded or args == ["--help"]
+        assert "gridmarket" in loaded or args == ["--help"]
         assert not loaded & set(HEAVY), (args, loaded & set(HEAVY))
     assert "mesa" in _imported(["compare", "--help"], tmp_path)  # the check sees an import when there is one

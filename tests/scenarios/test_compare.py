@@ -5,11 +5,11 @@ import json
 import pandas as pd
 import pytest
 
-from market.errors import InvalidInput
-from scenarios.commands import compare as compare_cli
-from scenarios.config import ProviderConfig, load_toml, load_toml_text, with_overrides
-from scenarios.experiment import compare
-from scenarios.registry import get_scenario
+from gridmarket.errors import InvalidInput
+from gridmarket.scenarios.commands import compare as compare_cli
+from gridmarket.scenarios.config import ProviderConfig, load_toml, load_toml_text, with_overrides
+from gridmarket.scenarios.experiment import compare
+from gridmarket.scenarios.registry import get_scenario
 
 TOML = """
 name = "tiny"
@@ -148,7 +148,7 @@ def test_compare_writes_a_batsim_jobs_file_per_model_and_provider_with_energy_th
 
 def test_price_plot_has_a_panel_per_model_a_legend_outside_and_no_zero_on_a_log_axis(tmp_path):
     """Issue 16: one panel per model, colours per provider, legend outside the data, the whole run, no 0 on a log axis."""
-    from scenarios.plots import price_history
+    from gridmarket.scenarios.plots import price_history
 
     logs = {"greedy": {"a": [(0, 0.0, "quote"), (3600, 50.0, "paid")], "b": [(7200, 0.2, "quote")]},
             "moga": {"a": [(1800, 3.0, "paid")], "b": []}, "best-effort": {"a": [], "b": []}}
@@ -165,7 +165,7 @@ def test_price_plot_has_a_panel_per_model_a_legend_outside_and_no_zero_on_a_log_
 
 
 def test_metric_bars_name_each_model_say_the_run_makespan_and_the_currency(tmp_path):
-    from scenarios.results import _bars
+    from gridmarket.scenarios.results import _bars
 
     summary = pd.DataFrame({"model": ["best-effort", "greedy"], "mean_wait": [1.0, 2.0], "mean_response": [3.0, 4.0],
                             "mean_bsld": [1.0, 1.5], "makespan": [7200.0, 7200.0],
@@ -192,7 +192,7 @@ def test_real_workflow_files_from_the_scenario_are_submitted_and_run(tiny, tmp_p
     """Issue 16: a scenario TOML takes real workflows (gridmarket JSON, WfInstances JSON, Pegasus DAX)."""
     from pathlib import Path
 
-    from scenarios.experiment import build_inputs
+    from gridmarket.scenarios.experiment import build_inputs
 
     root = Path(__file__).parents[2]
     files = [str(root / "docs" / "examples" / "workflow.json")]
@@ -222,7 +222,7 @@ def test_real_workflow_files_from_the_scenario_are_submitted_and_run(tiny, tmp_p
      ('["missing.json"]', r"workflow_files\[0\]: missing.json: no such file")],
 )
 def test_bad_workflow_files_are_refused_in_one_line(files, match, tmp_path, monkeypatch):
-    from scenarios.experiment import build_inputs
+    from gridmarket.scenarios.experiment import build_inputs
 
     monkeypatch.chdir(tmp_path)
     text = TOML.replace('[workload]', f'[workload]\nworkflow_files = {files}')
@@ -231,7 +231,7 @@ def test_bad_workflow_files_are_refused_in_one_line(files, match, tmp_path, monk
 
 
 def test_a_workflow_task_wider_than_every_provider_is_refused_naming_the_file(tmp_path):
-    from scenarios.experiment import build_inputs
+    from gridmarket.scenarios.experiment import build_inputs
 
     wide = tmp_path / "wide.json"
     wide.write_text('{"tasks": [{"id": "a", "procs": 64, "runtime": 60}], "edges": []}')
@@ -244,9 +244,9 @@ def test_trace_jobs_wider_than_every_provider_are_dropped_and_counted(tiny, tmp_
     """Issue 16: `compare --trace` aborted on the first job wider than every provider; it drops and counts them."""
     import numpy as np
 
-    from market.job import Job
-    from market.workloads import DroppedJobsWarning, Workload, write_swf
-    from scenarios.experiment import build_workload
+    from gridmarket.job import Job
+    from gridmarket.workloads import DroppedJobsWarning, Workload, write_swf
+    from gridmarket.scenarios.experiment import build_workload
 
     jobs = [Job(i, 60 * i, procs, 600, 900, user=i % 3) for i, procs in enumerate([4, 40, 8, 33, 32, 2])]
     trace = tmp_path / "wide.swf"
@@ -266,8 +266,8 @@ def test_trace_jobs_wider_than_every_provider_are_dropped_and_counted(tiny, tmp_
 
 def test_bar_panels_list_the_models_top_down(tmp_path):
     """The bar panels share their y axis: the first model is drawn at the top in every panel."""
-    from scenarios.plots import sweep_means
-    from scenarios.results import _bars
+    from gridmarket.scenarios.plots import sweep_means
+    from gridmarket.scenarios.results import _bars
 
     summary = pd.DataFrame({"model": ["best-effort", "greedy"], "mean_wait": [1.0, 2.0], "mean_response": [3.0, 4.0],
                             "mean_bsld": [1.0, 1.5], "makespan": [7200.0, 7200.0], "allocation_cost": [10.0, 12.0],

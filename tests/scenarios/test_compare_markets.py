@@ -4,9 +4,9 @@ import math
 
 import pytest
 
-from scenarios.commands import compare as compare_cli
-from scenarios.config import load_toml_text
-from scenarios.experiment import SUMMARY_COLUMNS, compare
+from gridmarket.scenarios.commands import compare as compare_cli
+from gridmarket.scenarios.config import load_toml_text
+from gridmarket.scenarios.experiment import SUMMARY_COLUMNS, compare
 
 TOML = """
 name = "tiny-market"

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from scenarios.commands.cli import main
+from gridmarket.scenarios.commands.cli import main
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = [ROOT / "README.md", ROOT / "docs" / "market.md", ROOT / "docs" / "extending.md", ROOT / "docs" / "formats.md"]
@@ -84,7 +84,7 @@ def test_formats_doc_shows_the_example_costs_file_and_names_every_format_file():
 
 def test_the_wfcommons_example_is_read_as_its_tasks_files_and_cores_say():
     """docs/examples/wfcommons-workflow.json (WfFormat 1.5): cores, whole-second runtimes, file bytes on edges."""
-    from market.workflows import read_wfformat, read_workflow_json
+    from gridmarket.workflows import read_wfformat, read_workflow_json
 
     path = ROOT / "docs" / "examples" / "wfcommons-workflow.json"
     graph = read_wfformat(path)
@@ -106,8 +106,8 @@ def test_the_wfcommons_example_is_read_as_its_tasks_files_and_cores_say():
 
 def test_the_psp_example_state_plans_the_accurate_users_later_job_first():
     """docs/examples/state_psp.json: user 2 at 10 % accuracy waits behind user 1's later job (Rocchetti sec. 3)."""
-    from market.pricing.forecast import forecast
-    from market.pricing.state import ProviderState, read_state
+    from gridmarket.pricing.forecast import forecast
+    from gridmarket.pricing.state import ProviderState, read_state
 
     state = read_state(ROOT / "docs" / "examples" / "state_psp.json")
     assert forecast(state, "psp") == {3: 300, 2: 500}

@@ -21,18 +21,18 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-import agents.strategies
-from agents import (BROKER_METHODS, BrokerSpec, BrokerStrategy, MarketModel, ProviderSpec, WorkflowPlan,
+import gridmarket.agents.strategies
+from gridmarket.agents import (BROKER_METHODS, BrokerSpec, BrokerStrategy, MarketModel, ProviderSpec, WorkflowPlan,
                     register_strategy, resolve_strategy)
-from market.errors import InvalidInput
-from market.job import Job
-from market.provisioning import Placement
-from market.valuation import Valuation
-from market.workloads.workload import Workload
-from scenarios.config import with_overrides
-from scenarios.experiment import run_model
-from scenarios.interaction import INTERACTION_MODELS, InteractionModel, register_model, resolve_model
-from scenarios.registry import get_scenario
+from gridmarket.errors import InvalidInput
+from gridmarket.job import Job
+from gridmarket.provisioning import Placement
+from gridmarket.valuation import Valuation
+from gridmarket.workloads.workload import Workload
+from gridmarket.scenarios.config import with_overrides
+from gridmarket.scenarios.experiment import run_model
+from gridmarket.scenarios.interaction import INTERACTION_MODELS, InteractionModel, register_model, resolve_model
+from gridmarket.scenarios.registry import get_scenario
 
 ROOT = Path(__file__).resolve().parents[2]
 DOC = ROOT / "docs" / "extending.md"
@@ -190,7 +190,7 @@ class _Tuple(BrokerStrategy):
 def test_a_strategy_plan_that_cannot_be_reserved_is_refused_naming_it(strategy, message):
     import networkx as nx
 
-    from agents import WorkflowRequest
+    from gridmarket.agents import WorkflowRequest
 
     g = nx.DiGraph()
     g.add_node("t", procs=1, runtime=100)
@@ -208,22 +208,22 @@ def test_the_built_in_broker_strategies_keep_their_names_and_order():
 
 
 def test_strategy_doctests_pass():
-    assert doctest.testmod(agents.strategies).failed == 0
+    assert doctest.testmod(gridmarket.agents.strategies).failed == 0
 
 
 @pytest.mark.parametrize("call, message", [
     (lambda: resolve_strategy("gredy"), r"unknown broker strategy 'gredy' \(did you mean 'greedy'\?\); known: "),
-    (lambda: resolve_strategy("market.job:Job"), "is not a subclass of agents.strategies.BrokerStrategy"),
+    (lambda: resolve_strategy("gridmarket.job:Job"), "is not a subclass of gridmarket.agents.strategies.BrokerStrategy"),
     (lambda: BrokerSpec("nomodule_xyz:Broker"), r"broker method: broker strategy 'nomodule_xyz:Broker': cannot "
                                                 r"import 'nomodule_xyz' \(ModuleNotFoundError"),
-    (lambda: register_strategy(Job), "is not a subclass of agents.strategies.BrokerStrategy"),
+    (lambda: register_strategy(Job), "is not a subclass of gridmarket.agents.strategies.BrokerStrategy"),
     (lambda: register_strategy(type("Anonymous", (BrokerStrategy,), {})), "name must be a non-empty str"),
     (lambda: register_strategy(type("Colon", (BrokerStrategy,), {"name": "a:b"})), "without ':'"),
     (lambda: register_strategy(type("Again", (BrokerStrategy,), {"name": "greedy"})), "'greedy' is already"),
     (lambda: register_model("grand", InteractionModel("x")), "'grand' is already registered"),
     (lambda: register_model("x", InteractionModel("x", broker="nobody")), "interaction model 'x': unknown broker"),
     (lambda: register_model("x", InteractionModel("x", clearing="mcfm")), "interaction model 'x': unknown clearing"),
-    (lambda: resolve_model("market.pricing:BASE_RATE"), "1.0 is not an InteractionModel, a BrokerStrategy "
+    (lambda: resolve_model("gridmarket.pricing:BASE_RATE"), "1.0 is not an InteractionModel, a BrokerStrategy "
                                                         "subclass or a clearing function"),
 ])
 def test_bad_names_and_registrations_are_one_line_errors(call, message):
@@ -276,8 +276,8 @@ def test_a_dask_sweep_imports_the_plugin_in_its_workers(tmp_path):
 
 # ----------------------------------------------------------------------------- the viz takes plug-ins too
 def test_viz_takes_a_plugin_model(plugins):
-    from viz.app import model_params
-    from viz.model import parse_controls
+    from gridmarket.viz.app import model_params
+    from gridmarket.viz.model import parse_controls
 
     controls, _ = parse_controls("quickstart", "cheapest_broker:CheapestFirst")
     assert controls.interaction_model == "cheapest_broker:CheapestFirst"
@@ -291,8 +291,8 @@ def test_viz_takes_a_plugin_model(plugins):
 
 
 def test_viz_command_refuses_a_plugin_it_cannot_import(capsys, monkeypatch):
-    from scenarios.commands.cli import main
-    from viz import server
+    from gridmarket.scenarios.commands.cli import main
+    from gridmarket.viz import server
 
     monkeypatch.setattr(server.subprocess, "Popen", lambda *a, **k: pytest.fail("a server was started"))
     monkeypatch.delitem(sys.modules, "cheapest_broker", raising=False)  # imported by an earlier test

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from market.errors import InvalidInput
-from market.scheduling import POLICIES, make_scheduler, resolve_policy
+from gridmarket.errors import InvalidInput
+from gridmarket.scheduling import POLICIES, make_scheduler, resolve_policy
 
 ROOT = Path(__file__).resolve().parents[2]
 DOC = ROOT / "docs" / "extending.md"
@@ -62,13 +62,13 @@ def test_python_block_runs(tmp_path):
 
 
 def test_the_plugin_orders_the_queue_shortest_first_and_is_not_registered_by_being_named():
-    assert resolve_policy("market.scheduling.easy:EASYScheduler") is POLICIES["easy"]
+    assert resolve_policy("gridmarket.scheduling.easy:EASYScheduler") is POLICIES["easy"]
     sys.path.insert(0, str(PLUGIN.parent))
     try:
         sched = make_scheduler("sjf_policy:SJFScheduler", 4)
     finally:
         sys.path.remove(str(PLUGIN.parent))
-    from market.job import Job
+    from gridmarket.job import Job
 
     sched.submit(Job(1, 0, 4, 100, 100), 0)
     assert [j.id for j in sched.schedule(0)] == [1]
@@ -84,8 +84,8 @@ def test_without_pythonpath_the_policy_is_a_one_line_error(capsys):
     assert done.returncode == 2
     assert "policy 'sjf_policy:SJFScheduler': cannot import 'sjf_policy' (ModuleNotFoundError" in done.stderr
     assert "Traceback" not in done.stderr
-    for bad, message in [("market.scheduling:nothing", "module 'market.scheduling' has no 'nothing'"),
-                         ("market.job:Job", "is not a subclass of market.scheduling.base.LocalScheduler"),
+    for bad, message in [("gridmarket.scheduling:nothing", "module 'gridmarket.scheduling' has no 'nothing'"),
+                         ("gridmarket.job:Job", "is not a subclass of gridmarket.scheduling.base.LocalScheduler"),
                          ("mod:", "unknown policy 'mod:'")]:
         with pytest.raises(InvalidInput, match=re.escape(message)):
             resolve_policy(bad)
@@ -95,8 +95,8 @@ def test_a_clearing_plugin_that_breaks_the_rules_is_refused_naming_it(monkeypatc
     """Issue 16: a plug-in clearing's answer is checked before any job is dispatched."""
     import numpy as np
 
-    from market.clearing import ClearingResult, CycleCosts, check_result, resolve_clearing
-    from scenarios.config import check_model
+    from gridmarket.clearing import ClearingResult, CycleCosts, check_result, resolve_clearing
+    from gridmarket.scenarios.config import check_model
 
     monkeypatch.syspath_prepend(str(PLUGIN.parent))
     costs = CycleCosts([1, 2, 3], ["a", "b"], np.array([[10.0, np.nan], [10.0, 20.0], [30.0, 5.0]]),

@@ -24,9 +24,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from market.errors import Infeasible, InvalidInput
-from market.job import Job
-from market.provisioning import (
+from gridmarket.errors import Infeasible, InvalidInput
+from gridmarket.job import Job
+from gridmarket.provisioning import (
     PROVISIONING_METHODS,
     AdvertisedSlot,
     Placement,
@@ -41,11 +41,11 @@ from market.provisioning import (
     register_provisioning,
     resolve_provisioning,
 )
-from market.provisioning.pareto import dominates
-from market.scheduling import SlotScheduler
-from market.workflows import Network
-from scenarios.commands.cli import main
-from scenarios.commands.clear import clear_from_json
+from gridmarket.provisioning.pareto import dominates
+from gridmarket.scheduling import SlotScheduler
+from gridmarket.workflows import Network
+from gridmarket.scenarios.commands.cli import main
+from gridmarket.scenarios.commands.clear import clear_from_json
 
 ROOT = Path(__file__).resolve().parents[2]
 DOC = ROOT / "docs" / "extending.md"
@@ -136,8 +136,8 @@ def test_registered_methods_resolve_and_bad_registrations_are_one_line_errors(mo
     for bad, message in [(lambda: register_provisioning("moga", lambda p, *, rng: None), "'moga' is already registered"),
                          (lambda: register_provisioning("a:b", lambda p, *, rng: None), "without ':'"),
                          (lambda: register_provisioning("other", 3), "3 is not callable"),
-                         (lambda: resolve_provisioning("market.provisioning:nothing"), "has no 'nothing'"),
-                         (lambda: resolve_provisioning("market.provisioning:SECONDS_PER_HOUR"),
+                         (lambda: resolve_provisioning("gridmarket.provisioning:nothing"), "has no 'nothing'"),
+                         (lambda: resolve_provisioning("gridmarket.provisioning:SECONDS_PER_HOUR"),
                           "is not a function of a ProvisioningProblem")]:
         with pytest.raises(InvalidInput, match=re.escape(message)):
             bad()
@@ -264,7 +264,7 @@ def test_the_built_in_methods_pass_the_checks_with_the_costs_they_compute(proble
     except (Infeasible, InvalidInput):  # greedy refuses a task no single quote can hold
         return
     check_provisioning(greedy, problem, "greedy")
-    from market.provisioning.methods import _free_capacity
+    from gridmarket.provisioning.methods import _free_capacity
 
     own = provision_greedy(problem.workflow, _free_capacity(problem), alpha=problem.alpha, release=0,
                            network=problem.network)
@@ -294,7 +294,7 @@ def test_the_exhaustive_method_is_the_exact_front_and_no_moga_plan_beats_it(exha
 
 # ----------------------------------------------------------------------------- the commands
 BAD_METHOD = '''
-from market.provisioning import Placement, ProvisioningResult
+from gridmarket.provisioning import Placement, ProvisioningResult
 
 
 def all_at_once(problem, *, rng):
@@ -305,7 +305,7 @@ def all_at_once(problem, *, rng):
 
 
 def never(problem, *, rng):
-    from market.errors import Infeasible
+    from gridmarket.errors import Infeasible
     raise Infeasible("no slot is long enough")
 '''
 
@@ -342,7 +342,7 @@ def test_clear_by_the_metaschedulers_stable_equals_the_commands_stable_jobs(data
 
 def test_clear_refuses_a_plugins_bad_assignment_and_options_it_would_ignore(tmp_path, monkeypatch, capsys):
     (tmp_path / "greedy_clearing.py").write_text(
-        "from market.clearing import ClearingResult\n\n\n"
+        "from gridmarket.clearing import ClearingResult\n\n\n"
         "def everyone_to_the_first(costs):\n"
         "    return ClearingResult({j: costs.systems[0] for j in costs.jobs}, 0.0, {}, 'first')\n")
     monkeypatch.syspath_prepend(str(tmp_path))

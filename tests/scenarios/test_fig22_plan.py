@@ -3,14 +3,14 @@
 import numpy as np
 import pytest
 
-from market.errors import MarketError
-from market.pricing import ProviderPlan, state_from_scheduler
-from market.pricing.forecast import forecast
-from market.reservation import Reservation
-from market.scheduling import make_scheduler
-from market.simulation import MachineSimulation
-from market.workloads import lublin_workload, scale_load
-from scenarios.harnesses.provisioning import fig22_plan
+from gridmarket.errors import MarketError
+from gridmarket.pricing import ProviderPlan, state_from_scheduler
+from gridmarket.pricing.forecast import forecast
+from gridmarket.reservation import Reservation
+from gridmarket.scheduling import make_scheduler
+from gridmarket.simulation import MachineSimulation
+from gridmarket.workloads import lublin_workload, scale_load
+from gridmarket.scenarios.harnesses.provisioning import fig22_plan
 
 
 def _fig22_price(state, start, procs, duration):

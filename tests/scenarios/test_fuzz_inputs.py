@@ -3,7 +3,7 @@ naming the file (exit 2) or, where it changes nothing the command reads, accepte
 and never exit 0 for a renamed key (a typo that would otherwise be silently ignored).
 
 The mutations: drop a key, rename one (a typo), retype a value, put a number out of range, truncate
-the text, write it in another encoding. Run in-process through ``scenarios.commands.cli.main`` (bounded
+the text, write it in another encoding. Run in-process through ``gridmarket.scenarios.commands.cli.main`` (bounded
 examples; CI derandomizes them).
 """
 
@@ -14,7 +14,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from scenarios.commands.cli import main
+from gridmarket.scenarios.commands.cli import main
 
 H = 3600
 STATE = {"now": 0, "procs": 5,

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from scenarios.commands.cli import main
+from gridmarket.scenarios.commands.cli import main
 
 ROOT = Path(__file__).resolve().parents[2]
 COSTS = {"jobs": ["a", "b"], "systems": ["X", "Y"], "cost": [[1, 2], [2, 1]], "capacity": {"X": 1, "Y": 1}}
@@ -94,7 +94,7 @@ def test_options_that_would_be_ignored_or_crash_are_refused(capsys, argv, messag
 
 
 def test_broken_pipe_ends_quietly():
-    result = subprocess.run(f"'{sys.executable}' -m scenarios.commands.cli simulate --jobs 3000 --out /dev/stdout | head -1",
+    result = subprocess.run(f"'{sys.executable}' -m gridmarket.scenarios.commands.cli simulate --jobs 3000 --out /dev/stdout | head -1",
                             shell=True, capture_output=True, text=True, cwd=ROOT)
     assert result.stdout.startswith("job_id,") and result.stderr == ""
 
@@ -103,7 +103,7 @@ def test_warnings_print_as_one_clean_line(tmp_path):
     trace = tmp_path / "t.swf"
     trace.write_text("; MaxProcs: 4\n1 0 0 10 2 -1 -1 2 20 -1 1 1 1 -1 1 -1 -1 -1\n"
                      "2 5 0 0 2 -1 -1 2 20 -1 1 1 1 -1 1 -1 -1 -1\n")
-    result = subprocess.run([sys.executable, "-m", "scenarios.commands.cli", "simulate", "--trace", str(trace)],
+    result = subprocess.run([sys.executable, "-m", "gridmarket.scenarios.commands.cli", "simulate", "--trace", str(trace)],
                             capture_output=True, text=True, cwd=ROOT)
     assert result.returncode == 0, result.stderr
     assert result.stderr.startswith("gridmarket: warning: ") and result.stderr.count("\n") == 1

@@ -18,7 +18,7 @@ def _default_sigint() -> None:
 
 def _sweep(out: Path, *extra: str) -> subprocess.Popen:
     return subprocess.Popen(
-        [sys.executable, "-m", "scenarios.commands.cli", "sweep", "quickstart", "--grid", "seed=1..4", "--workers", "2",
+        [sys.executable, "-m", "gridmarket.scenarios.commands.cli", "sweep", "quickstart", "--grid", "seed=1..4", "--workers", "2",
          "--out", str(out), *extra],
         cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=_default_sigint,
     )
@@ -54,7 +54,7 @@ def test_signal_stops_a_sweep_keeps_finished_runs_and_resume_finishes_it(tmp_pat
 
 def _run_seeds(out: Path) -> subprocess.Popen:
     return subprocess.Popen(
-        [sys.executable, "-m", "scenarios.commands.cli", "run", "singh-var", "--seeds", "1..6", "--workers", "2",
+        [sys.executable, "-m", "gridmarket.scenarios.commands.cli", "run", "singh-var", "--seeds", "1..6", "--workers", "2",
          "--out", str(out)],
         cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )
@@ -89,7 +89,7 @@ def test_sigterm_after_seeds_finished_keeps_their_reports_and_join_reports_them(
     assert 1 <= len(kept) < 6 and f"{len(kept)} of 6 seeds had finished" in said[0]
     assert all((k / "report.csv").is_file() for k in kept) and not (out / "summary.csv").exists()
     assert "--join" in said[0] and " ".join(str(k) for k in kept) in said[0]
-    joined = subprocess.run([sys.executable, "-m", "scenarios.commands.cli", "run", "--join", *map(str, kept), "--json"],
+    joined = subprocess.run([sys.executable, "-m", "gridmarket.scenarios.commands.cli", "run", "--join", *map(str, kept), "--json"],
                             cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert joined.returncode == 0, joined.stderr
     import json
@@ -101,7 +101,7 @@ def test_a_stop_while_a_seed_report_is_written_leaves_no_seed_folder(tmp_path, m
     """A seed-N folder is whole or absent: the report is written beside it and renamed into place, so a stop
     in the middle of writing (CI saw the stop's count disagree with the folders) leaves only a partial folder,
     which the stop removes, and the count is the folders'."""
-    from scenarios.commands import run as run_cmd
+    from gridmarket.scenarios.commands import run as run_cmd
 
     def half_written(folder, report, command):
         (Path(folder) / "report.csv").write_text("kind,metric\n")

@@ -1,12 +1,12 @@
-"""``gridmarket quote`` / ``advertise`` (scenarios.commands.quote): JSON output, forms 17-19, clean errors."""
+"""``gridmarket quote`` / ``advertise`` (gridmarket.scenarios.commands.quote): JSON output, forms 17-19, clean errors."""
 
 import argparse
 import json
 
 import pytest
 
-from market.errors import MarketError
-from scenarios.commands.quote import add_subcommands, main
+from gridmarket.errors import MarketError
+from gridmarket.scenarios.commands.quote import add_subcommands, main
 
 H = 3600
 STATE = {  # the Fig. 21 state, in seconds

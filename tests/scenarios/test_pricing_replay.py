@@ -6,10 +6,10 @@ import sys
 import numpy as np
 import pytest
 
-from market.errors import InvalidInput
-from market.job import Job
-from market.workloads import lublin_workload, scale_load
-from scenarios.harnesses.pricing_replay import main, pricing_replay, run_id
+from gridmarket.errors import InvalidInput
+from gridmarket.job import Job
+from gridmarket.workloads import lublin_workload, scale_load
+from gridmarket.scenarios.harnesses.pricing_replay import main, pricing_replay, run_id
 
 
 @pytest.fixture(scope="module")
@@ -95,7 +95,7 @@ def test_command_line_runs_a_trace_and_writes_rows(tmp_path, capsys):
 
 
 def test_module_help_runs():
-    out = subprocess.run([sys.executable, "-m", "scenarios.harnesses.pricing_replay", "--help"], capture_output=True, text=True,
+    out = subprocess.run([sys.executable, "-m", "gridmarket.scenarios.harnesses.pricing_replay", "--help"], capture_output=True, text=True,
                          check=True)
     assert "--fraction" in out.stdout and "form 18" in out.stdout
 
@@ -118,8 +118,8 @@ def test_bad_slot_estimates_are_refused(kwargs):
 
 def _fig22_oracle(state, start, procs, duration):
     """Fig. 22 as written: the queue planned afresh without and with the slot; delays x processors, SU."""
-    from market.pricing.forecast import forecast
-    from market.reservation import Reservation
+    from gridmarket.pricing.forecast import forecast
+    from gridmarket.reservation import Reservation
 
     before = forecast(state, "conservative")
     after = forecast(state, "conservative", extra=Reservation("oracle-slot", start, procs, duration))
@@ -128,7 +128,7 @@ def _fig22_oracle(state, start, procs, duration):
 
 def _priced(monkeypatch, jobs, **kwargs):
     """Run the replay and keep, per request, the price it charged and Fig. 22's price on the same state."""
-    import scenarios.harnesses.pricing_replay as harness
+    import gridmarket.scenarios.harnesses.pricing_replay as harness
 
     seen = []
     choose = harness.choose_flexible

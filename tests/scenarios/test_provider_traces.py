@@ -2,7 +2,7 @@
 
 Each site's jobs come from its own trace and stay that site's: their home is its provider, its
 users are its own, every trace starts at 0 s. The traces here are small SWF files written by
-``market.workloads.write_swf``, so the expected homes, ids and users are known by hand.
+``gridmarket.workloads.write_swf``, so the expected homes, ids and users are known by hand.
 """
 
 from __future__ import annotations
@@ -15,12 +15,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from market.errors import InvalidInput
-from market.job import Job
-from market.workloads import DroppedJobsWarning, write_swf
-from market.workloads.workload import Workload
-from scenarios.config import ProviderConfig, ScenarioConfig, WorkloadConfig, load_toml_text, with_overrides
-from scenarios.experiment import build_workload, compare
+from gridmarket.errors import InvalidInput
+from gridmarket.job import Job
+from gridmarket.workloads import DroppedJobsWarning, write_swf
+from gridmarket.workloads.workload import Workload
+from gridmarket.scenarios.config import ProviderConfig, ScenarioConfig, WorkloadConfig, load_toml_text, with_overrides
+from gridmarket.scenarios.experiment import build_workload, compare
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -105,7 +105,7 @@ def test_a_trace_needs_the_providers_source_and_that_source_needs_a_trace(traces
 
 
 def test_a_missing_trace_is_one_line_naming_the_provider(tmp_path, traces, capsys):
-    from scenarios.commands.cli import main
+    from gridmarket.scenarios.commands.cli import main
 
     toml = tmp_path / "s.toml"
     toml.write_text(f'name = "x"\nmodels = ["best-effort"]\n[workload]\nsource = "providers"\n'
@@ -136,7 +136,7 @@ def test_compare_trace_replaces_the_providers_own_traces(tmp_path, traces, capsy
     """Issue 16: `compare --trace` on a scenario of per-provider traces was refused ("providers[0].trace is read only
     with workload.source = 'providers'"); the one trace now replaces theirs, and its job wider than every provider
     (64 processors, the widest has 32) is dropped and counted."""
-    from scenarios.commands.cli import main
+    from gridmarket.scenarios.commands.cli import main
 
     a, b = traces
     toml = tmp_path / "s.toml"

@@ -7,10 +7,10 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from market.errors import InvalidInput
-from scenarios.commands.cli import main
-from scenarios.reproductions import REPRODUCTIONS, Check, Report, Row, get_reproduction
-from scenarios.commands import run as run_cli
+from gridmarket.errors import InvalidInput
+from gridmarket.scenarios.commands.cli import main
+from gridmarket.scenarios.reproductions import REPRODUCTIONS, Check, Report, Row, get_reproduction
+from gridmarket.scenarios.commands import run as run_cli
 
 NEEDS_DATA = {"singh-advertisement", "singh-pricing", "singh-var", "singh-greedy", "murali-xsede", "murali-xsede-lublin",
               "murali-nordugrid"}
@@ -226,7 +226,7 @@ def test_report_formats_missing_seed_values_and_failed_directions():
 
 
 def test_progress_wraps_the_runner_loops_only_while_asked_and_changes_no_figure(monkeypatch):
-    from scenarios.reproductions import report as report_mod
+    from gridmarket.scenarios.reproductions import report as report_mod
 
     assert report_mod.steps([1, 2], "x") == [1, 2]  # outside a run: the items themselves
     seen = []
@@ -237,7 +237,7 @@ def test_progress_wraps_the_runner_loops_only_while_asked_and_changes_no_figure(
         return bar
 
     original = report_mod.steps
-    monkeypatch.setattr("scenarios.reproductions.singh.steps", spy)
+    monkeypatch.setattr("gridmarket.scenarios.reproductions.singh.steps", spy)
     rep = get_reproduction("singh-var")
     with_bar, without = rep.run("small", 1, progress=True), rep.run("small", 1)
     assert [(r.metric, r.ours) for r in with_bar.rows] == [(r.metric, r.ours) for r in without.rows]
@@ -255,7 +255,7 @@ def _report(seed, ours, holds, name="demo"):
 def test_ci95_is_the_student_t_interval_of_the_mean():
     from scipy import stats
 
-    from scenarios.reproductions.report import ci95
+    from gridmarket.scenarios.reproductions.report import ci95
 
     values = [1.2, 0.7, 1.9, 1.4, 1.1]
     mean, low, high = ci95(values)
@@ -267,7 +267,7 @@ def test_ci95_is_the_student_t_interval_of_the_mean():
 
 
 def test_seeds_report_counts_k_of_n_and_calls_80_percent_reproduced():
-    from scenarios.reproductions.report import SeedsReport
+    from gridmarket.scenarios.reproductions.report import SeedsReport
 
     def joined(pattern):
         return SeedsReport(tuple(_report(s, 1.0 + s / 10, h) for s, h in enumerate(pattern, start=1)))
@@ -286,7 +286,7 @@ def test_seeds_report_counts_k_of_n_and_calls_80_percent_reproduced():
 
 
 def test_seeds_json_document_has_the_issue_schema_and_no_nan():
-    from scenarios.reproductions.report import SeedsReport
+    from gridmarket.scenarios.reproductions.report import SeedsReport
 
     doc = SeedsReport((_report(1, 1.0, True), _report(2, 2.0, False))).to_json()
     text = json.dumps(doc, allow_nan=False)  # NaN would not be JSON
@@ -364,10 +364,10 @@ def test_a_size_a_reproduction_does_not_define_is_refused_naming_its_sizes(capsy
 
 
 def test_register_accepts_only_known_sizes_and_runs_a_medium_size(monkeypatch):
-    from scenarios.reproductions import register
+    from gridmarket.scenarios.reproductions import register
 
-    monkeypatch.setattr("scenarios.reproductions.report.REPRODUCTIONS", dict(REPRODUCTIONS))
-    from scenarios.reproductions import report as report_module
+    monkeypatch.setattr("gridmarket.scenarios.reproductions.report.REPRODUCTIONS", dict(REPRODUCTIONS))
+    from gridmarket.scenarios.reproductions import report as report_module
 
     with pytest.raises(InvalidInput, match="sizes must be among small, medium, full"):
         register("x-huge", citation="c", summary="s", sizes=("small", "huge"))
@@ -385,7 +385,7 @@ def test_register_accepts_only_known_sizes_and_runs_a_medium_size(monkeypatch):
 @pytest.mark.parametrize("ours, holds", [(1.43, True), (1.50, True), (1.51, False), (1.36, True), (1.35, False),
                                          (math.nan, False)])
 def test_paper_number_holds_within_its_stated_tolerance_only(ours, holds):
-    from scenarios.reproductions import paper_number
+    from gridmarket.scenarios.reproductions import paper_number
 
     check = paper_number("cost ratio", ours, 1.43, rel_tol=0.05)  # 1.43 ± 0.0715
     assert check.holds is holds
@@ -393,7 +393,7 @@ def test_paper_number_holds_within_its_stated_tolerance_only(ours, holds):
 
 
 def test_paper_number_uses_the_larger_tolerance_and_demands_one():
-    from scenarios.reproductions import paper_number
+    from gridmarket.scenarios.reproductions import paper_number
 
     assert paper_number("wait", 0.3, 0.0, rel_tol=0.1, abs_tol=0.5).holds  # 10 % of 0 is 0: the 0.5 applies
     assert not paper_number("wait", 0.6, 0.0, rel_tol=0.1, abs_tol=0.5).holds
@@ -405,7 +405,7 @@ def test_paper_number_uses_the_larger_tolerance_and_demands_one():
                                                (0.0, True, ""), (-1.0, False, "below the axis bottom"),
                                                (math.nan, False, "")])
 def test_axis_range_reports_a_value_past_the_chart_as_a_failure(ours, holds, said):
-    from scenarios.reproductions import axis_range
+    from gridmarket.scenarios.reproductions import axis_range
 
     check = axis_range("makespan", ours, 0.0, 1.0e5, where="Fig. 52", units="s")
     assert check.holds is holds and said in check.detail and "Fig. 52" in check.statement
@@ -417,7 +417,7 @@ def test_manifest_names_the_code_at_the_start_of_a_run(monkeypatch):
     """A manifest written at the end of a long run named the commit checked out then, not the code that ran."""
     import subprocess
 
-    from scenarios import results
+    from gridmarket.scenarios import results
 
     results.code_version.cache_clear()
     first = results.code_version()
@@ -468,8 +468,8 @@ def test_join_refuses_a_seed_twice_another_reproduction_and_a_non_report(tmp_pat
 def test_murali_xsede_prices_a_job_past_its_series_from_the_last_eight_weeks_repeated():
     """Full size, seed 3 ended a job at day 79.5 of the series' 78 (a lost seed before): such a job is priced from
     each series' last 8 weeks, hour for hour, and the report knows where the series ended."""
-    from scenarios.harnesses.metascheduling import xsede_sites
-    from scenarios.reproductions.murali import _xsede_continued
+    from gridmarket.scenarios.harnesses.metascheduling import xsede_sites
+    from gridmarket.scenarios.reproductions.murali import _xsede_continued
 
     sites = xsede_sites(15, seed=3)
     continued, data_end = _xsede_continued(sites)

@@ -6,10 +6,10 @@ import inspect
 
 import pytest
 
-from market.errors import InvalidInput
-from market.job import Job
-from market.workloads.workload import Workload
-from scenarios.reproductions.singh import _raised_window, singh_pricing
+from gridmarket.errors import InvalidInput
+from gridmarket.job import Job
+from gridmarket.workloads.workload import Workload
+from gridmarket.scenarios.reproductions.singh import _raised_window, singh_pricing
 
 DAY = 86400
 

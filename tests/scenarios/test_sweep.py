@@ -15,12 +15,12 @@ import pandas as pd
 import psutil
 import pytest
 
-from market.errors import InvalidInput, MarketError
-from scenarios.commands import compare as compare_cli
-from scenarios import sweep
-from scenarios.config import with_overrides
-from scenarios.registry import get_scenario
-from scenarios.sweep import MANIFEST, NoWorkers, parse_grid, read_points, run_dask, run_point, run_sweep
+from gridmarket.errors import InvalidInput, MarketError
+from gridmarket.scenarios.commands import compare as compare_cli
+from gridmarket.scenarios import sweep
+from gridmarket.scenarios.config import with_overrides
+from gridmarket.scenarios.registry import get_scenario
+from gridmarket.scenarios.sweep import MANIFEST, NoWorkers, parse_grid, read_points, run_dask, run_point, run_sweep
 
 distributed = pytest.importorskip("distributed")
 
@@ -174,8 +174,8 @@ def test_design_points_run_only_those_points_and_the_table_is_written_as_parquet
 
 
 def test_sweep_plot_shows_the_mean_over_seeds_with_its_t_interval(tmp_path):
-    from scenarios.plots import sweep_means
-    from scenarios.results import ci95
+    from gridmarket.scenarios.plots import sweep_means
+    from gridmarket.scenarios.results import ci95
 
     table = pd.DataFrame({"grid.alpha": [0, 0, 0, 1, 1, 1], "grid.seed": [1, 2, 3] * 2, "seed": [1, 2, 3] * 2,
                           "model": ["greedy"] * 6, "mean_wait": [1.0, 2.0, 3.0, 5.0, 5.0, 8.0],
@@ -328,11 +328,11 @@ def test_external_scheduler_without_workers_warns_and_runs_when_a_worker_joins(t
 
         helper = threading.Thread(target=add_a_worker_after_two_warnings, daemon=True)
         helper.start()
-        with caplog.at_level(logging.WARNING, logger="scenarios.sweep"):
+        with caplog.at_level(logging.WARNING, logger="gridmarket.scenarios.sweep"):
             table = run_sweep(quick, {"seed": [1, 2]}, tmp_path / "sw", executor="dask",
                               scheduler=cluster.scheduler_address, no_worker_seconds=0.5)
         helper.join(timeout=10)
-    messages = [r.getMessage() for r in caplog.records if r.name == "scenarios.sweep"]
+    messages = [r.getMessage() for r in caplog.records if r.name == "gridmarket.scenarios.sweep"]
     assert messages[0] == (f"the Dask scheduler at {cluster.scheduler_address} has no workers yet; runs start "
                            "when workers join")
     assert len(messages) >= 3
@@ -349,7 +349,7 @@ def test_dask_close_that_times_out_is_logged_and_does_not_hide_the_error(caplog)
             assert timeout == sweep._CLOSE_SECONDS
             raise TimeoutError
 
-    with caplog.at_level(logging.WARNING, logger="scenarios.sweep"), pytest.raises(NoWorkers, match="^gone$"):
+    with caplog.at_level(logging.WARNING, logger="gridmarket.scenarios.sweep"), pytest.raises(NoWorkers, match="^gone$"):
         with sweep._closed_within(Stuck(), "the Dask LocalCluster"):
             raise NoWorkers("gone")
     assert [r.getMessage() for r in caplog.records] == [
@@ -382,7 +382,7 @@ def test_sweep_killed_mid_way_leaves_whole_files_and_resumes(tmp_path, capsys):
     out = tmp_path / "killed"
     args = ["sweep", "quickstart", "--grid", "seed=1..6", "--grid", "model=mcmf", "--grid", "workload.n_jobs=60",
             "--out", str(out)]
-    proc = subprocess.Popen([sys.executable, "-m", "scenarios.commands.compare", *args], stdout=subprocess.PIPE,
+    proc = subprocess.Popen([sys.executable, "-m", "gridmarket.scenarios.commands.compare", *args], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, start_new_session=True)
     try:
         deadline = time.monotonic() + 60

@@ -2,7 +2,7 @@
 
 import pandas as pd
 
-from scenarios.plots import sweep_lines, sweep_winners
+from gridmarket.scenarios.plots import sweep_lines, sweep_winners
 
 
 def _table():

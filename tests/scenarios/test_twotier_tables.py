@@ -2,7 +2,7 @@
 
 import pytest
 
-from scenarios.harnesses.twotier_tables import main, run_tables
+from gridmarket.scenarios.harnesses.twotier_tables import main, run_tables
 
 
 def test_help_exits_cleanly(capsys):

@@ -5,9 +5,9 @@ import pytest
 import solara
 from mesa.visualization import SolaraViz
 
-from scenarios.registry import get_scenario
-from viz import app
-from viz.model import MarketView
+from gridmarket.scenarios.registry import get_scenario
+from gridmarket.viz import app
+from gridmarket.viz.model import MarketView
 
 
 def _texts(widget) -> list[str]:
@@ -51,7 +51,7 @@ def _status(box) -> str:
 
 def test_model_params_offer_every_registered_model_and_scenario():
     params = app.model_params("quickstart")
-    from scenarios.config import INTERACTION_MODELS
+    from gridmarket.scenarios.config import INTERACTION_MODELS
 
     assert params["interaction_model"]["values"] == list(INTERACTION_MODELS)
     assert "quickstart" in params["scenario_name"]["values"]

@@ -5,10 +5,10 @@ from pathlib import Path
 
 import pytest
 
-from market.errors import InvalidInput
-from scenarios.commands.cli import main
-from viz import server
-from viz.server import ASSET_PACKAGES, asset_cache, missing_assets
+from gridmarket.errors import InvalidInput
+from gridmarket.scenarios.commands.cli import main
+from gridmarket.viz import server
+from gridmarket.viz.server import ASSET_PACKAGES, asset_cache, missing_assets
 
 
 def _fill(cache: Path, specs=ASSET_PACKAGES) -> None:
@@ -97,11 +97,11 @@ def test_the_asset_list_is_the_fill_script_s():
 def test_the_page_opens_on_moga_where_it_fills_every_panel_and_explains_mesa_s_controls():
     """Issue 16: the default model fills the agents panel (a Pareto front), and the page says what Mesa's
     Render Interval and Use Threads do."""
-    from scenarios.config import with_overrides
-    from scenarios.registry import get_scenario
-    from viz import app
-    from viz.charts import agents_figure
-    from viz.model import MarketView
+    from gridmarket.scenarios.config import with_overrides
+    from gridmarket.scenarios.registry import get_scenario
+    from gridmarket.viz import app
+    from gridmarket.viz.charts import agents_figure
+    from gridmarket.viz.model import MarketView
 
     quickstart = get_scenario("quickstart")
     assert app.model_params("quickstart")["interaction_model"]["value"] == "moga"

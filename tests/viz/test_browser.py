@@ -13,7 +13,7 @@ import time
 
 import pytest
 
-from scenarios.registry import get_scenario
+from gridmarket.scenarios.registry import get_scenario
 
 # the PNG an <img> shows, read back through a canvas: changes when the picture does, not just its blob URL
 _PIXELS = """sel => {

@@ -5,7 +5,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from viz.charts import (
+from gridmarket.viz.charts import (
     agents_figure,
     dispatch_data,
     gantt_figure,
@@ -15,7 +15,7 @@ from viz.charts import (
     price_data,
     price_figure,
 )
-from viz.model import MarketView
+from gridmarket.viz.model import MarketView
 
 H = 3600
 
@@ -131,10 +131,10 @@ def test_gantt_changes_as_the_market_moves():
 def test_sla_penalties_are_drawn_as_their_own_markers():
     """An SLA penalty a provider paid back (price_log kind ``sla-penalty``) is in the slot data and drawn with a
     down-triangle, apart from the paid prices; the overbooked market of tests/agents/test_sla_desk.py."""
-    from agents.model import BrokerSpec, MarketModel, ProviderSpec
-    from market.job import Job
-    from market.valuation import Valuation
-    from market.workloads.workload import Workload
+    from gridmarket.agents.model import BrokerSpec, MarketModel, ProviderSpec
+    from gridmarket.job import Job
+    from gridmarket.valuation import Valuation
+    from gridmarket.workloads.workload import Workload
 
     jobs = (Job(1, 10, 4, H, 2 * H, site="a"), Job(2, 20, 4, H, H, site="a"), Job(3, 30, 4, H, 2 * H, site="a"))
     vals = {1: Valuation(10.0, 10 + 3 * H, 3 * H), 2: Valuation(6.0, 20 + H + 1800, 3 * H),

@@ -4,12 +4,12 @@ import math
 
 import pytest
 
-from market.errors import InvalidInput
-from scenarios.config import INTERACTION_MODELS
-from scenarios.experiment import run_model
-from scenarios.registry import get_scenario
-from viz.model import MarketView, parse_controls
-from viz.summary import SUMMARY_FIELDS, running_summary
+from gridmarket.errors import InvalidInput
+from gridmarket.scenarios.config import INTERACTION_MODELS
+from gridmarket.scenarios.experiment import run_model
+from gridmarket.scenarios.registry import get_scenario
+from gridmarket.viz.model import MarketView, parse_controls
+from gridmarket.viz.summary import SUMMARY_FIELDS, running_summary
 
 
 @pytest.mark.parametrize("values, match", [

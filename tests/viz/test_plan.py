@@ -4,12 +4,12 @@ from collections import Counter
 
 import pytest
 
-from market.errors import InvalidInput
-from market.job import Job
-from market.reservation import Reservation
-from market.scheduling import ConservativeScheduler, EASYScheduler, SlotScheduler
-from market.simulation import MachineSimulation
-from viz.plan import PlanBlock, assign_rows, machine_plan
+from gridmarket.errors import InvalidInput
+from gridmarket.job import Job
+from gridmarket.reservation import Reservation
+from gridmarket.scheduling import ConservativeScheduler, EASYScheduler, SlotScheduler
+from gridmarket.simulation import MachineSimulation
+from gridmarket.viz.plan import PlanBlock, assign_rows, machine_plan
 
 H = 3600
 FIG1 = [(2, 3 * H), (4, H), (1, 2 * H), (3, 2 * H)]  # A, B, C, D of Fig. 1 / Fig. 20
@@ -132,7 +132,7 @@ def test_a_plug_in_policy_queue_is_drawn_where_the_policy_itself_would_start_it(
 
 
 def test_a_policy_that_cannot_run_forward_keeps_queue_order_at_earliest_starts():
-    from market.scheduling import make_scheduler
+    from gridmarket.scheduling import make_scheduler
 
     sched = make_scheduler("psp", 4)  # PSP ranks users: pricing refuses to run it forward
     m = MachineSimulation(sched, [Job(i, 0, n, d, d, user=i) for i, (n, d) in

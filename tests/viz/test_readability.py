@@ -7,8 +7,8 @@ import pytest
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.text import Text
 
-from viz.charts import DPI, agents_figure, gantt_figure, load_figure, price_figure
-from viz.model import MarketView
+from gridmarket.viz.charts import DPI, agents_figure, gantt_figure, load_figure, price_figure
+from gridmarket.viz.model import MarketView
 
 
 @pytest.fixture(scope="module")

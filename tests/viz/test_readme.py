@@ -5,7 +5,7 @@ import re
 import shlex
 from pathlib import Path
 
-from viz import server
+from gridmarket.viz import server
 
 README = Path(__file__).resolve().parents[2] / "README.md"
 

@@ -4,10 +4,10 @@ import subprocess
 
 import pytest
 
-from market.errors import InvalidInput
-from scenarios.commands.cli import main
-from viz import server
-from viz.server import is_loopback, resolve_host, solara_command
+from gridmarket.errors import InvalidInput
+from gridmarket.scenarios.commands.cli import main
+from gridmarket.viz import server
+from gridmarket.viz.server import is_loopback, resolve_host, solara_command
 
 
 @pytest.fixture
@@ -49,7 +49,7 @@ def test_an_explicit_host_is_obeyed():
 
 def test_solara_runs_the_page_in_production_without_browser_or_version_check():
     cmd = solara_command("127.0.0.1", 9000)
-    assert cmd[1:5] == ["-m", "solara", "run", "viz.app"]
+    assert cmd[1:5] == ["-m", "solara", "run", "gridmarket.viz.app"]
     assert cmd[cmd.index("--host") + 1] == "127.0.0.1" and cmd[cmd.index("--port") + 1] == "9000"
     assert {"--production", "--no-open", "--no-check-version"} <= set(cmd)
 
@@ -93,7 +93,7 @@ def test_the_cli_and_the_view_import_no_solara():
     import subprocess as sp
     import sys
 
-    code = ("import sys, scenarios.commands.cli, viz, viz.server, viz.charts\n"
+    code = ("import sys, gridmarket.scenarios.commands.cli, viz, gridmarket.viz.server, gridmarket.viz.charts\n"
             "print(sorted({m.split('.')[0] for m in sys.modules} & {'solara', 'ipyvue', 'ipyvuetify', 'playwright'}))")
     out = sp.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
@@ -109,7 +109,7 @@ def test_a_real_server_serves_pages_without_solaras_cookie_warning(tmp_path):
 
     log = tmp_path / "viz.log"
     with log.open("w") as out:
-        proc = subprocess.Popen([sys.executable, "-m", "scenarios.commands.cli", "viz", "--port", "0", "--timeout", "90"],
+        proc = subprocess.Popen([sys.executable, "-m", "gridmarket.scenarios.commands.cli", "viz", "--port", "0", "--timeout", "90"],
                                 stdout=out, stderr=subprocess.STDOUT, text=True)
     try:
         # 100 s for the server, plus the first start's fill of the asset cache from npm when the CDN does not

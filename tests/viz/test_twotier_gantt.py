@@ -10,11 +10,11 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from market.job import Job
-from market.twotier.progress import JobTraits
-from market.twotier.stepper import TwoTierMachineSimulation
-from viz.charts import gantt_figure
-from viz.plan import PlanBlock, assign_rows, machine_plan
+from gridmarket.job import Job
+from gridmarket.twotier.progress import JobTraits
+from gridmarket.twotier.stepper import TwoTierMachineSimulation
+from gridmarket.viz.charts import gantt_figure
+from gridmarket.viz.plan import PlanBlock, assign_rows, machine_plan
 
 # the example of TwoTierMachineSimulation: job 1 on both processors' fg VMs, job 2 in a bg VM behind it
 # (bg rate 0.9 x 1.0 x (1 - 0.5) = 0.45 s/s while job 1 runs)
@@ -95,8 +95,8 @@ def test_the_gantt_draws_fg_in_lower_and_bg_in_upper_halves_within_the_processor
 
 
 def test_an_ordinary_provider_keeps_whole_rows():
-    from market.scheduling import EASYScheduler
-    from market.simulation import MachineSimulation
+    from gridmarket.scheduling import EASYScheduler
+    from gridmarket.simulation import MachineSimulation
 
     m = MachineSimulation(EASYScheduler(2), [Job(1, 0, 2, 100, 100)])
     m.run_until(0)

@@ -1,7 +1,7 @@
 """The live page with a two-tier provider (issue 16): every chart draws, the summary counts its jobs."""
 
-from viz.charts import agents_figure, gantt_figure, load_figure, price_figure
-from viz.model import MarketView
+from gridmarket.viz.charts import agents_figure, gantt_figure, load_figure, price_figure
+from gridmarket.viz.model import MarketView
 
 
 def test_a_market_with_a_measy_site_steps_and_every_chart_draws(tmp_path):

@@ -2,16 +2,16 @@
 
 Used by docs/extending.md as ``cheapest_broker:CheapestFirst`` and ``cheapest_broker:CHEAPEST_GRID``
 (with ``docs/examples/plugins`` on PYTHONPATH). A broker strategy is a subclass of
-``agents.BrokerStrategy``: the broker calls ``plan_workflow`` for every workflow a user submits and
+``gridmarket.agents.BrokerStrategy``: the broker calls ``plan_workflow`` for every workflow a user submits and
 ``reserve`` for every advance-reservation request. Times are integer seconds; prices SU.
 """
 
 import math
 
-from agents import BrokerStrategy, WorkflowPlan
-from market.errors import Infeasible
-from market.provisioning import provision_greedy
-from scenarios.interaction import InteractionModel
+from gridmarket.agents import BrokerStrategy, WorkflowPlan
+from gridmarket.errors import Infeasible
+from gridmarket.provisioning import provision_greedy
+from gridmarket.scenarios.interaction import InteractionModel
 
 
 class CheapestFirst(BrokerStrategy):

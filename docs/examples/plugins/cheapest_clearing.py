@@ -6,7 +6,7 @@ on PYTHONPATH). A clearing method takes one cycle's ``CycleCosts`` and returns a
 
 import numpy as np
 
-from market.clearing import NO_COMPATIBLE_SYSTEM, OVER_CAPACITY, ClearingResult, CycleCosts
+from gridmarket.clearing import NO_COMPATIBLE_SYSTEM, OVER_CAPACITY, ClearingResult, CycleCosts
 
 
 def cheapest_energy(costs: CycleCosts) -> ClearingResult:

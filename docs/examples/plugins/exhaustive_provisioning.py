@@ -6,7 +6,7 @@ offer, alpha) and a random generator, and returns a ``ProvisioningResult``. Time
 seconds; prices SU.
 """
 
-from market.provisioning import PlanEvaluator, ProvisioningResult, exact_front
+from gridmarket.provisioning import PlanEvaluator, ProvisioningResult, exact_front
 
 MAX_SLOTS = 12  # 2^12 - 1 plans to schedule: a second or two
 

@@ -2,11 +2,11 @@
 
 Used by docs/extending.md as ``near_slots_provider:NearSlotsProvider`` (with
 ``docs/examples/plugins`` on PYTHONPATH), in a scenario's ``providers[].agent``. A provider agent
-is a subclass of ``agents.ResourceProvider``: it runs its machine under its local policy and
+is a subclass of ``gridmarket.agents.ResourceProvider``: it runs its machine under its local policy and
 answers the market's messages in ``receive``. Times are integer seconds; prices SU.
 """
 
-from agents import Advertise, Query, ResourceProvider
+from gridmarket.agents import Advertise, Query, ResourceProvider
 
 HORIZON = 6 * 3600  # seconds ahead a slot may start and still be advertised
 

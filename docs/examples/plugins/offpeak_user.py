@@ -2,14 +2,14 @@
 
 Used by docs/extending.md as ``offpeak_user:OffPeakUser`` (with ``docs/examples/plugins`` on
 PYTHONPATH), in a scenario's ``workload.user_agent``. A user agent is a subclass of
-``agents.User``: it gets its jobs (and workflow requests) sorted by submit time and sends each at
+``gridmarket.agents.User``: it gets its jobs (and workflow requests) sorted by submit time and sends each at
 its submit time to a provider, the broker or the metascheduler. Times are integer seconds.
 """
 
 from dataclasses import replace
 
-from agents import User
-from market.job import Job
+from gridmarket.agents import User
+from gridmarket.job import Job
 
 DAY = 86400
 PEAK = (8 * 3600, 20 * 3600)  # seconds of the day when electricity is dear

@@ -6,7 +6,7 @@ PYTHONPATH). Times are integer seconds, as in every gridmarket scheduler.
 
 from bisect import insort
 
-from market.scheduling import EASYScheduler
+from gridmarket.scheduling import EASYScheduler
 
 
 class SJFScheduler(EASYScheduler):

@@ -2,11 +2,11 @@
 
 Used by docs/extending.md as ``surplus_desk:BestSurplusDesk`` (with ``docs/examples/plugins`` on
 PYTHONPATH). A desk is the broker strategy of a job market: users hand the broker every job
-(``agents.TradingDesk`` gathers them for a trade every cycle; ``agents.PerJobDesk`` trades each as
+(``gridmarket.agents.TradingDesk`` gathers them for a trade every cycle; ``gridmarket.agents.PerJobDesk`` trades each as
 it arrives). Times are integer seconds; prices and values SU.
 """
 
-from agents import PerJobDesk
+from gridmarket.agents import PerJobDesk
 
 
 class BestSurplusDesk(PerJobDesk):

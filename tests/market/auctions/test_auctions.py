@@ -8,7 +8,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
-from market.auctions import (
+from gridmarket.auctions import (
     Order,
     OrderBook,
     call_market,
@@ -18,7 +18,7 @@ from market.auctions import (
     first_price_equilibrium_bid,
     vickrey,
 )
-from market.errors import InvalidInput
+from gridmarket.errors import InvalidInput
 
 prices = st.floats(0, 100, allow_nan=False).map(lambda x: round(x, 2))
 
@@ -201,9 +201,9 @@ def test_revenue_equivalence_over_seeds():
 
 # ------------------------------------------------------------------ a provider's slot, reserve from its queue
 def _fig21():
-    from market.job import Job
-    from market.pricing import ProviderState, RunningJob
-    from market.reservation import Reservation
+    from gridmarket.job import Job
+    from gridmarket.pricing import ProviderState, RunningJob
+    from gridmarket.reservation import Reservation
 
     h = 3600
     return ProviderState(0, 5, running=(RunningJob(1, 1, 0, 2 * h), RunningJob(2, 3, 0, 3 * h)),
@@ -212,8 +212,8 @@ def _fig21():
 
 
 def test_slot_auction_reserve_is_the_quote_of_fig21():
-    from market.auctions.slot import auction_slot, reserve_price
-    from market.pricing import ExternalityPricer
+    from gridmarket.auctions.slot import auction_slot, reserve_price
+    from gridmarket.pricing import ExternalityPricer
 
     pricer, h = ExternalityPricer(_fig21()), 3600
     assert reserve_price(pricer, 2 * h, 2, 3 * h) == 12.0  # base 6 processor-hours + f = 6 SU (thesis Fig. 21)
@@ -230,8 +230,8 @@ def test_slot_auction_reserve_is_the_quote_of_fig21():
 @given(bids=st.lists(prices, min_size=1, max_size=5), hour=st.integers(0, 9), procs=st.integers(1, 5),
        hours=st.integers(1, 4), mechanism=st.sampled_from(["first-price", "vickrey", "english", "dutch"]))
 def test_no_slot_is_sold_below_its_cost_to_the_queue(bids, hour, procs, hours, mechanism):
-    from market.auctions.slot import auction_slot, reserve_price
-    from market.pricing import ExternalityPricer
+    from gridmarket.auctions.slot import auction_slot, reserve_price
+    from gridmarket.pricing import ExternalityPricer
 
     pricer, h = ExternalityPricer(_fig21()), 3600
     reserve = reserve_price(pricer, hour * h, procs, hours * h)

@@ -6,12 +6,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from market.auctions.bidding import auction_per_unit, bid
-from market.auctions.slot import SlotRequest, auction_round
-from market.errors import InvalidInput
-from market.job import Job
-from market.pricing import ProviderPlan, ProviderState, RunningJob
-from market.valuation import Valuation
+from gridmarket.auctions.bidding import auction_per_unit, bid
+from gridmarket.auctions.slot import SlotRequest, auction_round
+from gridmarket.errors import InvalidInput
+from gridmarket.job import Job
+from gridmarket.pricing import ProviderPlan, ProviderState, RunningJob
+from gridmarket.valuation import Valuation
 
 FORMATS = ("first-price", "vickrey", "english", "dutch")
 unit = st.floats(0.5, 5.0, allow_nan=False).map(lambda x: round(x, 2))

@@ -6,10 +6,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.interpolate import PchipInterpolator
 
-from market.auctions.double import Order, OrderBook
-from market.auctions.gd import GDTrader, Shout, buyer_belief, gd_traders, seller_belief
-from market.auctions.zip import equilibrium, trading_day, zip_traders
-from market.errors import InvalidInput
+from gridmarket.auctions.double import Order, OrderBook
+from gridmarket.auctions.gd import GDTrader, Shout, buyer_belief, gd_traders, seller_belief
+from gridmarket.auctions.zip import equilibrium, trading_day, zip_traders
+from gridmarket.errors import InvalidInput
 
 VALUES = list(np.linspace(3.0, 1.0, 11))  # Cliff's symmetric market, as in test_zip: P0 = 2.0, six units trade
 COSTS = list(np.linspace(1.0, 3.0, 11))

@@ -5,10 +5,10 @@ import math
 import numpy as np
 import pytest
 
-from market.auctions.gd import gd_traders
-from market.auctions.mixed import mixed_market, mixed_traders
-from market.auctions.zip import trading_day, zip_traders
-from market.errors import InvalidInput
+from gridmarket.auctions.gd import gd_traders
+from gridmarket.auctions.mixed import mixed_market, mixed_traders
+from gridmarket.auctions.zip import trading_day, zip_traders
+from gridmarket.errors import InvalidInput
 
 VALUES = list(np.linspace(3.0, 1.0, 11))  # Cliff's symmetric market: P0 = 2.0 SU/ph, six units, 6 SU of surplus
 COSTS = list(np.linspace(1.0, 3.0, 11))

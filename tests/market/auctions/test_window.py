@@ -5,12 +5,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from market.auctions.slot import SlotRequest
-from market.auctions.window import trade_window
-from market.errors import InvalidInput
-from market.job import Job
-from market.pricing import ProviderPlan, ProviderState, RunningJob
-from market.valuation import Valuation
+from gridmarket.auctions.slot import SlotRequest
+from gridmarket.auctions.window import trade_window
+from gridmarket.errors import InvalidInput
+from gridmarket.job import Job
+from gridmarket.pricing import ProviderPlan, ProviderState, RunningJob
+from gridmarket.valuation import Valuation
 
 H = 3600
 

@@ -4,7 +4,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from market.auctions.zip import equilibrium, trading_day, zip_traders
+from gridmarket.auctions.zip import equilibrium, trading_day, zip_traders
 
 VALUES = list(np.linspace(3.0, 1.0, 11))  # Cliff's symmetric market: P0 = 2.0, six units trade
 COSTS = list(np.linspace(1.0, 3.0, 11))

@@ -1,11 +1,11 @@
-"""The ``clear`` command (scenarios.commands.clear): JSON in, JSON out, errors with a non-zero status."""
+"""The ``clear`` command (gridmarket.scenarios.commands.clear): JSON in, JSON out, errors with a non-zero status."""
 
 import json
 
 import pytest
 
-from market.errors import InvalidInput
-from scenarios.commands.clear import clear_from_json, main
+from gridmarket.errors import InvalidInput
+from gridmarket.scenarios.commands.clear import clear_from_json, main
 
 COSTS = {
     "jobs": ["j1", "j2", "j3"],

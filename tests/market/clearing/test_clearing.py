@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from market.clearing import (
+from gridmarket.clearing import (
     NO_COMPATIBLE_SYSTEM,
     OVER_CAPACITY,
     ClearingProblem,
@@ -17,7 +17,7 @@ from market.clearing import (
     nadir_utopia,
     stable_match,
 )
-from market.errors import InvalidInput
+from gridmarket.errors import InvalidInput
 
 
 def random_problem(rng, n_jobs, n_systems, p_incompatible=0.3, maxq=(0, 4)):
@@ -243,7 +243,7 @@ def test_with_unbounded_capacity_jobs_get_their_first_choice():
 
 
 def test_blocking_pairs_detects_an_unstable_assignment():
-    from market.clearing import ClearingResult
+    from gridmarket.clearing import ClearingResult
 
     p = ClearingProblem([1, 2], ["A", "B"], [[1.0, 2.0], [1.0, 2.0]], [1, 1])
     sc = np.array([[1.0, 1.0], [2.0, 2.0]])  # both systems prefer job 1

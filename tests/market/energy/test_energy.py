@@ -5,7 +5,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from market.energy import (
+from gridmarket.energy import (
     GridSystem,
     HourlyPrices,
     align_to_utc,
@@ -24,7 +24,7 @@ from market.energy import (
     two_price,
     xsede_systems,
 )
-from market.errors import InvalidInput
+from gridmarket.errors import InvalidInput
 
 
 @pytest.fixture
@@ -44,7 +44,7 @@ def test_xsede_table_matches_paper_table_one(xsede):
 def test_systems_table_is_shipped_with_the_installed_package():
     from importlib import resources
 
-    assert resources.files("market").joinpath("data/xsede_systems.csv").is_file()
+    assert resources.files("gridmarket.data").joinpath("xsede_systems.csv").is_file()
 
 
 def test_read_systems_names_line_of_bad_number():

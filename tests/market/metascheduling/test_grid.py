@@ -4,11 +4,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from market.energy import GridSystem, HourlyPrices, fixed_prices, synthetic_prices, xsede_systems
-from market.errors import InvalidInput
-from market.job import Job
-from market.metascheduling import GridConfig, Site, fairness_scores, grid_workload, run_grid
-from market.prediction import PriceOutlook
+from gridmarket.energy import GridSystem, HourlyPrices, fixed_prices, synthetic_prices, xsede_systems
+from gridmarket.errors import InvalidInput
+from gridmarket.job import Job
+from gridmarket.metascheduling import GridConfig, Site, fairness_scores, grid_workload, run_grid
+from gridmarket.prediction import PriceOutlook
 
 DAY = 86400
 
@@ -145,7 +145,7 @@ def test_a_job_past_the_price_series_is_priced_from_the_sites_continuation():
 
 
 def test_power_and_load_series_cover_every_system(small_grid, runs):
-    from market.metascheduling import instantaneous_load, power_over_time
+    from gridmarket.metascheduling import instantaneous_load, power_over_time
 
     sites, _ = small_grid
     rec = runs["mcmf-w25-maxq2-fg0.5"].records
@@ -174,7 +174,7 @@ def test_warmup_trains_the_predictors_and_leaves_the_routing_draws_alone(small_g
 def test_strategies_seeded_from_one_stream_do_not_depend_on_their_order():
     """Each strategy trains its predictors on the same warm-up histories, whatever ran before it
     (`stream_rng`; with `default_rng(stream)` per run the shared spawn counter gave each run others)."""
-    from scenarios.harnesses.metascheduling import run_experiment
+    from gridmarket.scenarios.harnesses.metascheduling import run_experiment
 
     configs = [GridConfig("bs"), GridConfig("mcmf", w_t=100, maxq=2, warmup=300),
                GridConfig("mcmf", w_t=25, maxq=2, warmup=300)]

@@ -3,9 +3,9 @@
 import numpy as np
 import pytest
 
-from market.energy import GridSystem, xsede_systems
-from market.errors import InvalidInput
-from market.metascheduling import grid_workload
+from gridmarket.energy import GridSystem, xsede_systems
+from gridmarket.errors import InvalidInput
+from gridmarket.metascheduling import grid_workload
 
 
 def test_rate_load_and_limits_follow_the_parameters():

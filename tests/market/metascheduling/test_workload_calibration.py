@@ -3,9 +3,9 @@
 import numpy as np
 import pytest
 
-from market.energy import xsede_systems
-from market.errors import InvalidInput
-from market.metascheduling import grid_workload
+from gridmarket.energy import xsede_systems
+from gridmarket.errors import InvalidInput
+from gridmarket.metascheduling import grid_workload
 
 
 def test_calibrated_workload_has_the_papers_mean_rate_and_no_job_under_30_minutes():

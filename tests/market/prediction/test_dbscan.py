@@ -5,7 +5,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn.cluster import DBSCAN
 
-from market.prediction.dbscan import dbscan_labels
+from gridmarket.prediction.dbscan import dbscan_labels
 
 
 @settings(max_examples=300, deadline=None)

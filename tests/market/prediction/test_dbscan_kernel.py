@@ -5,10 +5,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from market.prediction import dbscan as module
-from market.prediction.dbscan import reference_dbscan_labels
+from gridmarket.prediction import dbscan as module
+from gridmarket.prediction.dbscan import reference_dbscan_labels
 
-compiled = pytest.importorskip("market.prediction._cdbscan", reason="the compiled kernel is not built here")
+compiled = pytest.importorskip("gridmarket.prediction._cdbscan", reason="the compiled kernel is not built here")
 
 
 @given(st.integers(0, 40), st.integers(1, 4), st.sampled_from([0.5, 1.0, 2.0, 3.0]), st.integers(1, 6),
@@ -24,7 +24,7 @@ def test_same_labels_as_the_reference(k, d, eps, min_samples, seed, on_grid):
 
 
 def test_the_predictor_uses_the_compiled_labels_by_default():
-    from market import kernel
+    from gridmarket import kernel
 
     if kernel.KERNEL == "compiled":
         assert module.dbscan_labels is compiled.dbscan_labels
@@ -40,8 +40,8 @@ def _clustered_history(seed, n=400, m=50):
 
 
 def test_the_predictor_predicts_the_same_with_the_reference_loop(monkeypatch):
-    from market.prediction import queue_wait
-    from market.prediction.queue_wait import QueueWaitPredictor
+    from gridmarket.prediction import queue_wait
+    from gridmarket.prediction.queue_wait import QueueWaitPredictor
 
     X, y, queries = _clustered_history(7)
 
@@ -106,7 +106,7 @@ def test_predictions_do_not_depend_on_the_cpus_simd_path(tmp_path):
         "import numpy as np, sys\n"
         "sys.path.insert(0, 'tests/market/prediction')\n"
         "from test_dbscan_kernel import _clustered_history\n"
-        "from market.prediction.queue_wait import QueueWaitPredictor\n"
+        "from gridmarket.prediction.queue_wait import QueueWaitPredictor\n"
         "X, y, q = _clustered_history(11, 2500, 200)\n"
         "X[:, :2] = np.round(X[:, :2])  # many equal distances\n"
         "p = QueueWaitPredictor()\n"
@@ -123,7 +123,7 @@ def test_predictions_do_not_depend_on_the_cpus_simd_path(tmp_path):
 
 
 def test_last_by_cluster_describes_the_last_call_even_before_any_history():
-    from market.prediction.queue_wait import QueueWaitPredictor
+    from gridmarket.prediction.queue_wait import QueueWaitPredictor
 
     X, y, queries = _clustered_history(5)
     queries = np.vstack([queries, queries[:5] + 50.0])  # far from every cluster: the ridge answers these

@@ -5,10 +5,10 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from market.energy import HourlyPrices, read_prices, synthetic_prices
-from market.errors import InvalidInput
-from market.job import Job
-from market.prediction import (
+from gridmarket.energy import HourlyPrices, read_prices, synthetic_prices
+from gridmarket.errors import InvalidInput
+from gridmarket.job import Job
+from gridmarket.prediction import (
     PriceOutlook,
     QueueTotals,
     QueueWaitPredictor,
@@ -20,8 +20,8 @@ from market.prediction import (
     replay_wait_predictions,
     wait_prediction_errors,
 )
-from market.scheduling import EASYScheduler, make_scheduler
-from market.simulation import MachineSimulation
+from gridmarket.scheduling import EASYScheduler, make_scheduler
+from gridmarket.simulation import MachineSimulation
 from hypothesis import given, settings, strategies as st
 
 
@@ -169,7 +169,7 @@ def test_replay_on_synthetic_jobs_predicts_known_waits():
 
 
 def test_wait_prediction_error_on_replayed_sdsc_sp2_trace(shared_data):
-    from market.workloads import read_swf
+    from gridmarket.workloads import read_swf
 
     w = read_swf(shared_data / "traces" / "SDSC-SP2-1998-4.2-cln.swf.gz")
     jobs = list(w.jobs[10000:11200])
@@ -198,7 +198,7 @@ def test_sarima_learns_a_daily_pattern():
 
 
 def test_sarima_fits_each_history_once_and_keeps_the_fitted_forecast(monkeypatch):
-    from market.prediction import price_forecast
+    from gridmarket.prediction import price_forecast
 
     monkeypatch.setattr(price_forecast, "_FITS", {})
     fits = []

@@ -2,12 +2,12 @@
 
 from hypothesis import strategies as st
 
-from market.job import Job
-from market.pricing.state import ProviderState, RunningJob
-from market.reservation import Reservation
-from market.scheduling import make_scheduler
-from market.scheduling.profile import Profile
-from market.simulation import MachineSimulation
+from gridmarket.job import Job
+from gridmarket.pricing.state import ProviderState, RunningJob
+from gridmarket.reservation import Reservation
+from gridmarket.scheduling import make_scheduler
+from gridmarket.scheduling.profile import Profile
+from gridmarket.simulation import MachineSimulation
 
 
 @st.composite

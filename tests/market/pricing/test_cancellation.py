@@ -4,10 +4,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from market.errors import Infeasible, InvalidInput
-from market.pricing.cancellation import withdraw_reservation
-from market.pricing.plan import ProviderPlan
-from market.reservation import Reservation
+from gridmarket.errors import Infeasible, InvalidInput
+from gridmarket.pricing.cancellation import withdraw_reservation
+from gridmarket.pricing.plan import ProviderPlan
+from gridmarket.reservation import Reservation
 
 from .strategies import live_schedulers
 
@@ -40,7 +40,7 @@ def test_withdrawing_a_sold_reservation_matches_the_plans_cancellation(data):
 
 
 def test_withdrawing_an_unknown_reservation_names_it():
-    from market.scheduling import EASYScheduler
+    from gridmarket.scheduling import EASYScheduler
 
     s = EASYScheduler(2)
     s.add_reservation(Reservation("a", 0, 1, 10), 0)

@@ -6,14 +6,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from market.errors import Infeasible, InvalidInput
-from market.job import Job
-from market.pricing.externality import ExternalityPricer, slot_price
-from market.pricing.forecast import forecast
-from market.pricing.state import ProviderState, RunningJob, state_from_scheduler
-from market.reservation import Reservation
-from market.scheduling import make_scheduler
-from market.simulation import MachineSimulation
+from gridmarket.errors import Infeasible, InvalidInput
+from gridmarket.job import Job
+from gridmarket.pricing.externality import ExternalityPricer, slot_price
+from gridmarket.pricing.forecast import forecast
+from gridmarket.pricing.state import ProviderState, RunningJob, state_from_scheduler
+from gridmarket.reservation import Reservation
+from gridmarket.scheduling import make_scheduler
+from gridmarket.simulation import MachineSimulation
 
 from .strategies import live_schedulers, provider_states, slot_requests
 

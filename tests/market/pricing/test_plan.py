@@ -4,14 +4,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from market.errors import Infeasible, InvalidInput
-from market.job import Job
-from market.pricing.plan import Booking, ProviderPlan
-from market.pricing.slot import Slot
-from market.pricing.state import ProviderState, RunningJob
-from market.reservation import Reservation
-from market.scheduling import ConservativeScheduler, SlotScheduler
-from market.simulation import MachineSimulation
+from gridmarket.errors import Infeasible, InvalidInput
+from gridmarket.job import Job
+from gridmarket.pricing.plan import Booking, ProviderPlan
+from gridmarket.pricing.slot import Slot
+from gridmarket.pricing.state import ProviderState, RunningJob
+from gridmarket.reservation import Reservation
+from gridmarket.scheduling import ConservativeScheduler, SlotScheduler
+from gridmarket.simulation import MachineSimulation
 
 from .strategies import live_schedulers, provider_states, slot_requests
 

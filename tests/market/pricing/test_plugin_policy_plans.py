@@ -1,7 +1,7 @@
 """A provider under a local policy that is not built in prices and advertises its own plan (issue 16).
 
 Singh's providers advertise the free slots of their plan (2008, ch. 3); a policy that only plans its
-queue head is run forward from the provider's state (``market.pricing.forecast``). Here the policy is
+queue head is run forward from the provider's state (``gridmarket.pricing.forecast``). Here the policy is
 the SJF-over-EASY plug-in of docs/extending.md: its slots must be the free capacity of the plan SJF
 follows (checked against a plain simulation of the same jobs from the start, not the forward run),
 buying any of them (or any part of a divisible one) must delay no job SJF has planned, and a live
@@ -17,13 +17,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from market.errors import InvalidInput
-from market.job import Job
-from market.pricing import ProviderPlan, ProviderState, RunningJob, withdraw_reservation
-from market.reservation import Reservation
-from market.scheduling import EASYScheduler, FCFSScheduler, SlurmPSPScheduler, policy_of, resolve_policy
-from market.scheduling.base import LocalScheduler
-from market.simulation import MachineSimulation
+from gridmarket.errors import InvalidInput
+from gridmarket.job import Job
+from gridmarket.pricing import ProviderPlan, ProviderState, RunningJob, withdraw_reservation
+from gridmarket.reservation import Reservation
+from gridmarket.scheduling import EASYScheduler, FCFSScheduler, SlurmPSPScheduler, policy_of, resolve_policy
+from gridmarket.scheduling.base import LocalScheduler
+from gridmarket.simulation import MachineSimulation
 
 from .strategies import provider_states
 

@@ -16,13 +16,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from market.errors import InvalidInput
-from market.job import Job
-from market.pricing import ProviderPlan, ProviderState, RunningJob, forecast, read_state, state_from_scheduler
-from market.pricing.state import state_from_dict, state_to_dict
-from market.scheduling import PSPScheduler, SlurmPSPScheduler
-from market.scheduling.psp import FrozenAccuracies
-from market.simulation import MachineSimulation
+from gridmarket.errors import InvalidInput
+from gridmarket.job import Job
+from gridmarket.pricing import ProviderPlan, ProviderState, RunningJob, forecast, read_state, state_from_scheduler
+from gridmarket.pricing.state import state_from_dict, state_to_dict
+from gridmarket.scheduling import PSPScheduler, SlurmPSPScheduler
+from gridmarket.scheduling.psp import FrozenAccuracies
+from gridmarket.simulation import MachineSimulation
 
 
 def _queue_fig() -> ProviderState:
@@ -120,7 +120,7 @@ def test_a_psp_state_survives_state_json_and_prices_the_same(tmp_path):
     ({"queued": [{"id": 3, "submit": 0, "procs": 1, "estimate": 9, "user": -4}]}, r"queued\[0\]\.user must be an int >= 0"),
 ])
 def test_a_bad_psp_state_is_one_line_naming_the_file_and_field(tmp_path, capsys, change, message):
-    from scenarios.commands.quote import main
+    from gridmarket.scenarios.commands.quote import main
 
     data = {"now": 0, "procs": 4, "running": [{"id": 1, "procs": 1, "start": 0, "end": 50, "user": 7}],
             "queued": [{"id": 3, "submit": 0, "procs": 1, "estimate": 9, "user": 2}], **change}

@@ -6,12 +6,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from market.errors import Infeasible, InvalidInput
-from market.job import Job
-from market.pricing.externality import ExternalityPricer
-from market.pricing.quotes import Quote, choose, quote_at, quote_earliest, quote_flexible
-from market.pricing.state import ProviderState, RunningJob
-from market.reservation import Reservation
+from gridmarket.errors import Infeasible, InvalidInput
+from gridmarket.job import Job
+from gridmarket.pricing.externality import ExternalityPricer
+from gridmarket.pricing.quotes import Quote, choose, quote_at, quote_earliest, quote_flexible
+from gridmarket.pricing.state import ProviderState, RunningJob
+from gridmarket.reservation import Reservation
 
 from .strategies import provider_states
 

@@ -12,18 +12,18 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from market.errors import InvalidInput
-from market.job import Job
-from market.pricing import ExternalityPricer, choose, choose_flexible, quote_flexible, state_from_scheduler
-from market.pricing.engine import ReferenceEngine
-from market.pricing.quotes import reference_choice
-from market.reservation import Reservation
-from market.scheduling import make_scheduler
-from market.simulation import MachineSimulation
+from gridmarket.errors import InvalidInput
+from gridmarket.job import Job
+from gridmarket.pricing import ExternalityPricer, choose, choose_flexible, quote_flexible, state_from_scheduler
+from gridmarket.pricing.engine import ReferenceEngine
+from gridmarket.pricing.quotes import reference_choice
+from gridmarket.reservation import Reservation
+from gridmarket.scheduling import make_scheduler
+from gridmarket.simulation import MachineSimulation
 
 from .strategies import live_schedulers, provider_states, slot_requests
 
-compiled = pytest.importorskip("market.pricing._creplan", reason="the compiled kernel is not built here")
+compiled = pytest.importorskip("gridmarket.pricing._creplan", reason="the compiled kernel is not built here")
 
 
 def _engines(state, planned):

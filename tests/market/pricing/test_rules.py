@@ -5,10 +5,10 @@ import math
 
 import pytest
 
-from market.errors import InvalidInput
-from market.job import Job
-from market.pricing import PRICING_RULES, ProviderPlan, ProviderState, RunningJob, register_pricing, resolve_pricing
-from market.reservation import Reservation
+from gridmarket.errors import InvalidInput
+from gridmarket.job import Job
+from gridmarket.pricing import PRICING_RULES, ProviderPlan, ProviderState, RunningJob, register_pricing, resolve_pricing
+from gridmarket.reservation import Reservation
 
 H = 3600
 
@@ -54,14 +54,14 @@ def test_a_registered_rule_prices_quotes_and_sales_and_a_bad_answer_is_refused_n
         del PRICING_RULES["negative-test"]
     with pytest.raises(InvalidInput, match="unknown pricing rule 'flta'"):
         ProviderPlan(_fig21(), "conservative", pricing="flta")
-    with pytest.raises(InvalidInput, match="pricing rule 'market.pricing.rules:nothing': module"):
-        resolve_pricing("market.pricing.rules:nothing")
+    with pytest.raises(InvalidInput, match="pricing rule 'gridmarket.pricing.rules:nothing': module"):
+        resolve_pricing("gridmarket.pricing.rules:nothing")
 
 
 def test_providers_of_a_scenario_price_by_their_rule_in_the_agent_market():
-    from scenarios.config import with_overrides
-    from scenarios.experiment import compare
-    from scenarios.registry import get_scenario
+    from gridmarket.scenarios.config import with_overrides
+    from gridmarket.scenarios.experiment import compare
+    from gridmarket.scenarios.registry import get_scenario
 
     base = with_overrides(get_scenario("quickstart"), {"models": ("greedy",)})
     flat = dataclasses.replace(base, providers=tuple(dataclasses.replace(p, pricing="flat") for p in base.providers))

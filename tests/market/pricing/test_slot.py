@@ -2,8 +2,8 @@
 
 import pytest
 
-from market.errors import Infeasible, InvalidInput
-from market.pricing.slot import PENALTY_FACTOR, Slot, subslot_cost
+from gridmarket.errors import Infeasible, InvalidInput
+from gridmarket.pricing.slot import PENALTY_FACTOR, Slot, subslot_cost
 
 H = 3600
 

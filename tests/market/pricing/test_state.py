@@ -4,9 +4,9 @@ import json
 
 import pytest
 
-from market.errors import InvalidInput
-from market.job import Job
-from market.pricing.state import (
+from gridmarket.errors import InvalidInput
+from gridmarket.job import Job
+from gridmarket.pricing.state import (
     ProviderState,
     RunningJob,
     base_profile,
@@ -15,8 +15,8 @@ from market.pricing.state import (
     state_from_scheduler,
     state_to_dict,
 )
-from market.reservation import Reservation
-from market.scheduling import EASYScheduler
+from gridmarket.reservation import Reservation
+from gridmarket.scheduling import EASYScheduler
 
 GOOD = {
     "now": 100,

@@ -4,12 +4,12 @@ import networkx as nx
 import numpy as np
 import pytest
 
-from market.errors import InvalidInput
-from market.job import Job
-from market.provisioning.besteffort import best_effort_cost, run_best_effort, submit_job
-from market.scheduling import make_scheduler
-from market.simulation import MachineSimulation
-from market.workflows import Network, add_entry_exit, layered_workflow
+from gridmarket.errors import InvalidInput
+from gridmarket.job import Job
+from gridmarket.provisioning.besteffort import best_effort_cost, run_best_effort, submit_job
+from gridmarket.scheduling import make_scheduler
+from gridmarket.simulation import MachineSimulation
+from gridmarket.workflows import Network, add_entry_exit, layered_workflow
 
 
 def chain(*tasks):

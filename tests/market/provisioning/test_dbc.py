@@ -6,8 +6,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from market.errors import InvalidInput
-from market.provisioning.dbc import DBCResource, dbc_plan
+from gridmarket.errors import InvalidInput
+from gridmarket.provisioning.dbc import DBCResource, dbc_plan
 
 resources = st.lists(
     st.builds(lambda p, t, w, r, u: (p, t, w, r, None if u is None else r + u), st.integers(0, 6).map(float),

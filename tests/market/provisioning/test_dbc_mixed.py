@@ -6,13 +6,13 @@ import pytest
 from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
-from market.auctions.single import vickrey
-from market.errors import InvalidInput
-from market.provisioning.dbc import DBCOffer, dbc_buy
+from gridmarket.auctions.single import vickrey
+from gridmarket.errors import InvalidInput
+from gridmarket.provisioning.dbc import DBCOffer, dbc_buy
 
 
 def second_price(rivals):
-    """A provider's sealed second-price auction (market.auctions.single.vickrey) against a rival's fixed bid per
+    """A provider's sealed second-price auction (gridmarket.auctions.single.vickrey) against a rival's fixed bid per
     offer; the broker bids its cap, listed first (ties to it)."""
     def run(i, offer, jobs, cap):
         result = vickrey([cap, rivals[i]], reserve=offer.price)

@@ -3,11 +3,11 @@
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from market.auctions.slot import SlotRequest
-from market.job import Job
-from market.pricing import ProviderPlan, ProviderState, RunningJob
-from market.provisioning.dbc import buy_dbc_slot
-from market.valuation import Valuation
+from gridmarket.auctions.slot import SlotRequest
+from gridmarket.job import Job
+from gridmarket.pricing import ProviderPlan, ProviderState, RunningJob
+from gridmarket.provisioning.dbc import buy_dbc_slot
+from gridmarket.valuation import Valuation
 
 H = 3600
 

@@ -8,12 +8,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from market.errors import Infeasible, InvalidInput
-from market.job import Job
-from market.provisioning.greedy import choose_quote, provision_greedy
-from market.provisioning.quotes import FreeCapacityProvider, PriceQuote, QuoteProvider
-from market.scheduling import SlotScheduler
-from market.workflows import Network, layered_workflow
+from gridmarket.errors import Infeasible, InvalidInput
+from gridmarket.job import Job
+from gridmarket.provisioning.greedy import choose_quote, provision_greedy
+from gridmarket.provisioning.quotes import FreeCapacityProvider, PriceQuote, QuoteProvider
+from gridmarket.scheduling import SlotScheduler
+from gridmarket.workflows import Network, layered_workflow
 
 H = 3600
 

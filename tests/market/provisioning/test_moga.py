@@ -9,13 +9,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from market.errors import Infeasible, InvalidInput
-from market.job import Job
-from market.provisioning import AdvertisedSlot, PlanEvaluator, advertise
-from market.provisioning.moga import cx_two_point, moga, moga_fitness, mut_flip_bit
-from market.provisioning.pareto import exact_front, hypervolume
-from market.scheduling import SlotScheduler
-from market.workflows import layered_workflow
+from gridmarket.errors import Infeasible, InvalidInput
+from gridmarket.job import Job
+from gridmarket.provisioning import AdvertisedSlot, PlanEvaluator, advertise
+from gridmarket.provisioning.moga import cx_two_point, moga, moga_fitness, mut_flip_bit
+from gridmarket.provisioning.pareto import exact_front, hypervolume
+from gridmarket.scheduling import SlotScheduler
+from gridmarket.workflows import layered_workflow
 
 
 # ----------------------------------------------------------------------------- fitness

@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from market.errors import Infeasible, InvalidInput
-from market.provisioning.pareto import (
+from gridmarket.errors import Infeasible, InvalidInput
+from gridmarket.provisioning.pareto import (
     ParetoPlan,
     ParetoSet,
     dominates,

@@ -10,14 +10,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from market.errors import InvalidInput
-from market.provisioning import PlanEvaluator
-from market.provisioning import schedule as sched
-from market.workflows import Network
+from gridmarket.errors import InvalidInput
+from gridmarket.provisioning import PlanEvaluator
+from gridmarket.provisioning import schedule as sched
+from gridmarket.workflows import Network
 
 from .test_schedule import instances
 
-compiled = pytest.importorskip("market.provisioning._cplan", reason="the compiled kernel is not built here")
+compiled = pytest.importorskip("gridmarket.provisioning._cplan", reason="the compiled kernel is not built here")
 
 
 @st.composite
@@ -95,7 +95,7 @@ def test_whole_plans_schedule_the_same_under_both(inst):
 
 
 def test_the_evaluator_runs_the_compiled_loops_by_default():
-    from market import kernel
+    from gridmarket import kernel
 
     if kernel.KERNEL == "compiled":
         assert (sched._fit, sched._take, sched._pick) == (compiled.fit, compiled.take, compiled.pick)

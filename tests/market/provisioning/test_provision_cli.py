@@ -1,10 +1,10 @@
-"""The ``provision`` command (scenarios.commands.provision.main): plan, Pareto set, errors."""
+"""The ``provision`` command (gridmarket.scenarios.commands.provision.main): plan, Pareto set, errors."""
 
 import json
 
 import pytest
 
-from scenarios.commands.provision import main
+from gridmarket.scenarios.commands.provision import main
 
 
 @pytest.fixture

@@ -7,10 +7,10 @@ import networkx as nx
 import numpy as np
 import pytest
 
-from market.provisioning import PlanEvaluator, moga, run_best_effort
-from market.workflows import Network, layered_workflow, read_dax
-from market.workloads import read_swf
-from scenarios.harnesses.provisioning import (
+from gridmarket.provisioning import PlanEvaluator, moga, run_best_effort
+from gridmarket.workflows import Network, layered_workflow, read_dax
+from gridmarket.workloads import read_swf
+from gridmarket.scenarios.harnesses.provisioning import (
     Provider,
     compare_greedy,
     compare_moga,
@@ -44,7 +44,7 @@ def test_moga_beats_best_effort_makespan_on_sdsc_at_a_busy_moment(sdsc):
 
 
 def test_greedy_with_adaptive_and_free_quotes_on_sdsc(sdsc):
-    pytest.importorskip("market.pricing")
+    pytest.importorskip("gridmarket.pricing")
     w, provider = sdsc
     g = layered_workflow(20, depth=4, mean_procs=6, rng=np.random.default_rng(2))
     at = w.jobs[1400].submit
@@ -92,7 +92,7 @@ def test_var_and_combined_schemes_on_sdsc(sdsc):
         assert t <= o.submit < t + lead
         if o.success:  # eq. 22: the idle time is bounded by the lead over the duration
             assert 0 <= o.normalized_cost <= lead / d
-    pytest.importorskip("market.pricing")
+    pytest.importorskip("gridmarket.pricing")
     rows, schemes = reservation_schemes(provider, reqs, warmup=w.jobs[500].submit)
     assert schemes["combined"]["success_rate"] >= max(schemes["var"]["success_rate"],
                                                        schemes["adaptive"]["success_rate"])

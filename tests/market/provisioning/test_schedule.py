@@ -7,11 +7,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from market.errors import Infeasible, InvalidInput
-from market.job import Job
-from market.provisioning import AdvertisedSlot, PlanEvaluator, advertise
-from market.scheduling import SlotScheduler
-from market.workflows import Network, add_entry_exit
+from gridmarket.errors import Infeasible, InvalidInput
+from gridmarket.job import Job
+from gridmarket.provisioning import AdvertisedSlot, PlanEvaluator, advertise
+from gridmarket.scheduling import SlotScheduler
+from gridmarket.workflows import Network, add_entry_exit
 
 H = 3600
 

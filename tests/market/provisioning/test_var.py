@@ -7,9 +7,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from market.errors import InvalidInput
-from market.job import Job
-from market.provisioning.var import (
+from gridmarket.errors import InvalidInput
+from gridmarket.job import Job
+from gridmarket.provisioning.var import (
     CombinedOutcome,
     StartFeed,
     VarOutcome,
@@ -20,8 +20,8 @@ from market.provisioning.var import (
     summarize_reservations,
     time_class,
 )
-from market.scheduling import make_scheduler
-from market.simulation import MachineSimulation
+from gridmarket.scheduling import make_scheduler
+from gridmarket.simulation import MachineSimulation
 
 H = 3600
 

@@ -2,9 +2,9 @@
 
 from hypothesis import strategies as st
 
-from market.job import Job
-from market.reservation import Reservation
-from market.scheduling.profile import Profile
+from gridmarket.job import Job
+from gridmarket.reservation import Reservation
+from gridmarket.scheduling.profile import Profile
 
 
 @st.composite

@@ -1,6 +1,6 @@
 """The compiled kernel against the pure-Python reference: same answers, same state, same errors.
 
-``market.scheduling.profile.Profile`` is the Cython build of ``_cprofile.pyx``
+``gridmarket.scheduling.profile.Profile`` is the Cython build of ``_cprofile.pyx``
 when it was built; every operation sequence here runs on both and must leave
 identical steps and return identical values (or raise the same error).
 Whole simulations of every policy run under ``GRIDMARKET_KERNEL=reference``
@@ -16,10 +16,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from market.errors import MarketError
-from market import kernel
-from market.job import Job
-from market.scheduling.profile import (
+from gridmarket.errors import MarketError
+from gridmarket import kernel
+from gridmarket.job import Job
+from gridmarket.scheduling.profile import (
     ReferenceProfile,
     ReferenceQueuePlan,
     reference_backfill_by_counting,
@@ -28,7 +28,7 @@ from market.scheduling.profile import (
 
 ROOT = Path(__file__).resolve().parents[3]
 
-compiled = pytest.importorskip("market.scheduling._cprofile", reason="the compiled kernel is not built here")
+compiled = pytest.importorskip("gridmarket.scheduling._cprofile", reason="the compiled kernel is not built here")
 
 PROCS = 8
 times = st.integers(0, 300)
@@ -225,7 +225,7 @@ def _simulate(policy: str, kernel: str, tmp_path: Path) -> str:
     out = tmp_path / f"{policy}-{kernel}.csv"
     env = {**os.environ, "GRIDMARKET_KERNEL": kernel}
     subprocess.run(
-        [sys.executable, "-m", "scenarios.commands.cli", "simulate", "--jobs", "1500", "--procs", "64", "--seed", "3",
+        [sys.executable, "-m", "gridmarket.scenarios.commands.cli", "simulate", "--jobs", "1500", "--procs", "64", "--seed", "3",
          "--policy", policy, "--out", str(out)],
         check=True, capture_output=True, cwd=ROOT, env=env,
     )
@@ -253,7 +253,7 @@ def test_whole_simulation_rows_equal_under_both_kernels(policy, tmp_path):
 def test_kernel_choice_is_reported_and_a_bad_choice_is_refused():
     assert kernel.KERNEL == "compiled"
     env = {**os.environ, "GRIDMARKET_KERNEL": "fastest"}
-    result = subprocess.run([sys.executable, "-c", "import market.scheduling"], capture_output=True, text=True,
+    result = subprocess.run([sys.executable, "-c", "import gridmarket.scheduling"], capture_output=True, text=True,
                             env=env, cwd=ROOT)
     assert result.returncode != 0 and "GRIDMARKET_KERNEL: expected 'compiled' or 'reference'" in result.stderr
 

@@ -7,12 +7,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from market.errors import Infeasible, InvalidInput
-from market.job import Job
-from market.metrics import load_over_time
-from market.reservation import Reservation
-from market.scheduling import POLICIES, ConservativeScheduler, EASYScheduler
-from market.simulation import simulate
+from gridmarket.errors import Infeasible, InvalidInput
+from gridmarket.job import Job
+from gridmarket.metrics import load_over_time
+from gridmarket.reservation import Reservation
+from gridmarket.scheduling import POLICIES, ConservativeScheduler, EASYScheduler
+from gridmarket.simulation import simulate
 
 from .strategies import machines_and_jobs, reservations_for
 
@@ -257,8 +257,8 @@ def test_easy_counting_fast_path_equals_the_profile_path(data):
 
 @pytest.mark.parametrize("policy", ["conservative", "slots"])
 def test_reservation_added_mid_run_wakes_the_policy_for_replanned_jobs(policy):
-    from market.scheduling import make_scheduler
-    from market.simulation import MachineSimulation
+    from gridmarket.scheduling import make_scheduler
+    from gridmarket.simulation import MachineSimulation
 
     jobs = [UJob(1, 0, 1, 100, 100), UJob(2, 0, 2, 50, 50), UJob(3, 0, 1, 120, 120)]
     sim = MachineSimulation(make_scheduler(policy, 2), jobs)

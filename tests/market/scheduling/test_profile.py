@@ -5,7 +5,7 @@ from bisect import bisect_left
 from hypothesis import given
 from hypothesis import strategies as st
 
-from market.scheduling.profile import Profile
+from gridmarket.scheduling.profile import Profile
 
 PROCS = 8
 slots = st.lists(st.tuples(st.integers(0, 200), st.integers(1, 60), st.integers(1, PROCS)), max_size=25)

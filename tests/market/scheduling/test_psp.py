@@ -8,13 +8,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from market.errors import InvalidInput
-from market.job import Job
-from market.metrics import load_over_time
-from market.scheduling import POLICIES, EASYScheduler, PSPScheduler, make_scheduler
-from market.scheduling.psp import accuracy_class, class_waits, job_accuracy, user_accuracies
-from market.simulation import MachineSimulation, simulate
-from market.workloads.behaviour import apply_behaviour, paper_workload
+from gridmarket.errors import InvalidInput
+from gridmarket.job import Job
+from gridmarket.metrics import load_over_time
+from gridmarket.scheduling import POLICIES, EASYScheduler, PSPScheduler, make_scheduler
+from gridmarket.scheduling.psp import accuracy_class, class_waits, job_accuracy, user_accuracies
+from gridmarket.simulation import MachineSimulation, simulate
+from gridmarket.workloads.behaviour import apply_behaviour, paper_workload
 
 from .strategies import machines_and_jobs
 
@@ -245,7 +245,7 @@ def test_penalty_comes_from_psp_not_from_easy(paper_runs, scenario):
 
 
 def test_class_wait_table_has_table3_shape():
-    from scenarios.harnesses.psp import class_wait_table
+    from gridmarket.scenarios.harnesses.psp import class_wait_table
 
     t = class_wait_table(seed=1, scenarios=["BE", "CF"], n_workloads=1)
     assert list(t.index) == ["BE", "CF"] and list(t.columns) == [1, 2, 3, 4, 5]
@@ -256,7 +256,7 @@ def test_class_wait_table_has_table3_shape():
 
 def test_class_wait_table_golden_summary_for_seed_1():
     # seeded golden values (seconds): a change in PSP, the workload model or the seeding shows here
-    from scenarios.harnesses.psp import class_wait_table
+    from gridmarket.scenarios.harnesses.psp import class_wait_table
 
     t = class_wait_table(seed=1, scenarios=["CF", "DI"], n_workloads=1)
     nan = float("nan")

@@ -8,14 +8,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from market.errors import Infeasible, InvalidInput
-from market.job import Job
-from market.metrics import load_over_time
-from market.reservation import Reservation
-from market.scheduling.conservative import ConservativeScheduler
-from market.scheduling.profile import Profile
-from market.scheduling.slots import FreeSlot, LayeredSlotScheduler, SlotScheduler, decompose
-from market.simulation import MachineSimulation, simulate
+from gridmarket.errors import Infeasible, InvalidInput
+from gridmarket.job import Job
+from gridmarket.metrics import load_over_time
+from gridmarket.reservation import Reservation
+from gridmarket.scheduling.conservative import ConservativeScheduler
+from gridmarket.scheduling.profile import Profile
+from gridmarket.scheduling.slots import FreeSlot, LayeredSlotScheduler, SlotScheduler, decompose
+from gridmarket.simulation import MachineSimulation, simulate
 
 H = 3600
 INF = math.inf

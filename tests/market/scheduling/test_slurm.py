@@ -1,13 +1,13 @@
-"""PSP inside SLURM's multifactor priority and backfill pass (market.scheduling.slurm)."""
+"""PSP inside SLURM's multifactor priority and backfill pass (gridmarket.scheduling.slurm)."""
 
 import pytest
 from hypothesis import given, settings
 
-from market.errors import InvalidInput
-from market.job import Job
-from market.scheduling import SlurmPSPScheduler, make_scheduler
-from market.scheduling.slurm import SlurmWeights
-from market.simulation import simulate
+from gridmarket.errors import InvalidInput
+from gridmarket.job import Job
+from gridmarket.scheduling import SlurmPSPScheduler, make_scheduler
+from gridmarket.scheduling.slurm import SlurmWeights
+from gridmarket.simulation import simulate
 
 from .strategies import machines_and_jobs
 

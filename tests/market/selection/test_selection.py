@@ -3,8 +3,8 @@
 import numpy as np
 import pytest
 
-from market.errors import InvalidInput
-from market.selection import (
+from gridmarket.errors import InvalidInput
+from gridmarket.selection import (
     Capability,
     Consumable,
     Requirement,

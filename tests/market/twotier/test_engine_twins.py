@@ -5,13 +5,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from market.errors import InvalidInput
-from market.job import Job
-from market.twotier import simulation
-from market.twotier.policies import MEASY, TwoTierPolicy
-from market.twotier.progress import JobTraits
+from gridmarket.errors import InvalidInput
+from gridmarket.job import Job
+from gridmarket.twotier import simulation
+from gridmarket.twotier.policies import MEASY, TwoTierPolicy
+from gridmarket.twotier.progress import JobTraits
 
-compiled = pytest.importorskip("market.twotier._cengine", reason="the compiled kernel is not built here")
+compiled = pytest.importorskip("gridmarket.twotier._cengine", reason="the compiled kernel is not built here")
 
 
 @st.composite
@@ -58,8 +58,8 @@ def test_the_compiled_engine_gives_the_references_records(monkeypatch, case, pol
 @pytest.mark.parametrize("name,load", [("feitelson96", 0.9), ("jann97", 0.6)])
 def test_the_same_records_on_the_papers_workload_models(monkeypatch, name, load):
     """2,000 jobs of the paper's models at a load where every policy kills, migrates, swaps and backfills."""
-    from market.workloads import scale_interarrival
-    from scenarios.harnesses.twotier_tables import base_workload, offered_load
+    from gridmarket.workloads import scale_interarrival
+    from gridmarket.scenarios.harnesses.twotier_tables import base_workload, offered_load
 
     seeds = np.random.SeedSequence(3).spawn(3)
     base = base_workload(name, 2000, 320, seeds)
@@ -73,7 +73,7 @@ def test_the_same_records_on_the_papers_workload_models(monkeypatch, name, load)
 
 
 def test_the_compiled_engine_runs_by_default_and_a_policy_subclass_runs_the_reference(monkeypatch):
-    from market import kernel
+    from gridmarket import kernel
 
     if kernel.KERNEL == "compiled":
         assert simulation._compiled is compiled

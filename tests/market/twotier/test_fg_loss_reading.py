@@ -21,10 +21,10 @@ loss 0.04.
 import numpy as np
 import pytest
 
-from market.job import Job
-from market.twotier import simulation
-from market.twotier.progress import JobTraits
-from market.twotier.stepper import TwoTierMachineSimulation
+from gridmarket.job import Job
+from gridmarket.twotier import simulation
+from gridmarket.twotier.progress import JobTraits
+from gridmarket.twotier.stepper import TwoTierMachineSimulation
 
 FG_JOB = Job(1, 0, 1, 1000, 1000)
 BG_JOB = Job(2, 0, 1, 100, 100)
@@ -49,7 +49,7 @@ ENGINES = ["compiled", "reference", "stepper"]
 @pytest.fixture(params=ENGINES)
 def engine(request, monkeypatch):
     if request.param == "compiled":
-        compiled = pytest.importorskip("market.twotier._cengine", reason="the compiled kernel is not built here")
+        compiled = pytest.importorskip("gridmarket.twotier._cengine", reason="the compiled kernel is not built here")
         monkeypatch.setattr(simulation, "_compiled", compiled)
     elif request.param == "reference":
         monkeypatch.setattr(simulation, "_compiled", None)

@@ -3,10 +3,10 @@
 import numpy as np
 import pytest
 
-from market.errors import InvalidInput
-from market.job import Job
-from market.twotier import JobTraits, simulate_twotier
-from market.twotier.progress import check_usage
+from gridmarket.errors import InvalidInput
+from gridmarket.job import Job
+from gridmarket.twotier import JobTraits, simulate_twotier
+from gridmarket.twotier.progress import check_usage
 
 JOBS = [Job(1, 0, 2, 10, 10), Job(2, 0, 1, 10, 10)]
 

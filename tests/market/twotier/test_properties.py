@@ -7,9 +7,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from market.job import Job
-from market.simulation import simulate
-from market.twotier import draw_traits, simulate_twotier
+from gridmarket.job import Job
+from gridmarket.simulation import simulate
+from gridmarket.twotier import draw_traits, simulate_twotier
 
 
 @st.composite
@@ -78,7 +78,7 @@ def test_one_tier_pass_reproduces_the_projects_easy_exactly(case):
 
 @pytest.fixture(scope="module")
 def lublin():
-    from market.workloads import lublin_workload
+    from gridmarket.workloads import lublin_workload
 
     return lublin_workload(400, procs=64, rng=np.random.default_rng(11), estimates="tsafrir")
 

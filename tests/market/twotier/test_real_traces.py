@@ -5,9 +5,9 @@ import warnings
 import numpy as np
 import pytest
 
-from market.simulation import simulate
-from market.twotier import paper_metrics, simulate_twotier
-from market.workloads import read_swf, truncate
+from gridmarket.simulation import simulate
+from gridmarket.twotier import paper_metrics, simulate_twotier
+from gridmarket.workloads import read_swf, truncate
 
 
 @pytest.mark.slow

@@ -11,12 +11,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from market.errors import InvalidInput
-from market.job import Job
-from market.twotier.progress import JobTraits, draw_traits
-from market.twotier.simulation import TWO_TIER_POLICIES, reference_run_events
-from market.twotier.stepper import TwoTierMachineSimulation
-from market.workloads import lublin_workload
+from gridmarket.errors import InvalidInput
+from gridmarket.job import Job
+from gridmarket.twotier.progress import JobTraits, draw_traits
+from gridmarket.twotier.simulation import TWO_TIER_POLICIES, reference_run_events
+from gridmarket.twotier.stepper import TwoTierMachineSimulation
+from gridmarket.workloads import lublin_workload
 
 
 @st.composite
@@ -73,7 +73,7 @@ def test_jobs_submitted_as_they_arrive_start_and_end_as_in_the_whole_run_engine(
 @pytest.mark.parametrize("policy", sorted(TWO_TIER_POLICIES))
 def test_a_loaded_lublin_day_gives_the_engine_s_starts_and_ends(policy):
     """400 jobs at ten times the offered load: a queue of hundreds of jobs, migrations, bg runs, swaps."""
-    from market.workloads import scale_load
+    from gridmarket.workloads import scale_load
 
     jobs = list(scale_load(lublin_workload(400, procs=64, rng=np.random.default_rng(5)), 10.0).jobs)
     traits = draw_traits(jobs, rng=np.random.default_rng(6))

@@ -7,9 +7,9 @@ so each timeline can be worked out by hand; the arithmetic is in each test's doc
 import numpy as np
 import pytest
 
-from market.job import Job
-from market.simulation import simulate
-from market.twotier import JobTraits, simulate_twotier
+from gridmarket.job import Job
+from gridmarket.simulation import simulate
+from gridmarket.twotier import JobTraits, simulate_twotier
 
 
 def traits(usage, beta=1.0, loss=0.0):

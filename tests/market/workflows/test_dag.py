@@ -5,8 +5,8 @@ import math
 import networkx as nx
 import pytest
 
-from market.errors import InvalidInput
-from market.workflows import (
+from gridmarket.errors import InvalidInput
+from gridmarket.workflows import (
     ENTRY,
     EXIT,
     Network,

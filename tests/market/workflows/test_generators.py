@@ -7,8 +7,8 @@ import networkx as nx
 import numpy as np
 import pytest
 
-from market.errors import InvalidInput
-from market.workflows import (
+from gridmarket.errors import InvalidInput
+from gridmarket.workflows import (
     CYBERSHAKE_MODULES,
     cybershake_workflow,
     layered_workflow,

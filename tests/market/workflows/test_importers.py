@@ -6,8 +6,8 @@ import re
 import networkx as nx
 import pytest
 
-from market.errors import InvalidInput
-from market.workflows import (
+from gridmarket.errors import InvalidInput
+from gridmarket.workflows import (
     read_dax,
     read_wfformat,
     read_workflow_json,

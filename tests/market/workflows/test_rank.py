@@ -5,8 +5,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from market.errors import InvalidInput
-from market.workflows import ENTRY, Network, add_entry_exit, rank_order, upward_rank
+from gridmarket.errors import InvalidInput
+from gridmarket.workflows import ENTRY, Network, add_entry_exit, rank_order, upward_rank
 
 
 @pytest.fixture

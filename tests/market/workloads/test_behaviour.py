@@ -5,9 +5,9 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from market.errors import InvalidInput
-from market.job import Job
-from market.workloads.behaviour import (
+from gridmarket.errors import InvalidInput
+from gridmarket.job import Job
+from gridmarket.workloads.behaviour import (
     CF_WEIGHTS,
     CFG_WEIGHTS,
     CLUSTER_FING_GROUPS,
@@ -21,7 +21,7 @@ from market.workloads.behaviour import (
     user_levels,
     with_accuracies,
 )
-from market.workloads.workload import Workload
+from gridmarket.workloads.workload import Workload
 
 
 @pytest.fixture(scope="module")

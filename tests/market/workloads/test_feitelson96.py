@@ -3,8 +3,8 @@
 import numpy as np
 import pytest
 
-from market.errors import InvalidInput
-from market.workloads.feitelson96 import Feitelson96Params, feitelson96_size_distribution, feitelson96_workload
+from gridmarket.errors import InvalidInput
+from gridmarket.workloads.feitelson96 import Feitelson96Params, feitelson96_size_distribution, feitelson96_workload
 
 
 def test_size_distribution_is_harmonic_1_5_with_powers_of_two_doubled():
@@ -58,7 +58,7 @@ def test_bad_parameters_are_rejected():
 
 
 def test_liu2012_sizes_have_the_papers_mean_parallelism_and_serial_share():
-    from market.workloads.feitelson96 import FEITELSON96_LIU2012
+    from gridmarket.workloads.feitelson96 import FEITELSON96_LIU2012
 
     p = feitelson96_size_distribution(320, FEITELSON96_LIU2012)
     n = np.arange(1, 321)

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from market.errors import InvalidInput
-from market.workloads import DroppedJobsWarning, read_gwf
-from market.workloads.gwf import GWF_FIELDS
+from gridmarket.errors import InvalidInput
+from gridmarket.workloads import DroppedJobsWarning, read_gwf
+from gridmarket.workloads.gwf import GWF_FIELDS
 
 
 def gwf(

@@ -6,8 +6,8 @@ import warnings
 import numpy as np
 import pytest
 
-from market.errors import InvalidInput
-from market.workloads.jann97 import JANN97_CTC, HyperErlang, fit_hyper_erlang, fit_jann97, jann97_workload
+from gridmarket.errors import InvalidInput
+from gridmarket.workloads.jann97 import JANN97_CTC, HyperErlang, fit_hyper_erlang, fit_jann97, jann97_workload
 
 
 @pytest.mark.parametrize(
@@ -63,7 +63,7 @@ def test_bad_arguments_are_rejected():
 
 @pytest.mark.slow
 def test_the_ctc_table_is_the_fit_of_the_ctc_log(shared_data):
-    from market.workloads import read_swf
+    from gridmarket.workloads import read_swf
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

@@ -9,9 +9,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from market.errors import InvalidInput
-from market.workloads import DroppedJobsWarning, lublin_workload, read_swf
-from market.workloads.lublin import (
+from gridmarket.errors import InvalidInput
+from gridmarket.workloads import DroppedJobsWarning, lublin_workload, read_swf
+from gridmarket.workloads.lublin import (
     LUBLIN99_BATCH,
     LUBLIN99_INTERACTIVE,
     LUBLIN99_MAX_RUNTIME,

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from market.workloads import DroppedJobsWarning, read_swf
+from gridmarket.workloads import DroppedJobsWarning, read_swf
 
 # tests/market/workloads/this_file -> parents[3] is the repository root; shared/ is its sibling
 DATA = Path(__file__).resolve().parents[3] / ".." / "shared" / "data"

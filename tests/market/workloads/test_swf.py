@@ -11,10 +11,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from market.errors import InvalidInput
-from market.job import Job
-from market.workloads import DroppedJobsWarning, Workload, read_swf, write_swf
-from market.workloads.swf import SWF_FIELDS
+from gridmarket.errors import InvalidInput
+from gridmarket.job import Job
+from gridmarket.workloads import DroppedJobsWarning, Workload, read_swf, write_swf
+from gridmarket.workloads.swf import SWF_FIELDS
 
 
 def record(

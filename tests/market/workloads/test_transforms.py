@@ -9,9 +9,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from market.errors import InvalidInput
-from market.job import Job
-from market.workloads import (
+from gridmarket.errors import InvalidInput
+from gridmarket.job import Job
+from gridmarket.workloads import (
     Workload,
     duplicate_trace,
     exact_estimates,
@@ -20,7 +20,7 @@ from market.workloads import (
     scale_load,
     truncate,
 )
-from market.workloads.transforms import ONE_WEEK
+from gridmarket.workloads.transforms import ONE_WEEK
 
 
 def workload_at(*submits: int, first_id: int = 1) -> Workload:

@@ -9,10 +9,10 @@ import pytest
 from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
-from market.errors import InvalidInput
-from market.job import Job
-from market.workloads import Workload, lublin_workload, tsafrir_distribution, tsafrir_estimates
-from market.workloads.tsafrir import _equalize, _head_sizes, _head_times, _n_bins
+from gridmarket.errors import InvalidInput
+from gridmarket.job import Job
+from gridmarket.workloads import Workload, lublin_workload, tsafrir_distribution, tsafrir_estimates
+from gridmarket.workloads.tsafrir import _equalize, _head_sizes, _head_times, _n_bins
 
 HOUR = 3600
 

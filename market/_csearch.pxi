@@ -1,5 +1,6 @@
 # Binary searches shared by the compiled kernel modules (_cprofile, _creplan, _cplan): C inline functions,
-# cimported where used. Steps are kept either as Python lists of ints or as C arrays of i64 (seconds).
+# included textually (``include``) where used, so no module path is compiled in. Steps are kept either as
+# Python lists of ints or as C arrays of i64 (seconds).
 cimport cython
 
 ctypedef long long i64
