@@ -53,3 +53,23 @@ def test_without_the_compiled_kernel_the_reference_runs_with_a_one_line_notice()
     assert len(notice) == 1, bare.stderr
     assert "KernelFallbackWarning" in notice[0] and "pure-Python reference" in notice[0]
     assert plain.stderr == ""
+
+
+def test_the_install_is_one_gridmarket_namespace_with_a_version(tmp_path):
+    """Outside the repository, ``gridmarket`` imports and the folders' own names do not (they are generic)."""
+    import subprocess
+    from importlib import metadata
+
+    probe = ("import importlib.util, gridmarket\n"
+             "print(gridmarket.__version__)\n"
+             "print(sorted(n for n in ('agents', 'market', 'scenarios', 'viz', 'data') "
+             "if importlib.util.find_spec(n) is not None))\n"
+             "print(importlib.util.find_spec('gridmarket.agents').origin)\n")
+    done = subprocess.run([sys.executable, "-c", probe], cwd=tmp_path, capture_output=True, text=True, check=True)
+    version, top_level, agents_file = done.stdout.splitlines()
+    assert version == metadata.version("gridmarket")
+    assert top_level == "[]"
+    assert Path(agents_file) == Path(__file__).resolve().parents[1] / "agents" / "__init__.py"
+    cli = subprocess.run([sys.executable, "-m", "gridmarket.scenarios.commands.cli", "--version"], cwd=tmp_path,
+                         capture_output=True, text=True, check=True)
+    assert cli.stdout.strip() == f"gridmarket {version}"
