@@ -9,8 +9,9 @@ from gridmarket.workloads import read_swf
 
 @pytest.mark.slow
 @pytest.mark.parametrize("policy", sorted(POLICIES))
-def test_kth_trace_runs_end_to_end_with_a_sane_summary(shared_data, policy):
-    workload = read_swf(shared_data / "traces" / "KTH-SP2-1996-2.1-cln.swf.gz")
+@pytest.mark.data("traces/KTH-SP2-1996-2.1-cln.swf.gz")
+def test_kth_trace_runs_end_to_end_with_a_sane_summary(data_dir, policy):
+    workload = read_swf(data_dir / "traces" / "KTH-SP2-1996-2.1-cln.swf.gz")
     if policy in ("conservative", "slots"):  # keep CI short: the first 5000 jobs
         workload = type(workload)(workload.jobs[:5000], workload.max_procs, workload.name)
     result = simulate(workload, policy=policy)
@@ -23,8 +24,9 @@ def test_kth_trace_runs_end_to_end_with_a_sane_summary(shared_data, policy):
 
 
 @pytest.mark.slow
-def test_every_trace_reads_and_its_first_jobs_simulate(shared_data):
-    for path in sorted((shared_data / "traces").glob("*.swf*")):
+@pytest.mark.data("traces/KTH-SP2-1996-2.1-cln.swf.gz")
+def test_every_trace_reads_and_its_first_jobs_simulate(data_dir):
+    for path in sorted((data_dir / "traces").glob("*.swf*")):
         workload = read_swf(path)
         head = type(workload)(workload.jobs[:2000], workload.max_procs, workload.name)
         procs = workload.max_procs or max(j.procs for j in head.jobs)

@@ -88,6 +88,12 @@ def test_registry_and_overrides_suggest_the_closest_name(tiny):
     assert with_overrides(tiny, {"w_t": 100, "workload.n_jobs": 5}).workload.n_jobs == 5
 
 
+def test_compare_refuses_a_progress_callback_it_would_never_call(tiny):
+    # gridmarket run once passed a callback here: truthy, so it drew the bar, and the callback never ran
+    with pytest.raises(InvalidInput, match=r"compare: progress must be True or False, got <built-in function print>"):
+        compare(tiny, progress=print)
+
+
 def test_compare_is_deterministic_for_a_seed_and_every_model_runs_every_job(tiny):
     first = compare(tiny)
     again = compare(tiny)
@@ -196,9 +202,11 @@ def test_real_workflow_files_from_the_scenario_are_submitted_and_run(tiny, tmp_p
 
     root = Path(__file__).parents[2]
     files = [str(root / "docs" / "examples" / "workflow.json")]
-    shared_data = root.parent / "shared" / "data"  # real WfInstances and DAX files where present
-    wfinstance = shared_data / "workflows" / "wfinstances" / "blast-chameleon-small-001.json"
-    dax = shared_data / "workflows" / "pegasus-dax" / "CyberShake_30.xml"
+    from gridmarket.datasets import data_root
+
+    data = data_root()  # real WfInstances and DAX files where present ($GRIDMARKET_DATA, else the cache)
+    wfinstance = data / "workflows" / "wfinstances" / "blast-chameleon-small-001.json"
+    dax = data / "workflows" / "pegasus-dax" / "CyberShake_30.xml"
     files += [str(p) for p in (wfinstance, dax) if p.exists()]
     text = TOML.replace('[workload]', '[workload]\nn_workflows = 1\nworkflow_tasks = 5\nworkflow_files = [' +
                         ", ".join(f'"{f}"' for f in files) + ']')

@@ -61,6 +61,7 @@ def _run_seeds(out: Path) -> subprocess.Popen:
 
 
 @pytest.mark.slow
+@pytest.mark.data("traces/SDSC-SP2-1998-4.2-cln.swf.gz")  # singh-var reads it
 def test_sigterm_during_run_seeds_stops_its_workers_and_leaves_no_folder(tmp_path):
     out = tmp_path / "var"
     proc = _run_seeds(out)
@@ -75,6 +76,7 @@ def test_sigterm_during_run_seeds_stops_its_workers_and_leaves_no_folder(tmp_pat
 
 
 @pytest.mark.slow
+@pytest.mark.data("traces/SDSC-SP2-1998-4.2-cln.swf.gz")  # singh-var reads it
 def test_sigterm_after_seeds_finished_keeps_their_reports_and_join_reports_them(tmp_path):
     out = tmp_path / "var"
     proc = _run_seeds(out)

@@ -114,7 +114,7 @@ seeds 1..3"): only seed 1 runs here (its figures are pinned), so the pinned 3-se
 @pytest.mark.parametrize("name, seed", [(n, s) for n in sorted(ROBUST) for s in (1, 2, 3)
                                         if s == 1 or n not in SLOW_AT_SMALL])
 def test_reproduction_runs_small_with_finite_rows_and_its_robust_directions(name, seed, request):
-    data = request.getfixturevalue("shared_data") if name in NEEDS_DATA else None
+    data = request.getfixturevalue("data_dir") if name in NEEDS_DATA else None
     report = REPRODUCTIONS[name].run("small", seed, data=data)
     assert isinstance(report, Report) and report.name == name and report.size == "small" and report.seed == seed
     assert report.rows and report.checks
@@ -203,8 +203,9 @@ def test_agent_scenario_file_runs_its_models_as_compare(tmp_path, capsys):
                     '[workload]\nsource = "lublin"\nn_jobs = 10\nprocs = 16\n')
     out = tmp_path / "res"
     assert main(["run", str(toml), "--seed", "4", "--out", str(out)]) == 0
-    text = capsys.readouterr().out
+    text, err = capsys.readouterr()
     assert "tiny, seed 4" in text and "model" in text and "best-effort" in text
+    assert "  [1/1] best-effort: " in err  # compare's line per finished model
     assert (out / "summary.csv").is_file() and json.loads((out / "manifest.json").read_text())["seed"] == 4
 
 

@@ -213,14 +213,16 @@ def test_read_prices_rejects_nan_price_with_line(tmp_path):
         read_prices(path)
 
 
-def test_read_real_pjm_prices(shared_data):
-    p = read_prices(shared_data / "prices" / "pjm_comed_2013-2018_epftoolbox.csv",
+@pytest.mark.data("prices/pjm_comed_2013-2018_epftoolbox.csv")
+def test_read_real_pjm_prices(data_dir):
+    p = read_prices(data_dir / "prices" / "pjm_comed_2013-2018_epftoolbox.csv",
                     start="2014-06-01", end="2014-06-16")
     assert p.n_hours == 15 * 24 and p.currency == "USD" and p.zone == "PJM_COMED"
     assert p.hour_of_day0 == 0 and 0 < p.prices.mean() < 200
 
 
-def test_read_every_shared_price_file(shared_data):
-    for path in sorted((shared_data / "prices").glob("*.csv")):
+@pytest.mark.data("prices/pjm_comed_2013-2018_epftoolbox.csv")
+def test_read_every_price_file_in_the_data_root(data_dir):
+    for path in sorted((data_dir / "prices").glob("*.csv")):
         p = read_prices(path, start="2015-06-01", end="2015-06-08")
         assert p.n_hours == 7 * 24, path.name

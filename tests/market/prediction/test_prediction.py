@@ -168,10 +168,11 @@ def test_replay_on_synthetic_jobs_predicts_known_waits():
     assert np.abs(frame["predicted"] - frame["wait"]).max() < 1
 
 
-def test_wait_prediction_error_on_replayed_sdsc_sp2_trace(shared_data):
+@pytest.mark.data("traces/SDSC-SP2-1998-4.2-cln.swf.gz")
+def test_wait_prediction_error_on_replayed_sdsc_sp2_trace(data_dir):
     from gridmarket.workloads import read_swf
 
-    w = read_swf(shared_data / "traces" / "SDSC-SP2-1998-4.2-cln.swf.gz")
+    w = read_swf(data_dir / "traces" / "SDSC-SP2-1998-4.2-cln.swf.gz")
     jobs = list(w.jobs[10000:11200])
     jobs = [replace(j, submit=j.submit - jobs[0].submit) for j in jobs]
     frame = replay_wait_predictions(jobs, procs=w.max_procs)
@@ -245,8 +246,9 @@ def test_outlook_respects_local_midnight():
     assert outlook.known_until(0) == 5  # 19:00 local -> midnight 5 hours later
 
 
-def test_sarima_mape_on_real_nordpool_prices(shared_data):
-    series = read_prices(shared_data / "prices" / "nordpool_system_2013-2018_epftoolbox.csv",
+@pytest.mark.data("prices/nordpool_system_2013-2018_epftoolbox.csv")
+def test_sarima_mape_on_real_nordpool_prices(data_dir):
+    series = read_prices(data_dir / "prices" / "nordpool_system_2013-2018_epftoolbox.csv",
                          start="2014-01-01", end="2014-01-12")
     report = forecast_errors(series, n_days=5)
     assert report["mape"] < 15  # the paper reports 8 % (ERCOT, June 2014)

@@ -22,13 +22,14 @@ H = 3600
 
 
 @pytest.fixture(scope="module")
-def sdsc(shared_data):
+def sdsc(data_dir):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        w = read_swf(shared_data / "traces" / "SDSC-SP2-1998-4.2-cln.swf.gz")
+        w = read_swf(data_dir / "traces" / "SDSC-SP2-1998-4.2-cln.swf.gz")
     return w, Provider("sdsc", 128, w.jobs[:2500])
 
 
+@pytest.mark.data("traces/SDSC-SP2-1998-4.2-cln.swf.gz")
 def test_moga_beats_best_effort_makespan_on_sdsc_at_a_busy_moment(sdsc):
     w, provider = sdsc
     g = layered_workflow(30, depth=5, mean_procs=6, rng=np.random.default_rng(0))
@@ -43,6 +44,7 @@ def test_moga_beats_best_effort_makespan_on_sdsc_at_a_busy_moment(sdsc):
     assert plans[0]["makespan"] < best["makespan"]
 
 
+@pytest.mark.data("traces/SDSC-SP2-1998-4.2-cln.swf.gz")
 def test_greedy_with_adaptive_and_free_quotes_on_sdsc(sdsc):
     pytest.importorskip("gridmarket.pricing")
     w, provider = sdsc
@@ -57,14 +59,16 @@ def test_greedy_with_adaptive_and_free_quotes_on_sdsc(sdsc):
     assert free[0]["allocation_cost"] == pytest.approx(best["allocation_cost"])
 
 
-def test_multi_site_moga_and_best_effort_with_transfers(shared_data, sdsc):
+@pytest.mark.data("traces/SDSC-SP2-1998-4.2-cln.swf.gz", "traces/KTH-SP2-1996-2.1-cln.swf.gz",
+                  "workflows/pegasus-dax/Montage_25.xml")
+def test_multi_site_moga_and_best_effort_with_transfers(data_dir, sdsc):
     w, provider = sdsc
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        kth_w = read_swf(shared_data / "traces" / "KTH-SP2-1996-2.1-cln.swf.gz")
+        kth_w = read_swf(data_dir / "traces" / "KTH-SP2-1996-2.1-cln.swf.gz")
     kth = Provider("kth", 100, kth_w.jobs[:2000])
     at = max(w.jobs[1400].submit, kth_w.jobs[1000].submit)
-    g = read_dax(shared_data / "workflows" / "pegasus-dax" / "Montage_25.xml", procs=4)
+    g = read_dax(data_dir / "workflows" / "pegasus-dax" / "Montage_25.xml", procs=4)
     net = Network(latency=150, bytes_per_second=1.25e9)
     slots = provider.advertised(at) + kth.advertised(at)
     ev = PlanEvaluator(g, slots, network=net, release=at, capacity={"sdsc": 128, "kth": 100})
@@ -79,6 +83,7 @@ def test_multi_site_moga_and_best_effort_with_transfers(shared_data, sdsc):
     assert run.makespan > 0
 
 
+@pytest.mark.data("traces/SDSC-SP2-1998-4.2-cln.swf.gz")
 def test_var_and_combined_schemes_on_sdsc(sdsc):
     w, provider = sdsc
     reqs, last = [], 0
@@ -102,12 +107,13 @@ def test_var_and_combined_schemes_on_sdsc(sdsc):
         assert math.isfinite(r["combined_cost"])
 
 
-def test_cybershake_dax_runs_best_effort_on_ctc(shared_data):
+@pytest.mark.data("traces/CTC-SP2-1996-3.1-cln.swf.gz", "workflows/pegasus-dax/CyberShake_30.xml")
+def test_cybershake_dax_runs_best_effort_on_ctc(data_dir):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        w = read_swf(shared_data / "traces" / "CTC-SP2-1996-3.1-cln.swf.gz")
+        w = read_swf(data_dir / "traces" / "CTC-SP2-1996-3.1-cln.swf.gz")
     ctc = Provider("ctc", 338, w.jobs[:1500])
-    g = read_dax(shared_data / "workflows" / "pegasus-dax" / "CyberShake_30.xml")
+    g = read_dax(data_dir / "workflows" / "pegasus-dax" / "CyberShake_30.xml")
     at = w.jobs[800].submit
     run = run_best_effort(g, {"ctc": ctc.at(at, "conservative")}, release=at)
     assert len(run.placements) == 30 and run.makespan >= nx.dag_longest_path_length(g, weight=None)

@@ -12,10 +12,11 @@ from gridmarket.workloads import read_swf, truncate
 
 @pytest.mark.slow
 @pytest.mark.parametrize("policy", ["keasy", "reasy", "measy"])
-def test_kth_trace_runs_end_to_end_and_helps_bounded_slowdown(shared_data, policy):
+@pytest.mark.data("traces/KTH-SP2-1996-2.1-cln.swf.gz")
+def test_kth_trace_runs_end_to_end_and_helps_bounded_slowdown(data_dir, policy):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        workload = truncate(read_swf(shared_data / "traces" / "KTH-SP2-1996-2.1-cln.swf.gz"), 3000)
+        workload = truncate(read_swf(data_dir / "traces" / "KTH-SP2-1996-2.1-cln.swf.gz"), 3000)
     res = simulate_twotier(workload, policy=policy, rng=np.random.default_rng(0))
     rec = res.records
     assert len(rec) == 3000 and rec["job_id"].is_unique

@@ -17,21 +17,22 @@ from gridmarket.workflows import (
 )
 
 
-def provenance_workflows(shared_data):
+def provenance_workflows(data_dir):
     """(relative path, tasks, edges) from the workflow tables of PROVENANCE.md."""
-    text = (shared_data / "PROVENANCE.md").read_text()
+    text = (data_dir / "PROVENANCE.md").read_text()
     rows = re.findall(r"^\| (?:workflows/)?([\w./-]+\.(?:json|xml)) \| (\d+) / (\d+) \|", text, flags=re.MULTILINE)
     out = []
     for name, tasks, edges in rows:
         for folder in ("wfinstances", "wfcommons-generated", "pegasus-dax"):
-            path = shared_data / "workflows" / folder / name.split("/")[-1]
+            path = data_dir / "workflows" / folder / name.split("/")[-1]
             if path.exists():
                 out.append((path, int(tasks), int(edges)))
     return out
 
 
-def test_every_shared_workflow_reads_with_the_documented_counts(shared_data):
-    rows = provenance_workflows(shared_data)
+@pytest.mark.data("PROVENANCE.md")
+def test_every_shared_workflow_reads_with_the_documented_counts(data_dir):
+    rows = provenance_workflows(data_dir)
     assert len(rows) == 31
     for path, n_tasks, n_edges in rows:
         g = read_dax(path) if path.suffix == ".xml" else read_workflow_json(path)
@@ -40,8 +41,9 @@ def test_every_shared_workflow_reads_with_the_documented_counts(shared_data):
         assert all(rt >= 1 for _, rt in g.nodes(data="runtime"))
 
 
-def test_dax_edges_carry_the_bytes_of_the_files_passed(shared_data):
-    g = read_dax(shared_data / "workflows" / "pegasus-dax" / "Montage_25.xml")
+@pytest.mark.data("workflows/pegasus-dax/Montage_25.xml")
+def test_dax_edges_carry_the_bytes_of_the_files_passed(data_dir):
+    g = read_dax(data_dir / "workflows" / "pegasus-dax" / "Montage_25.xml")
     assert g.nodes["ID00000"]["name"] == "mProjectPP"
     # mProjectPP writes the projected image and its area file; the children read them
     sizes = [d for *_, d in g.out_edges("ID00000", data="data_bytes")]
@@ -49,8 +51,9 @@ def test_dax_edges_carry_the_bytes_of_the_files_passed(shared_data):
     assert max(upward_rank(g).values()) > 0
 
 
-def test_wfinstances_use_core_counts_and_real_runtimes_rounded_up(shared_data):
-    path = shared_data / "workflows" / "wfcommons-generated" / "wfcommons-montage-100-seed42.json"
+@pytest.mark.data("workflows/wfcommons-generated/wfcommons-montage-100-seed42.json")
+def test_wfinstances_use_core_counts_and_real_runtimes_rounded_up(data_dir):
+    path = data_dir / "workflows" / "wfcommons-generated" / "wfcommons-montage-100-seed42.json"
     g = read_wfformat(path)
     assert g.nodes["mProject_00000001"]["runtime"] == 1264  # 1263.481 s, rounded up
     assert g.nodes["mProject_00000001"]["procs"] == 1

@@ -62,12 +62,13 @@ def test_bad_arguments_are_rejected():
 
 
 @pytest.mark.slow
-def test_the_ctc_table_is_the_fit_of_the_ctc_log(shared_data):
+@pytest.mark.data("traces/CTC-SP2-1996-3.1-cln.swf.gz")
+def test_the_ctc_table_is_the_fit_of_the_ctc_log(data_dir):
     from gridmarket.workloads import read_swf
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        log = read_swf(shared_data / "traces" / "CTC-SP2-1996-3.1-cln.swf.gz")
+        log = read_swf(data_dir / "traces" / "CTC-SP2-1996-3.1-cln.swf.gz")
     start = int(log.header["UnixStartTime"])
     cut = int(dt.datetime(1996, 9, 12, 4, 0, tzinfo=dt.timezone.utc).timestamp()) - start  # 00:00 EDT
     jobs = [j for j in log.jobs if j.submit < cut]

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import math
 import warnings
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -21,9 +20,6 @@ from gridmarket.workloads.lublin import (
     _generate,
     _Sizes,
 )
-
-TRACES = Path(__file__).resolve().parents[3] / ".." / "shared" / "data" / "traces"
-
 
 @pytest.fixture(scope="module")
 def columns():
@@ -199,12 +195,11 @@ def test_gamma_cdf_agrees_with_scipy(x, alpha, beta):
 
 
 @pytest.mark.slow
-def test_whole_sample_model_agrees_with_a_log_generated_by_the_c_code():
+@pytest.mark.data("traces/lublin_256.swf")
+def test_whole_sample_model_agrees_with_a_log_generated_by_the_c_code(data_dir):
     """``lublin_256.swf`` (PWA generator, typeless parameters, 256 nodes) versus our port."""
     stats = pytest.importorskip("scipy.stats")
-    path = TRACES / "lublin_256.swf"
-    if not path.exists():
-        pytest.skip(f"{path} not available")
+    path = data_dir / "traces" / "lublin_256.swf"
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DroppedJobsWarning)
         ref = read_swf(path, rebase=False)

@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import re
 import warnings
-from pathlib import Path
 
 import pytest
 
+from gridmarket.datasets import data_root
 from gridmarket.workloads import DroppedJobsWarning, read_swf
 
-# tests/market/workloads/this_file -> parents[3] is the repository root; shared/ is its sibling
-DATA = Path(__file__).resolve().parents[3] / ".." / "shared" / "data"
+DATA = data_root()  # $GRIDMARKET_DATA (tests/conftest.py sets it to a data folder beside the clone), else the cache
 TRACES = DATA / "traces"
 
 # MaxProcs (else MaxNodes) from the "Header facts" table of PROVENANCE.md
@@ -41,7 +40,8 @@ TRACE_FILES = sorted(p.name for p in TRACES.iterdir()) if TRACES.is_dir() else [
 
 pytestmark = [
     pytest.mark.slow,
-    pytest.mark.skipif(not TRACE_FILES, reason=f"no traces at {TRACES}"),
+    pytest.mark.skipif(not TRACE_FILES or not (DATA / "PROVENANCE.md").is_file(),
+                       reason=f"no traces and PROVENANCE.md at {DATA}"),
 ]
 
 
