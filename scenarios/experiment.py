@@ -477,7 +477,10 @@ def compare(config: ScenarioConfig, *, progress: bool = False) -> list[ModelRun]
 
     ``progress=True`` shows a bar per model on stderr (a terminal only, via
     tqdm: simulated hours up to the last submission) and a line per finished model.
+    Anything but a bool raises ``InvalidInput``: a callback would be truthy and silently never called.
     """
+    if not isinstance(progress, bool):
+        raise InvalidInput(f"compare: progress must be True or False, got {progress!r}")
     workload, prices, requests, _ = build_inputs(config)
     last = max([j.submit for j in workload.jobs] + [w.submit for w in requests.workflows])
     runs = []

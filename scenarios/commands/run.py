@@ -271,7 +271,7 @@ def _run_scenario(args: argparse.Namespace) -> int:
     out = prepare_out(args.out, force=args.force) if args.out else None
     print(f"{config.name}: {len(config.providers)} providers, models {', '.join(config.models)}, seed {config.seed}",
           file=sys.stderr)
-    runs = compare(config, progress=lambda m: print(f"  running {m} ...", file=sys.stderr, flush=True))
+    runs = compare(config, progress=True)  # a line per finished model on stderr, as gridmarket compare
     summary = pd.DataFrame([r.summary for r in runs])
     title = f"{config.name}, seed {config.seed}"
     print(title)
