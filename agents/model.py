@@ -31,6 +31,7 @@ from gridmarket.metrics import summarize
 from gridmarket.pricing import BASE_RATE, SECONDS_PER_HOUR, check_policy
 from gridmarket.twotier.simulation import TWO_TIER_POLICIES
 from gridmarket.valuation import draw_valuations
+from gridmarket.workflows.dag import Network
 from gridmarket.workloads.workload import Workload
 
 __all__ = ["BrokerSpec", "MarketModel", "ProviderSpec", "RunResult"]

@@ -13,6 +13,31 @@ from gridmarket.workloads.workload import Workload
 from tests.market.scheduling.strategies import machines_and_jobs
 
 
+def test_every_annotation_in_the_agents_package_names_something_importable():
+    """``typing.get_type_hints`` resolves every annotation (mypy, sphinx and pydantic-style readers call it):
+    under ``from __future__ import annotations`` an unimported name is a NameError only when someone asks."""
+    import importlib
+    import inspect
+    import pkgutil
+    import typing
+
+    import gridmarket.agents
+
+    unresolved = []
+    for info in pkgutil.walk_packages(gridmarket.agents.__path__, "gridmarket.agents."):
+        module = importlib.import_module(info.name)
+        for obj in vars(module).values():
+            if getattr(obj, "__module__", None) != module.__name__:
+                continue
+            members = [obj, *(f for f in vars(obj).values() if inspect.isfunction(f))] if inspect.isclass(obj) else [obj]
+            for member in (m for m in members if inspect.isfunction(m) or inspect.isclass(m)):
+                try:
+                    typing.get_type_hints(member)
+                except NameError as err:
+                    unresolved.append(f"{module.__name__}.{member.__qualname__}: {err}")
+    assert not unresolved, unresolved
+
+
 def _workload(jobs):
     return Workload(tuple(jobs), name="w")
 
