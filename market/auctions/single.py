@@ -24,6 +24,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from decimal import Decimal
 
 from gridmarket.errors import InvalidInput
 
@@ -122,12 +123,22 @@ def english(values: Sequence[float], reserve: float = 0.0, increment: float = 1.
     price is at most its value; the clock stops when at most one remains.
 
     At each price every active bidder answers (one message each); the price rises while two or
-    more stay in. The last one in pays the first price at which it alone stayed: at least the
-    second-highest value and less than that plus ``increment``. If the last ones all leave at the
-    same step, the first listed of them wins at the previous price.
+    more stay in. The last one in pays the first price at which it alone stayed: more than the
+    second-highest value and at most that plus ``increment``. If the last ones all leave at the
+    same step, their values lie within one step: the highest of them wins (ties: the first
+    listed), as it would had the clock ticked finer, at the last price they all accepted, which
+    is at most the second-highest value and more than that minus ``increment``. So the winner
+    is Vickrey's (:func:`vickrey`, same tie rule) and the price is within one increment of
+    Vickrey's. The clock's k-th price is ``reserve + k * increment`` in decimal arithmetic on
+    the two numbers as written, so it stays on the grid (0.3, not 0.30000000000000004, for a
+    0.1 step).
 
     >>> english([3.0, 7.0, 5.0], increment=1.0)
     AuctionResult(winner=1, price=6.0, rounds=7, messages=19)
+    >>> english([3.0, 3.5], increment=1.0)  # both leave at 4: the higher value wins at 3
+    AuctionResult(winner=1, price=3.0, rounds=5, messages=10)
+    >>> english([0.3, 0.3, 0.5], increment=0.1).price
+    0.4
     >>> english([3.0, 7.0, 5.0], reserve=8.0).sold
     False
     """
@@ -136,18 +147,20 @@ def english(values: Sequence[float], reserve: float = 0.0, increment: float = 1.
     active = [i for i in range(len(v)) if v[i] >= reserve]
     messages = len(v)
     rounds = 1
-    price = float(reserve)
     if not active:
         return AuctionResult(None, None, rounds, messages)
+    origin, step = Decimal(repr(float(reserve))), Decimal(repr(float(increment)))
+    k = 0
     while len(active) > 1:
-        nxt = price + increment
+        nxt = float(origin + (k + 1) * step)
         staying = [i for i in active if v[i] >= nxt]
         rounds += 1
         messages += len(active)
-        if not staying:  # everyone left at once: the first listed wins at the last price all accepted
-            return AuctionResult(active[0], price, rounds, messages)
-        price, active = nxt, staying
-    return AuctionResult(active[0], price, rounds, messages)
+        if not staying:
+            best = min(active, key=lambda i: (-v[i], i))
+            return AuctionResult(best, float(origin + k * step), rounds, messages)
+        k, active = k + 1, staying
+    return AuctionResult(active[0], float(origin + k * step), rounds, messages)
 
 
 def dutch(bids: Sequence[float], reserve: float = 0.0, start: float | None = None,
