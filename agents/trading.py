@@ -553,7 +553,7 @@ class SLADesk(PerJobDesk):
     def _sign(self, job: Job, contract: SLA, held: bool, now: int) -> None:
         self.contracts[job.id] = contract
         if held:
-            self._run(job, contract, contract.start, now)
+            self._hold_contract(job, contract, contract.start, now)
             return
         self.n_overbooked += 1  # the machine cannot hold it at its signed start as planned now
         self._wait(job, contract, now)
@@ -569,7 +569,7 @@ class SLADesk(PerJobDesk):
             self._honour(job, contract)
 
     # ------------------------------------------------------------- running
-    def _run(self, job: Job, contract: SLA, start: int, now: int) -> None:
+    def _hold_contract(self, job: Job, contract: SLA, start: int, now: int) -> None:
         """Hold ``[start, start + duration)`` on the contract's provider; the job runs in it (killed at its
         estimate, as every job), the rest returns when it ends early, and an overrun is met at the end."""
         b = self.broker
@@ -655,7 +655,7 @@ class SLADesk(PerJobDesk):
                 provider.price_log.append((now, contract.penalty.lateness_penalty(now - contract.latest),
                                            "sla-penalty"))
             self.waiting.discard(job.id)
-            self._run(job, contract, now, now)
+            self._hold_contract(job, contract, now, now)
             return
         start = base_profile(state).earliest_start(contract.procs, contract.duration, now)
         v = self.valuations[job.id]

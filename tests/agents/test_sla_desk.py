@@ -301,3 +301,24 @@ def test_the_viz_table_shows_sla_violations_and_penalties_as_they_happen():
     # paid when a contract's job starts on it: job 1's 8 SU and (at 3,620 s) job 2's 4 SU; 10 SU paid back
     assert (seen[3619]["paid"], seen[3620]["paid"]) == (8.0 - 9.0, 8.0 + 4.0 - 10.0)
     assert {"sla_violations", "sla_penalties"} <= set(SUMMARY_FIELDS)
+
+
+def test_a_desk_that_gathers_jobs_a_cycle_then_signs_slas_runs_both_inherited_parts(hand):
+    """Mixing the cycle of :class:`TradingDesk` with :class:`SLADesk`'s contracts: each base keeps its own private
+    step (they once shared the name ``_run`` with different arguments, a TypeError at the first cycle)."""
+    from gridmarket.agents.trading import SLADesk, TradingDesk
+
+    class CycledSLADesk(SLADesk):
+        take = TradingDesk.take  # gather a cycle's jobs, then trade them together
+
+    _, per_job = hand
+    jobs = (Job(1, 10, 4, H, H, site="a"), Job(2, 20, 4, H, H, site="a"), Job(3, 30, 2, H, 2 * H, site="a"))
+    vals = {1: Valuation(8.0, 10 + 3 * H, 3 * H), 2: Valuation(6.0, 20 + H + 1800, H + 1800),
+            3: Valuation(5.0, 30 + 6 * H, 6 * H)}
+    m = MarketModel([ProviderSpec("a", 4, "conservative")], Workload(jobs), route="site",
+                    broker=BrokerSpec(CycledSLADesk, cycle=60), valuations=vals, rng=0)
+    r = m.run()
+    # the three jobs trade together at 60 s, in arrival order: the hand case's contracts, each 50, 40 and 30 s later
+    slas = r.slas.set_index("job_id")
+    assert list(slas.index) == [1, 3] and slas.loc[1, "signed_start"] == 60 and m.broker.desk.n_fallback == 1
+    assert slas.loc[3, "price"] == per_job.slas.set_index("job_id").loc[3, "price"]
