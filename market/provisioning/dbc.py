@@ -95,13 +95,13 @@ def _cheapest(resources: Sequence[DBCResource], n: int, horizon: int) -> tuple[l
     order = sorted(range(len(resources)), key=lambda i: (resources[i].price, resources[i].job_time, i))
     counts, cost, left = [0] * len(resources), 0.0, n
     for i in order:
+        if not left:
+            break
         take = min(left, resources[i].capacity(horizon))
         counts[i] = take
         cost += take * resources[i].price
         left -= take
-        if not left:
-            return counts, cost
-    return None
+    return (counts, cost) if not left else None
 
 
 def _plan(resources: Sequence[DBCResource], counts: list[int], cost: float) -> DBCPlan:
@@ -125,6 +125,8 @@ def dbc_plan(resources: Sequence[DBCResource], n: int, *, deadline: int, budget:
     DBCPlan(jobs=(1, 9), cost=28.0, makespan=100)
     >>> dbc_plan(rs, 10, deadline=500, budget=19.0) is None
     True
+    >>> dbc_plan([], 0, deadline=0, budget=0.0)  # no jobs: the empty plan, whatever the resources
+    DBCPlan(jobs=(), cost=0.0, makespan=0)
     """
     if strategy not in DBC_STRATEGIES:
         raise InvalidInput(f"unknown DBC strategy {strategy!r}; known: {', '.join(DBC_STRATEGIES)}")

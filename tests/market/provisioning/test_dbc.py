@@ -12,7 +12,7 @@ from gridmarket.provisioning.dbc import DBCResource, dbc_plan
 resources = st.lists(
     st.builds(lambda p, t, w, r, u: (p, t, w, r, None if u is None else r + u), st.integers(0, 6).map(float),
               st.integers(1, 50), st.integers(1, 2), st.integers(0, 40), st.one_of(st.none(), st.integers(0, 120))),
-    min_size=1, max_size=3)
+    min_size=0, max_size=3)  # no resources at all: only the empty plan of no jobs is feasible
 
 
 def _all_plans(rs, n):
