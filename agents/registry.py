@@ -15,7 +15,7 @@ import difflib
 from gridmarket.agents.provider import ResourceProvider
 from gridmarket.agents.user import User
 from gridmarket.errors import InvalidInput
-from gridmarket.plugins import is_plugin_name, load_plugin
+from gridmarket.plugins import is_plugin_name, load_plugin, register_class
 
 __all__ = ["PROVIDER_AGENTS", "USER_AGENTS", "register_provider_agent", "register_user_agent",
            "resolve_provider_agent", "resolve_user_agent"]
@@ -32,10 +32,7 @@ def _register(table: dict, kind: str, base: type, name: str, cls: type) -> type:
         raise InvalidInput(f"{kind} {cls!r} is not a subclass of {base.__module__}.{base.__name__}")
     if not isinstance(name, str) or not name or ":" in name:
         raise InvalidInput(f"{kind} name must be a non-empty str without ':', got {name!r}")
-    if table.get(name, cls) is not cls:
-        raise InvalidInput(f"{kind} {name!r} is already registered")
-    table[name] = cls
-    return cls
+    return register_class(table, kind, name, cls)
 
 
 def _resolve(table: dict, kind: str, base: type, name) -> type:

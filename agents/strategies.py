@@ -18,7 +18,7 @@ from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
 
 from gridmarket.errors import InvalidInput
-from gridmarket.plugins import is_plugin_name, load_plugin
+from gridmarket.plugins import is_plugin_name, load_plugin, register_class
 from gridmarket.pricing import BASE_RATE, SECONDS_PER_HOUR
 from gridmarket.provisioning import Placement
 
@@ -130,10 +130,7 @@ def register_strategy(cls: type[BrokerStrategy]) -> type[BrokerStrategy]:
     name = cls.name
     if not isinstance(name, str) or not name or ":" in name:
         raise InvalidInput(f"broker strategy {cls.__name__}: name must be a non-empty str without ':', got {name!r}")
-    if BROKER_STRATEGIES.get(name, cls) is not cls:
-        raise InvalidInput(f"broker strategy {name!r} is already registered")
-    BROKER_STRATEGIES[name] = cls
-    return cls
+    return register_class(BROKER_STRATEGIES, "broker strategy", name, cls)
 
 
 def strategy_names() -> list[str]:

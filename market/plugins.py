@@ -15,7 +15,7 @@ import re
 
 from gridmarket.errors import InvalidInput
 
-__all__ = ["FunctionRegistry", "is_plugin_name", "load_plugin"]
+__all__ = ["FunctionRegistry", "is_plugin_name", "load_plugin", "register_class"]
 
 _SPEC = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_][\w.]*$")
 
@@ -62,6 +62,39 @@ def load_plugin(name: str, *, kind: str, base: type | None = None) -> object:
     if base is not None and not (isinstance(obj, type) and issubclass(obj, base)):
         raise InvalidInput(f"{kind} {name!r}: {obj!r} is not a subclass of {base.__module__}.{base.__name__}")
     return obj
+
+
+def register_class(table: dict, kind: str, name: str, cls: type) -> type:
+    """Add ``cls`` to the registry ``table`` under ``name``, refusing a name another class holds.
+
+    The rule of every class registry (scheduling policies, broker strategies, agent classes): a name
+    names one class for the whole process, so a subclass that inherits its base's ``name`` cannot
+    silently replace the base everywhere. Registering the very class again is a no-op (a module
+    imported twice), and so is a class of the same module and qualified name (a reloaded module or a
+    re-run notebook cell defines its class anew; the new definition replaces the old one).
+
+    Raises ``InvalidInput`` naming ``name`` and both classes.
+
+    >>> table = {}
+    >>> class Easy: ...
+    >>> class Cautious(Easy): ...
+    >>> register_class(table, "policy", "easy", Easy) is register_class(table, "policy", "easy", Easy)
+    True
+    >>> register_class(table, "policy", "easy", Cautious)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    gridmarket.errors.InvalidInput: policy 'easy' is already registered to ...Easy; ...Cautious needs a name of its own
+    """
+    taken = table.get(name)
+    if taken is not None and taken is not cls and _qualified(taken) != _qualified(cls):
+        raise InvalidInput(f"{kind} {name!r} is already registered to {_qualified(taken)}; "
+                           f"{_qualified(cls)} needs a name of its own")
+    table[name] = cls
+    return cls
+
+
+def _qualified(cls: type) -> str:
+    return f"{cls.__module__}.{cls.__qualname__}"
 
 
 class FunctionRegistry:

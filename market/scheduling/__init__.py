@@ -10,7 +10,7 @@ for the protocol the simulator drives. A policy is named by its registered name
 import difflib
 
 from gridmarket.errors import InvalidInput
-from gridmarket.plugins import is_plugin_name, load_plugin
+from gridmarket.plugins import is_plugin_name, load_plugin, register_class
 from gridmarket.scheduling.base import LocalScheduler
 from gridmarket.scheduling.conservative import ConservativeScheduler
 from gridmarket.scheduling.easy import EASYScheduler
@@ -42,11 +42,21 @@ POLICIES: dict[str, type[LocalScheduler]] = {}
 
 
 def register_policy(cls: type[LocalScheduler]) -> type[LocalScheduler]:
-    """Make ``cls`` selectable by its ``name`` (usable as a class decorator)."""
+    """Make ``cls`` selectable by its ``name`` (usable as a class decorator).
+
+    Raises ``InvalidInput`` for a class without a name, or a name another class holds (a subclass that
+    keeps its base's ``name`` must be given its own: :func:`gridmarket.plugins.register_class`).
+
+    >>> class Cautious(EASYScheduler):  # inherits the name 'easy'
+    ...     pass
+    >>> register_policy(Cautious)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    gridmarket.errors.InvalidInput: policy 'easy' is already registered to gridmarket.scheduling.easy.EASYScheduler; ...Cautious needs a name of its own
+    """
     if not cls.name:
         raise InvalidInput(f"policy class {cls.__name__} has no name")
-    POLICIES[cls.name] = cls
-    return cls
+    return register_class(POLICIES, "policy", cls.name, cls)
 
 
 _PLUGINS: dict[str, type[LocalScheduler]] = {}  # "package.module:Name" -> class, once imported

@@ -25,6 +25,25 @@ def starts(result):
     return dict(zip(result.records["job_id"], result.records["start"]))
 
 
+# ------------------------------------------------------------ registry
+def test_a_subclass_keeping_its_base_name_cannot_replace_the_base_for_the_process():
+    from gridmarket.scheduling import register_policy
+
+    class Cautious(EASYScheduler):  # inherits name = "easy"
+        pass
+
+    message = (r"policy 'easy' is already registered to gridmarket\.scheduling\.easy\.EASYScheduler; "
+               r".*test_policies\.test_a_subclass_keeping_its_base_name_cannot_replace_the_base_for_the_process"
+               r"\.<locals>\.Cautious needs a name of its own")
+    try:
+        with pytest.raises(InvalidInput, match=message):
+            register_policy(Cautious)
+    finally:
+        POLICIES["easy"] = EASYScheduler  # whatever happened, later tests see the real EASY
+    assert register_policy(EASYScheduler) is EASYScheduler  # the same class again: a no-op
+    assert POLICIES["easy"] is EASYScheduler
+
+
 # ------------------------------------------------------------ hand-checked
 def test_conservative_gives_thesis_fig1_schedule():
     # Singh 2008, ch. 3, Fig. 1: A 2x3h, B 4x1h, C 1x2h, D 3x2h on 5 processors
