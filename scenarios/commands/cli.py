@@ -169,6 +169,8 @@ _COMMANDS = {
                   "provision a workflow over slots (MOGA over advertisements or greedy over quotes)"),
     "run": ("gridmarket.scenarios.commands.run", "add_subcommands",
             "run a named reproduction of a seed's experiment (or an agent scenario); --list names them"),
+    "data": ("gridmarket.scenarios.commands.data", "add_subcommands",
+             "list, fetch (sha256-checked, into the user cache) or locate the real data files"),
 }
 
 
