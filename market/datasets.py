@@ -2,18 +2,50 @@
 
 Every file is registered in ``data/registry.toml`` (shipped as :mod:`gridmarket.data`) by its path under a
 data root (``traces/CTC-SP2-1996-3.1-cln.swf.gz``), with its public source, sha256, size in bytes, licence and
-citation. Every command, reproduction, test and benchmark finds a file the same way: an explicit folder
-(``--data DIR``), else ``$GRIDMARKET_DATA``, else the user cache (``$GRIDMARKET_CACHE``, else the platform's
-cache folder for ``gridmarket``), which :func:`fetch` fills from the public source or from a mirror, checking
-the sha256 first -- the way scikit-learn's ``fetch_*`` functions and pooch keep their data.
+citation. Every command, reproduction, test and benchmark finds a file the same way (:func:`locate`): an
+explicit folder (``--data DIR``), else ``$GRIDMARKET_DATA``, else the user cache (``$GRIDMARKET_CACHE``, else
+the platform's cache folder for ``gridmarket``), which :func:`fetch` fills from the public URLs or from a
+mirror after checking the sha256 -- the way scikit-learn's ``fetch_*`` functions and pooch keep their data.
+Nothing here looks anywhere else. A few tiny files ship with the package (:func:`sample`).
+
+Listing and locating import nothing heavy; pooch (and with it requests) is imported only to download.
 """
 
 from __future__ import annotations
 
+import difflib
+import hashlib
 import os
+import shutil
+import tomllib
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, fields
+from functools import lru_cache
+from importlib import resources
 from pathlib import Path
+from urllib.parse import quote, urlparse
+from urllib.request import url2pathname
 
-__all__ = ["CACHE_ENV", "DATA_ENV", "cache_dir", "data_root"]
+from gridmarket.errors import InvalidInput
+
+__all__ = [
+    "CACHE_ENV",
+    "DATA_ENV",
+    "Dataset",
+    "Source",
+    "cache_dir",
+    "data_root",
+    "fetch",
+    "get",
+    "is_cached",
+    "locate",
+    "needed_by",
+    "registry",
+    "sample",
+    "samples",
+    "sha256",
+    "sources",
+]
 
 DATA_ENV = "GRIDMARKET_DATA"
 """Environment variable naming a data folder laid out like the registry (``traces/``, ``prices/``, ...)."""
@@ -21,13 +53,165 @@ DATA_ENV = "GRIDMARKET_DATA"
 CACHE_ENV = "GRIDMARKET_CACHE"
 """Environment variable naming the cache folder :func:`fetch` fills (default: the platform's user cache)."""
 
+_REGISTRY = "registry.toml"
 
+
+@dataclass(frozen=True, slots=True)
+class Source:
+    """Where a family of files comes from: its title, page, licence or terms, and how to cite it."""
+
+    name: str
+    title: str
+    page: str
+    licence: str
+    cite: str
+
+
+@dataclass(frozen=True, slots=True)
+class Dataset:
+    """One registered file (a ``[[files]]`` or ``[[samples]]`` entry of ``data/registry.toml``).
+
+    Attributes
+    ----------
+    path : str
+        Place under a data root, ``/``-separated (``traces/SDSC-SP2-1998-4.2-cln.swf.gz``).
+    source : str
+        Name of its :class:`Source` (licence, credit, citation).
+    size : int
+        Bytes of the file exactly as stored.
+    sha256 : str
+        Hex digest of those bytes.
+    urls : tuple of str
+        URLs serving exactly these bytes, tried in order; empty for a derived or generated file.
+    origin : tuple of str
+        Where the data of a derived or generated file come from (these URLs do not serve its bytes).
+    derived : str
+        How a derived or generated file was made; empty when ``urls`` serve it.
+    acknowledge, note : str
+        The credit its providers ask for; anything a user should know.
+    used_by : tuple of str
+        The reproductions (``gridmarket run NAME``) that read it.
+    records, rows, tasks, edges : int or None
+        Counts taken by parsing the file: SWF records, price rows (hours), workflow tasks and edges.
+    cut_from : str
+        For a sample: the registered file it was cut from.
+    """
+
+    path: str
+    source: str
+    size: int
+    sha256: str
+    urls: tuple[str, ...] = ()
+    origin: tuple[str, ...] = ()
+    derived: str = ""
+    acknowledge: str = ""
+    note: str = ""
+    used_by: tuple[str, ...] = ()
+    records: int | None = None
+    rows: int | None = None
+    tasks: int | None = None
+    edges: int | None = None
+    cut_from: str = ""
+
+    def __post_init__(self):
+        if not self.path or self.path.startswith("/") or ".." in self.path.split("/"):
+            raise InvalidInput(f"{_REGISTRY}: path {self.path!r} must be relative, without '..'")
+        if len(self.sha256) != 64 or any(c not in "0123456789abcdef" for c in self.sha256):
+            raise InvalidInput(f"{_REGISTRY}: {self.path}: sha256 must be 64 lower-case hex digits, got {self.sha256!r}")
+        if not isinstance(self.size, int) or self.size <= 0:
+            raise InvalidInput(f"{_REGISTRY}: {self.path}: size must be a positive int (bytes), got {self.size!r}")
+        if not self.urls and not self.derived and not self.cut_from:
+            raise InvalidInput(f"{_REGISTRY}: {self.path}: no urls, so 'derived' must say how it was made")
+
+    @property
+    def fetchable(self) -> bool:
+        """Whether a public URL serves these exact bytes (else only a mirror can: ``fetch(..., mirror=...)``)."""
+        return bool(self.urls)
+
+
+# ----------------------------------------------------------------------------- the registry
+@lru_cache(maxsize=1)
+def _load() -> tuple[dict[str, Source], dict[str, Dataset], dict[str, Dataset]]:
+    text = resources.files("gridmarket.data").joinpath(_REGISTRY).read_text(encoding="utf-8")
+    try:
+        doc = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as err:
+        raise InvalidInput(f"{_REGISTRY}: {err}") from None
+    srcs = {name: Source(name, **entry) for name, entry in doc.get("sources", {}).items()}
+    known = {f.name for f in fields(Dataset)}
+
+    def entries(kind: str) -> dict[str, Dataset]:
+        out = {}
+        for entry in doc.get(kind, []):
+            unknown = sorted(set(entry) - known)
+            if unknown:
+                raise InvalidInput(f"{_REGISTRY}: {entry.get('path', '?')}: unknown key(s) {', '.join(unknown)}")
+            entry = {k: tuple(v) if isinstance(v, list) else v for k, v in entry.items()}
+            ds = Dataset(**entry)
+            if ds.source not in srcs:
+                raise InvalidInput(f"{_REGISTRY}: {ds.path}: unknown source {ds.source!r}")
+            if ds.path in out:
+                raise InvalidInput(f"{_REGISTRY}: {ds.path} is registered twice")
+            out[ds.path] = ds
+        return out
+
+    return srcs, entries("files"), entries("samples")
+
+
+def registry() -> Mapping[str, Dataset]:
+    """Every registered file by path (not the samples), in the registry's order.
+
+    >>> registry()["traces/SDSC-SP2-1998-4.2-cln.swf.gz"].size
+    1205570
+    """
+    return _load()[1]
+
+
+def samples() -> Mapping[str, Dataset]:
+    """The tiny files shipped in ``data/samples/`` by path (``samples/Montage_25.xml``)."""
+    return _load()[2]
+
+
+def sources() -> Mapping[str, Source]:
+    """The :class:`Source` of every family of files by name (``pwa``, ``epftoolbox``, ...)."""
+    return _load()[0]
+
+
+def get(path: str) -> Dataset:
+    """The registered file (or sample) at ``path``; InvalidInput naming the closest registered path otherwise.
+
+    >>> get("traces/CTC-SP2-1996-3.1-cln.swf.gz").records
+    77222
+    >>> get("traces/CTC-SP2.swf.gz")
+    Traceback (most recent call last):
+    ...
+    gridmarket.errors.InvalidInput: 'traces/CTC-SP2.swf.gz' is not a registered data file (did you mean 'traces/CTC-SP2-1996-3.1-cln.swf.gz'?)
+    """
+    found = registry().get(path) or samples().get(path)
+    if found is None:
+        known = [*registry(), *samples()]
+        close = difflib.get_close_matches(path, known, n=1, cutoff=0.4)
+        hint = f" (did you mean {close[0]!r}?)" if close else "; `gridmarket data list` names them"
+        raise InvalidInput(f"{path!r} is not a registered data file{hint}")
+    return found
+
+
+def needed_by(reproduction: str) -> tuple[str, ...]:
+    """The registered paths a reproduction reads (their ``used_by`` names it), in registry order.
+
+    >>> needed_by("murali-nordugrid")
+    ('prices/nordpool_system_2013-2018_epftoolbox.csv',)
+    """
+    return tuple(p for p, ds in registry().items() if reproduction in ds.used_by)
+
+
+# ----------------------------------------------------------------------------- where files are
 def cache_dir() -> Path:
     """The user cache: ``$GRIDMARKET_CACHE`` if set, else the platform cache folder (``~/.cache/gridmarket``)."""
     env = os.environ.get(CACHE_ENV)
     if env:
         return Path(env).expanduser()
-    import pooch  # only here: pooch pulls in requests, which listing and locating files do not need
+    import pooch  # only here: pooch pulls in requests, which listing and locating need not load
 
     return Path(pooch.os_cache("gridmarket"))
 
@@ -46,3 +230,162 @@ def data_root(data: str | os.PathLike | None = None) -> Path:
     if env:
         return Path(env).expanduser()
     return cache_dir()
+
+
+def _root_label(data) -> str:
+    if data is not None:
+        return "--data"
+    return f"${DATA_ENV}" if os.environ.get(DATA_ENV) else "the cache"
+
+
+def fetch_command(paths: Iterable[str]) -> str:
+    """The ``gridmarket data fetch`` command that gets ``paths`` (with ``--from`` when one is only on mirrors)."""
+    paths = list(paths)
+    mirror_only = any(p in registry() and not registry()[p].fetchable for p in paths)
+    return f"gridmarket data fetch {' '.join(paths)}" + (" --from MIRROR" if mirror_only else "")
+
+
+def locate(path: str, data: str | os.PathLike | None = None, *, needed_by: str | None = None) -> Path:
+    """The file ``path`` under :func:`data_root` (``data``, else ``$GRIDMARKET_DATA``, else the cache).
+
+    Raises
+    ------
+    InvalidInput
+        One line naming the file, the folder looked in and the ``gridmarket data fetch`` command that gets
+        it, when it is not there.
+    """
+    root = data_root(data)
+    found = root / path
+    if found.is_file():
+        return found
+    who = f"{needed_by} needs" if needed_by else "missing data file:"
+    label = _root_label(data)
+    where = "the cache " + str(root) if label == "the cache" else f"{root} ({label})"
+    then = "" if label == "the cache" else f" (it fills the cache, read when {'--data is not given' if data is not None else f'${DATA_ENV} is unset'})"
+    raise InvalidInput(f"{who} {path}, which is not in {where}; get it with `{fetch_command([path])}`{then}")
+
+
+def sample(path: str) -> Path:
+    """The shipped sample ``path`` (``samples/Montage_25.xml``) as a file on disk.
+
+    >>> sample("samples/Montage_25.xml").stat().st_size
+    23087
+    """
+    if path not in samples():
+        get(path)  # the closest-name error
+        raise InvalidInput(f"{path!r} is a registered data file, not a shipped sample; `gridmarket data path {path}`")
+    return Path(str(resources.files("gridmarket.data").joinpath(path)))
+
+
+def sha256(path: str | os.PathLike) -> str:
+    """Hex sha256 of a file, read in 1 MiB blocks."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def is_cached(path: str) -> bool:
+    """Whether the cache holds ``path`` with its registered size (a cheap check; :func:`fetch` checks sha256)."""
+    found = cache_dir() / path
+    return found.is_file() and found.stat().st_size == get(path).size
+
+
+# ----------------------------------------------------------------------------- fetching
+def _mirror_location(mirror: str, path: str) -> str:
+    """Where a mirror keeps ``path``: a local file path for a folder or ``file://`` URL, else a URL."""
+    scheme = urlparse(mirror).scheme
+    if scheme == "file":
+        mirror = url2pathname(urlparse(mirror).path)
+    elif scheme and len(scheme) > 1:  # a one-letter scheme is a Windows drive
+        return mirror.rstrip("/") + "/" + quote(path)
+    folder = Path(mirror).expanduser()
+    if not folder.is_dir():
+        raise InvalidInput(f"--from {mirror}: no such folder (a mirror is a folder laid out like the data root, or a URL)")
+    return str(folder / path)
+
+
+def _download(location: str, out: Path, *, progress: bool) -> None:
+    """Copy a local file or download a URL (pooch's downloaders: http, https, ftp, sftp, doi) to ``out``."""
+    if "://" not in location:
+        shutil.copyfile(location, out)
+        return
+    import pooch
+
+    downloader = pooch.downloaders.choose_downloader(location, progressbar=progress)
+    downloader(location, str(out), None)
+
+
+def fetch(paths: Iterable[str], *, mirror: str | None = None, progress: bool = False) -> list[Path]:
+    """Put registered files into the cache (:func:`cache_dir`), each checked against its sha256.
+
+    Parameters
+    ----------
+    paths : iterable of str
+        Registered paths (:func:`registry`).
+    mirror : str, optional
+        A folder laid out like the data root, or its URL (``file://``, ``https://``, ...): ``mirror/path`` is
+        read instead of the registered URLs. The only way to get a derived file (``Dataset.derived``).
+    progress : bool
+        Show pooch's download bar.
+
+    Returns
+    -------
+    list of Path
+        The cached files, in the order given. A file already cached with the right sha256 is not fetched again.
+
+    Raises
+    ------
+    InvalidInput
+        An unknown path; a derived file without a mirror; a file whose sha256 differs from the registry's (one
+        line naming it and both hashes; nothing is cached); every source unreachable (one line naming the URLs
+        tried and ``--from``).
+    """
+    wanted = [get(p) for p in paths]
+    for ds in wanted:
+        if ds.path in samples():
+            raise InvalidInput(f"{ds.path} ships with gridmarket (`gridmarket data path {ds.path}`); nothing to fetch")
+        if mirror is None and not ds.fetchable:
+            raise InvalidInput(f"{ds.path} is derived from {', '.join(ds.origin)} and no public URL serves its exact "
+                               f"bytes; fetch it from a mirror: `gridmarket data fetch {ds.path} --from DIR_OR_URL`")
+    cache = cache_dir()
+    done = []
+    for ds in wanted:
+        dest = cache / ds.path
+        if dest.is_file() and dest.stat().st_size == ds.size and sha256(dest) == ds.sha256:
+            done.append(dest)
+            continue
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        part = dest.with_name(f".{dest.name}.{os.getpid()}.part")  # same folder: the final rename is atomic
+        locations = [_mirror_location(mirror, ds.path)] if mirror is not None else list(ds.urls)
+        failures = []
+        try:
+            for location in locations:
+                try:
+                    _download(location, part, progress=progress)
+                except OSError as err:  # requests' errors are OSErrors too
+                    failures.append(f"{location} ({_reason(err)})")
+                    continue
+                got = sha256(part)
+                if got != ds.sha256:
+                    raise InvalidInput(f"{ds.path}: sha256 of {location} is {got}, the registry's is {ds.sha256}; "
+                                       "refused, nothing cached")
+                os.replace(part, dest)
+                done.append(dest)
+                break
+            else:
+                raise InvalidInput(f"could not get {ds.path} from {'; '.join(failures)}; fill the cache from a "
+                                   f"mirror instead: `gridmarket data fetch {ds.path} --from DIR_OR_URL`")
+        finally:
+            part.unlink(missing_ok=True)
+    return done
+
+
+def _reason(err: OSError) -> str:
+    """A short reason for a failed download: the errno text, or the cause requests wraps (after its ``): ``)."""
+    if isinstance(err, FileNotFoundError):
+        return "no such file"
+    cause = getattr(err.args[0], "reason", None) if err.args else None  # urllib3's MaxRetryError inside requests'
+    text = str(cause or err.strerror or err or type(err).__name__).splitlines()[0]
+    return text.rsplit("): ", 1)[-1][:120]

@@ -34,22 +34,35 @@ from gridmarket.scenarios.reproductions.report import (
     write_seeds_report,
 )
 from gridmarket.scenarios.interrupts import with_hint
-from gridmarket.scenarios.results import prepare_out, remove_if_empty
+from gridmarket.scenarios.outfolder import claim
+from gridmarket.scenarios.results import RESULT_FILES, prepare_out, remove_if_empty
 
 __all__ = ["add_subcommands", "format_list", "parse_seeds", "run_command", "run_seed"]
 
 DEFAULT_SEED = 1
 
+REPORT_FILES = ("report.csv", "report.md", "summary.csv", "summary.md", "seed-*", ".seed-*.partial")
+"""What ``run --out`` writes besides ``manifest.json`` (glob patterns; ``prepare_out``'s ``ours``)."""
 
-def format_list() -> str:
-    """Every runnable name with a one-line description: reproductions, then agent scenarios."""
+
+def format_list(data: str | Path | None = None) -> str:
+    """Every runnable name with a one-line description: reproductions (with the real data each reads and
+    whether :func:`gridmarket.datasets.data_root` of ``data`` holds it), then agent scenarios."""
+    from gridmarket.datasets import data_root, fetch_command, needed_by
+
     names = sorted(REPRODUCTIONS) + scenario_names()
     width = max(len(n) for n in names)
+    root = data_root(data)
     lines = ["reproductions of the seeds (gridmarket run NAME [--size small|medium|full] [--seed N | --seeds A..B] "
-             "[--json] [--out DIR]):"]
+             f"[--json] [--out DIR]); real data is read from {root} (--data, else ${DATA_ENV}, else the cache):"]
     for name in sorted(REPRODUCTIONS):
         r = REPRODUCTIONS[name]
         lines.append(f"  {name:<{width}}  {r.summary} [{r.citation}; sizes {'/'.join(r.sizes)}]")
+        needs = needed_by(name)
+        if needs:
+            missing = [p for p in needs if not (root / p).is_file()]
+            state = f"missing; `{fetch_command(missing)}`" if missing else "found"
+            lines.append(f"  {'':<{width}}    data: {', '.join(needs)} ({state})")
     lines.append("agent scenarios (gridmarket run NAME: every interaction model, as gridmarket compare):")
     for name in scenario_names():
         doc = (SCENARIOS[name].__doc__ or "").strip().splitlines()
@@ -67,8 +80,15 @@ def _unknown(name: str) -> InvalidInput:
 def run_command(args: argparse.Namespace) -> int:
     """Body of ``gridmarket run``; returns the exit status."""
     if args.list:
-        print(format_list())
+        print(format_list(args.data))
         return 0
+    if args.out:
+        with claim(args.out):  # one writer per folder, for the whole run
+            return _dispatch(args)
+    return _dispatch(args)
+
+
+def _dispatch(args: argparse.Namespace) -> int:
     if args.join:
         return _join(args)
     if not args.name:
@@ -216,7 +236,7 @@ def _join(args: argparse.Namespace) -> int:
         if getattr(args, option) is not None:
             raise InvalidInput(f"--join reads finished reports: it takes no {option.replace('_', '-')}"
                                f"{'' if option == 'name' else ' option'}")
-    out = prepare_out(args.out, force=args.force) if args.out else None
+    out = prepare_out(args.out, force=args.force, ours=REPORT_FILES) if args.out else None
     result = SeedsReport(tuple(read_seed_reports([Path(d) for d in args.join])))
     if args.json:
         doc = result.to_json()
@@ -239,7 +259,7 @@ def _run_reproduction(args: argparse.Namespace) -> int:
         raise InvalidInput("give --seed N or --seeds A..B, not both")
     if args.seeds is None and (args.workers is not None or args.executor != "local" or args.scheduler):
         raise InvalidInput("--executor, --workers and --scheduler run several seeds: add --seeds A..B")
-    out = prepare_out(args.out, force=args.force) if args.out else None  # refuse before the work, not after
+    out = prepare_out(args.out, force=args.force, ours=REPORT_FILES) if args.out else None  # refuse before the work, not after
     if args.seeds is not None or args.json:
         seeds = parse_seeds(args.seeds) if args.seeds is not None else [
             DEFAULT_SEED if args.seed is None else args.seed]
@@ -268,7 +288,7 @@ def _run_scenario(args: argparse.Namespace) -> int:
     config = get_scenario(args.name)
     if args.seed is not None:
         config = with_overrides(config, {"seed": args.seed})
-    out = prepare_out(args.out, force=args.force) if args.out else None
+    out = prepare_out(args.out, force=args.force, ours=RESULT_FILES) if args.out else None
     print(f"{config.name}: {len(config.providers)} providers, models {', '.join(config.models)}, seed {config.seed}",
           file=sys.stderr)
     runs = compare(config, progress=True)  # a line per finished model on stderr, as gridmarket compare
@@ -309,7 +329,8 @@ def add_subcommands(subparsers) -> None:
                    "(claim, held, of), metrics (metric, mean, ci95, paper)")
     p.add_argument("--out", help="write the report (or the comparison's results folder) here; must not exist")
     p.add_argument("--force", action="store_true", help="write into an existing folder")
-    p.add_argument("--data", help=f"folder with traces/ and prices/ (default ${DATA_ENV}, else ../shared/data)")
+    p.add_argument("--data", help=f"folder laid out like the data registry, traces/ and prices/ (default ${DATA_ENV}, "
+                   "else the cache that 'gridmarket data fetch' fills)")
     p.add_argument("--join", nargs="+", metavar="DIR", help="instead of running: join the seeds' reports in "
                    "these --out folders (seeds run apart, e.g. on other machines) into one multi-seed report")
     p.set_defaults(run=run_command)

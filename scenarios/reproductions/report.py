@@ -7,15 +7,14 @@ units, where the seed states it) and direction checks (the seed's qualitative
 finding and whether our run shows it). The registry :data:`REPRODUCTIONS`
 holds them by name; :func:`register` adds one.
 
-Real data (traces, electricity prices) is read from ``$GRIDMARKET_DATA`` or
-``../shared/data`` beside the repository (:func:`data_file`); nothing here is
-read at import. Units are in each row.
+Real data (traces, electricity prices) is found by :func:`data_file`: ``--data DIR``, else
+``$GRIDMARKET_DATA``, else the user cache that ``gridmarket data fetch`` fills
+(:mod:`gridmarket.datasets`); nothing here is read at import. Units are in each row.
 """
 
 from __future__ import annotations
 
 import math
-import os
 import sys
 import time
 import warnings
@@ -27,8 +26,10 @@ from pathlib import Path
 
 import pandas as pd
 
+from gridmarket.datasets import DATA_ENV, data_root, locate
 from gridmarket.errors import InvalidInput
 from gridmarket.scenarios.config import suggest
+from gridmarket.scenarios.outfolder import check_files
 from gridmarket.scenarios.results import ci95
 
 __all__ = [
@@ -66,8 +67,7 @@ only where a reproduction registers it) and ``full`` (the seed's own scale, minu
 DEFAULT_SIZES = ("small", "full")
 """The sizes a reproduction has unless :func:`register` names others."""
 
-DATA_ENV = "GRIDMARKET_DATA"
-"""Environment variable naming the data folder (``traces/``, ``prices/``, ``workflows/``)."""
+
 
 
 @dataclass(frozen=True, slots=True)
@@ -332,21 +332,15 @@ def axis_range(metric: str, ours: float, low: float, high: float, *, where: str 
 
 # ----------------------------------------------------------------------------- data
 def default_data_dir() -> Path:
-    """``$GRIDMARKET_DATA`` if set, else ``../shared/data`` beside the repository checkout."""
-    env = os.environ.get(DATA_ENV)
-    if env:
-        return Path(env)
-    return Path(__file__).resolve().parents[3] / "shared" / "data"
+    """``$GRIDMARKET_DATA`` if set, else the user cache (:func:`gridmarket.datasets.data_root`)."""
+    return data_root()
 
 
 def data_file(data: Path | None, relative: str, *, needed_by: str) -> Path:
-    """``data / relative`` (default folder: :func:`default_data_dir`); InvalidInput naming it when absent."""
-    root = Path(data) if data is not None else default_data_dir()
-    path = root / relative
-    if not path.is_file():
-        raise InvalidInput(f"{needed_by} needs {path}, which is not there; pass --data DIR (or set {DATA_ENV}) "
-                           f"to the folder holding {relative}")
-    return path
+    """``relative`` under ``data`` (default: :func:`default_data_dir`); one-line InvalidInput naming it, where it
+    was looked for and the ``gridmarket data fetch`` command that gets it, when absent
+    (:func:`gridmarket.datasets.locate`)."""
+    return locate(relative, data, needed_by=needed_by)
 
 
 @lru_cache(maxsize=4)
@@ -376,10 +370,12 @@ def mean(values: Sequence[float]) -> float:
 
 
 def write_report(out: Path, report: Report, *, command: list[str] | None = None) -> list[Path]:
-    """Write ``report.csv``, ``report.md`` and ``manifest.json`` into the folder ``out`` (which must exist)."""
-    import json
+    """Write ``report.csv``, ``report.md`` and ``manifest.json`` into the folder ``out`` (which must exist).
 
-    from gridmarket.scenarios.results import manifest, write_atomic
+    The manifest comes last and lists the other two with their bytes, SHA-256 and (CSV) rows, which
+    :func:`read_report` checks.
+    """
+    from gridmarket.scenarios.results import manifest, write_atomic, write_manifest
 
     doc = manifest({"reproduction": report.name, "citation": report.citation, "size": report.size,
                     "settings": dict(report.settings)}, report.seed, command=command)
@@ -387,18 +383,19 @@ def write_report(out: Path, report: Report, *, command: list[str] | None = None)
     doc["directions"] = [{"statement": c.statement, "holds": bool(c.holds), "detail": c.detail} for c in report.checks]
     doc["notes"] = list(report.notes)
     written = []
-    for name, text in (("report.csv", report.to_frame().to_csv(index=False)), ("report.md", report.to_markdown()),
-                       ("manifest.json", json.dumps(doc, indent=2, default=str) + "\n")):
+    frame = report.to_frame()
+    for name, text in (("report.csv", frame.to_csv(index=False)), ("report.md", report.to_markdown())):
         write_atomic(Path(out) / name, text)
         written.append(Path(out) / name)
-    return written
+    return [*written, write_manifest(Path(out), doc, written, {Path(out) / "report.csv": len(frame)})]
 
 
 def read_report(folder: Path) -> Report:
     """The :class:`Report` that :func:`write_report` wrote into ``folder`` (``report.csv`` + ``manifest.json``).
 
     Figures come back to the last bit (the CSV holds Python's shortest float repr). Raises
-    ``InvalidInput`` naming the file for a missing or malformed one.
+    ``InvalidInput`` naming the file for a missing, malformed or incomplete one: the manifest's
+    sizes and SHA-256 must match, and the CSV must hold a row per direction of the manifest.
     """
     import json
 
@@ -414,8 +411,13 @@ def read_report(folder: Path) -> Report:
         checks = tuple(Check(d["statement"], _holds(d["holds"]), d.get("detail", "")) for d in doc["directions"])
     except (ValueError, KeyError, TypeError) as err:
         raise InvalidInput(f"{manifest_path}: not a reproduction's manifest ({type(err).__name__}: {err})") from None
+    if "files" in doc:
+        check_files(folder, doc["files"], manifest_path)
     try:
         frame = pd.read_csv(csv_path, keep_default_na=False, na_values={"ours": [""], "seed_value": [""]})
+        n_directions = int((frame["kind"] == "direction").sum())
+        if n_directions != len(checks):  # a manifest written before it listed its files: the rows it implies
+            raise ValueError(f"{n_directions} direction rows, {manifest_path.name} has {len(checks)} (cut short?)")
         figures = frame[frame["kind"] == "figure"]
         rows = tuple(
             Row(str(r.metric), float(r.ours), None if pd.isna(r.seed_value) else float(r.seed_value), str(r.units),
@@ -648,10 +650,11 @@ def _seed_list(seeds: Sequence[int]) -> str:
 
 
 def write_seeds_report(out: Path, seeds_report: SeedsReport, *, command: list[str] | None = None) -> list[Path]:
-    """Each seed's report in ``out/seed-N/``, and ``summary.csv``, ``summary.md``, ``manifest.json`` in ``out``."""
-    import json
+    """Each seed's report in ``out/seed-N/``, and ``summary.csv``, ``summary.md``, ``manifest.json`` in ``out``.
 
-    from gridmarket.scenarios.results import manifest, write_atomic
+    ``manifest.json`` comes last and lists every file written (the seeds' too) with its bytes and SHA-256.
+    """
+    from gridmarket.scenarios.results import manifest, write_atomic, write_manifest
 
     written = []
     for report in seeds_report.reports:
@@ -664,9 +667,8 @@ def write_seeds_report(out: Path, seeds_report: SeedsReport, *, command: list[st
     doc["seeds"] = seeds_report.seeds
     doc["seconds"] = {str(r.seed): round(r.seconds, 3) for r in seeds_report.reports}
     doc.update({k: v for k, v in seeds_report.to_json().items() if k in ("directions", "pooled", "metrics", "ci_method")})
-    for name, text in (("summary.csv", seeds_report.to_frame().to_csv(index=False)),
-                       ("summary.md", seeds_report.to_markdown()),
-                       ("manifest.json", json.dumps(doc, indent=2, default=str) + "\n")):
+    frame = seeds_report.to_frame()
+    for name, text in (("summary.csv", frame.to_csv(index=False)), ("summary.md", seeds_report.to_markdown())):
         write_atomic(Path(out) / name, text)
         written.append(Path(out) / name)
-    return written
+    return [*written, write_manifest(Path(out), doc, written, {Path(out) / "summary.csv": len(frame)})]
