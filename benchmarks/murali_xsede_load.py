@@ -128,7 +128,7 @@ def _change(r: dict, label: str, key: str = "response") -> float | None:
 
 
 def summarise(setting: str, runs: list[dict]) -> None:
-    from gridmarket.scenarios.results import ci95
+    from gridmarket.scenarios.intervals import ci95
 
     n = len(runs)
     print(f"  == {setting}: k of {n} seeds [mean, Student-t 95 %]")

@@ -281,7 +281,7 @@ DIRECTIONS = [  # (text, test on one seed's record)
 
 
 def summarize(records: list[dict]) -> str:
-    from gridmarket.scenarios.results import ci95
+    from gridmarket.scenarios.intervals import ci95
 
     def fmt(values) -> str:
         m, lo, hi = ci95(values)

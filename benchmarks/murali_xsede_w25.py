@@ -101,7 +101,7 @@ def one(seed: int, sites, setting: str, days: float, w_t: float) -> dict:
 
 def main(argv: list[str] | None = None) -> int:
     from gridmarket.scenarios.harnesses.metascheduling import xsede_sites
-    from gridmarket.scenarios.results import ci95
+    from gridmarket.scenarios.intervals import ci95
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--seeds", default="1..3")

@@ -138,7 +138,7 @@ def one(size: str, seed: int, data: Path, variant: str) -> dict:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from gridmarket.scenarios.results import ci95
+    from gridmarket.scenarios.intervals import ci95
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--size", default="medium", choices=["small", "medium", "full"])

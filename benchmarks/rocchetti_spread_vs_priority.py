@@ -94,7 +94,7 @@ def one(seed: int, spec: str, procs: int) -> dict:
 
 
 def _ci(values):
-    from gridmarket.scenarios.results import ci95
+    from gridmarket.scenarios.intervals import ci95
 
     return ci95(values)
 

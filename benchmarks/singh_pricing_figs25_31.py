@@ -131,7 +131,7 @@ def _utilisation(r, procs, t1):
 
 
 def _fmt(vals, d=2):
-    from gridmarket.scenarios.results import ci95
+    from gridmarket.scenarios.intervals import ci95
 
     m, lo, hi = ci95(vals)
     return f"{m:.{d}f} [{lo:.{d}f}, {hi:.{d}f}]"

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from gridmarket.scenarios.intervals import ci95
 __all__ = ["gantt", "pareto_front", "price_history", "sweep_lines", "sweep_means", "sweep_winners"]
 
 _KIND_COLOURS = {"job": "C0", "task": "C2", "reservation": "C3"}
@@ -161,10 +162,8 @@ def sweep_means(table: pd.DataFrame, path: Path, title: str):
 
     ``table`` is a sweep's combined table (``sweep.csv``: ``grid.*`` columns, ``model``, ``seed``
     and the summary metrics). Rows that differ only in their seed form one bar; its error bar is
-    :func:`gridmarket.scenarios.results.ci95` over those seeds (none with one seed). Returns the figure.
+    :func:`gridmarket.scenarios.intervals.ci95` over those seeds (none with one seed). Returns the figure.
     """
-    from gridmarket.scenarios.results import ci95
-
     keys = ["model"] + [c for c in table.columns if c.startswith("grid.") and c not in ("grid.seed", "grid.model")]
     groups = list(table.groupby(keys, sort=False, dropna=False)) if len(table) else []
     labels = [" | ".join(f"{k.removeprefix('grid.')}={v}" if k != "model" else str(v)
@@ -196,8 +195,6 @@ MARKET_PANELS = (("social_welfare", "social welfare (SU)"), ("users_surplus", "u
 
 def _by_point(table: pd.DataFrame, x: str, col: str) -> pd.DataFrame:
     """Mean and 95 % t interval over seeds of ``col`` per model and value of ``x``: columns model, x, mean, low, high."""
-    from gridmarket.scenarios.results import ci95
-
     rows = []
     for (model, value), g in table.groupby(["model", x], sort=True):
         m, lo, hi = ci95(g[col].tolist())
@@ -210,7 +207,7 @@ def sweep_lines(table: pd.DataFrame, path: Path, title: str, *, x: str = "grid.w
     """A sweep over one numeric parameter ``x``: each metric against ``x``, one line per model.
 
     ``table`` is a sweep's combined table (``sweep.csv``); each point is the mean over its seeds
-    with a band for the 95 % Student-t interval (:func:`gridmarket.scenarios.results.ci95`). The x axis is
+    with a band for the 95 % Student-t interval (:func:`gridmarket.scenarios.intervals.ci95`). The x axis is
     logarithmic when ``x`` spans more than a factor of 5. Returns the figure.
     """
     metrics = [(c, name) for c, name in metrics if c in table]

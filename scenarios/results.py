@@ -39,7 +39,7 @@ import pandas as pd
 
 from gridmarket.errors import InvalidInput
 
-__all__ = ["PACKAGES", "ci95", "format_table", "manifest", "prepare_out", "write_atomic", "write_results"]
+__all__ = ["PACKAGES", "format_table", "manifest", "prepare_out", "write_atomic", "write_results"]
 
 PACKAGES = ("gridmarket", "mesa", "numpy", "pandas", "networkx", "scipy", "deap", "ortools", "scikit-learn",
             "statsmodels", "matplotlib", "tqdm", "pyarrow")
@@ -170,30 +170,6 @@ def _markdown(frame: pd.DataFrame) -> str:
     lines = ["| " + " | ".join(frame.columns) + " |", "|" + "---|" * len(frame.columns)]
     lines += ["| " + " | ".join(cell(v) for v in row) + " |" for row in frame.itertuples(index=False)]
     return "\n".join(lines)
-
-
-def ci95(values: Sequence[float]) -> tuple[float, float, float]:
-    """``(mean, low, high)`` of ``values``: the Student-t 95 % interval of the mean over seeds.
-
-    NaN values are left out; with one value the interval is ``(nan, nan)``;
-    with all values equal it is that value.
-
-    >>> ci95([1.0, 2.0, 3.0])  # t(0.975, 2) = 4.3027, s = 1
-    (2.0, -0.48413771175033027, 4.48413771175033)
-    >>> ci95([5.0])
-    (5.0, nan, nan)
-    """
-    xs = [float(v) for v in values if v is not None and not math.isnan(v)]
-    if not xs:
-        return math.nan, math.nan, math.nan
-    m = sum(xs) / len(xs)
-    if len(xs) == 1:
-        return m, math.nan, math.nan
-    from scipy.special import stdtrit
-
-    s = math.sqrt(sum((x - m) ** 2 for x in xs) / (len(xs) - 1))
-    half = float(stdtrit(len(xs) - 1, 0.975)) * s / math.sqrt(len(xs))
-    return m, m - half, m + half
 
 
 def _bars(summary: pd.DataFrame, path: Path, title: str, *, currency: str = ""):

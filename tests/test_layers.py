@@ -31,7 +31,8 @@ def _imports(path):
 
 
 def test_no_import_circles_between_the_engines_or_between_the_commands():
-    """Issue 16: gridmarket.simulation <-> gridmarket.twotier and the cli <-> compare/quote circles are broken."""
+    """The two-tier engines never import the simulator that drives them, and no command imports the CLI that
+    dispatches to it: each can be imported, read and tested alone (they once imported each other)."""
     from pathlib import Path
 
     root = Path(__file__).resolve().parents[1]
@@ -44,8 +45,8 @@ def test_no_import_circles_between_the_engines_or_between_the_commands():
 
 
 def test_scenarios_layout_commands_over_harnesses_over_mechanisms():
-    """Issue 16: a command may use a harness or a reproduction; a harness, a reproduction or the shared
-    scenario machinery never imports a command (so each can be read and run without the CLI)."""
+    """A command may use a harness or a reproduction; a harness, a reproduction or the shared scenario
+    machinery never imports a command (so each can be read and run without the CLI)."""
     from pathlib import Path
 
     root = Path(__file__).resolve().parents[1] / "scenarios"
@@ -57,3 +58,22 @@ def test_scenarios_layout_commands_over_harnesses_over_mechanisms():
     for path in below:
         bad = sorted(m for m in _imports(path) if m == "gridmarket.scenarios.commands" or m.startswith("gridmarket.scenarios.commands."))
         assert not bad, (path, bad)
+
+
+def test_no_two_modules_of_gridmarket_import_each_other():
+    """Not even inside a function: a module pair that needs each other needs a third module for what both use
+    (scenarios.plots and scenarios.results once did, for ``ci95``: now :mod:`gridmarket.scenarios.intervals`)."""
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    packages = {"market": "gridmarket", "agents": "gridmarket.agents", "scenarios": "gridmarket.scenarios",
+                "viz": "gridmarket.viz", "data": "gridmarket.data"}
+    modules = {}
+    for folder, package in packages.items():
+        for path in (root / folder).rglob("*.py"):
+            parts = [p for p in path.relative_to(root / folder).with_suffix("").parts if p != "__init__"]
+            modules[".".join([package, *parts])] = path
+    imports = {m: {i for i in _imports(p) if i in modules and i != m and not m.startswith(i + ".")}
+               for m, p in modules.items()}  # a module importing its own package is how packages are built
+    pairs = sorted({tuple(sorted((a, b))) for a, found in imports.items() for b in found if a in imports[b]})
+    assert not pairs, pairs

@@ -30,7 +30,7 @@ from gridmarket.datasets import DATA_ENV, data_root, locate
 from gridmarket.errors import InvalidInput
 from gridmarket.scenarios.config import suggest
 from gridmarket.scenarios.outfolder import check_files
-from gridmarket.scenarios.results import ci95
+from gridmarket.scenarios.intervals import ci95
 
 __all__ = [
     "DATA_ENV",
