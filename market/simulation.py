@@ -27,7 +27,7 @@ from dataclasses import replace
 import numpy as np
 import pandas as pd
 
-from gridmarket.errors import InvalidInput
+from gridmarket.errors import InvalidInput, PolicyError
 from gridmarket.job import Job
 from gridmarket.metrics import summarize
 from gridmarket.reservation import Reservation
@@ -78,6 +78,7 @@ class MachineSimulation:
         self._seq = 0
         self.now = 0
         self.killed: set[int] = set()  # jobs ended early by :meth:`kill`
+        self.busy = 0  # processors held by the jobs this simulation started and has not ended
         self.cancelled: set[int] = set()  # jobs withdrawn before they started (:meth:`cancel`)
 
     @property
@@ -188,6 +189,7 @@ class MachineSimulation:
             raise InvalidInput(f"job {job_id} is not running: only a running job can be killed")
         job = running[0]
         self.scheduler.finish(job, self.now)
+        self.busy -= job.procs
         self.end[job_id] = self.now
         self.killed.add(job_id)
         self._wake(self.now)
@@ -212,6 +214,7 @@ class MachineSimulation:
         last_wake = None
         last_t = self.now
         killed = self.killed
+        procs, busy = sched.procs, self.busy
         while True:
             t = heap[0][0] if heap else None
             if i < n and (t is None or jobs[i].submit < t):
@@ -225,25 +228,41 @@ class MachineSimulation:
                     if killed and job.id in killed:  # its end was moved to the kill
                         continue
                     end[job.id] = t
+                    busy -= job.procs
                     finish(job, t)
             while i < n and jobs[i].submit == t:
                 submit(jobs[i], t)
                 i += 1
             for job in schedule(t):
+                if job.id in start:
+                    self.busy = busy
+                    raise PolicyError(f"policy {_policy_name(sched)}: job {job.id} started again at {t} "
+                                      f"(it started at {start[job.id]})")
                 start[job.id] = t
+                busy += job.procs
                 seq += 1
                 heappush(heap, (t + min(job.runtime, job.estimate), seq, job))
+            if busy > procs:  # the one invariant no policy may break, checked after every pass
+                self.busy = busy
+                raise PolicyError(f"policy {_policy_name(sched)} over-committed the machine at t={t}: "
+                                  f"{busy} processors busy of {procs}")
             if wakeup is not None:
                 w = wakeup(t)
                 if w is not None and w != last_wake and w > t:
                     seq += 1
                     heappush(heap, (w, seq, None))
                     last_wake = w
-        self._next, self._seq = i, seq
+        self._next, self._seq, self.busy = i, seq, busy
         if until is not None:
             self.now = max(self.now, until)
         else:
             self.now = max(self.now, last_t)
+
+
+def _policy_name(scheduler: LocalScheduler) -> str:
+    """How an error names a scheduler: its registered name and its class, e.g. ``'sjf' (sjf_policy.SJFScheduler)``."""
+    cls = type(scheduler)
+    return f"{scheduler.name or cls.__name__!r} ({cls.__module__}.{cls.__qualname__})"
 
 
 def _check_jobs(jobs: Iterable[Job], procs: int, name: str) -> tuple[list[Job], dict[str, int]]:

@@ -39,8 +39,17 @@ def no_planning_state(policy: str, planning_state: Mapping) -> InvalidInput:
 class LocalScheduler:
     """Base class: queue, running set, reservations and the availability profile.
 
-    Subclasses implement :meth:`schedule` (and may override :meth:`submit`,
-    :meth:`finish` and :meth:`add_reservation` to keep their own plan).
+    The policy contract. A policy is a subclass with a unique ``name`` that implements
+    :meth:`schedule`; it may override :meth:`submit`, :meth:`finish`, :meth:`withdraw` and
+    :meth:`add_reservation` to keep a plan of its own (calling ``super()`` for the
+    bookkeeping). A pass ``schedule(now)`` first calls :meth:`advance_to` ``(now)``, then, for
+    each job it starts, removes it from :attr:`queue` and calls :meth:`start_job` ``(job, now)``,
+    and returns the started jobs in order. It must start only jobs that fit in :attr:`n_free`
+    processors beside the reservations held (read :attr:`profile`); the simulator checks the
+    machine's capacity after every pass and stops with one line naming the policy
+    (:class:`~gridmarket.errors.PolicyError`) when a pass over-commits it or starts a job twice.
+    Register it with :func:`gridmarket.scheduling.register_policy`, or name it
+    ``"package.module:Name"`` wherever a policy name is taken.
 
     Attributes
     ----------
@@ -200,15 +209,21 @@ class LocalScheduler:
                 free.append(level)
         return profile
 
-    def _start(self, job: Job, now: int) -> None:
-        """Mark ``job`` running from ``now``; its processors are taken until its estimate."""
-        # callers have checked that the job fits: an unchecked update
+    def start_job(self, job: Job, now: int) -> None:
+        """Mark ``job`` running from ``now``; its processors are taken until its estimate.
+
+        The call a policy's :meth:`schedule` makes for each job it starts (after taking the job
+        out of :attr:`queue`, and only when ``job.procs <= n_free``), before returning it. It does
+        not check the fit (the pass has); the simulator checks the machine's capacity after
+        every pass and stops with :class:`~gridmarket.errors.PolicyError` when it is exceeded.
+        """
         if not self._stale:
             self._profile._add(now, job.estimate, -job.procs)
         self.running[job.id] = (job, now)
         self.n_free -= job.procs
 
-    def _advance(self, now: int) -> None:
+    def advance_to(self, now: int) -> None:
+        """Move the clock and the profile's origin to ``now`` (seconds): the first call of every pass."""
         self._now = now
         if not self._stale:
             self._profile.advance(now)

@@ -74,7 +74,7 @@ class ConservativeScheduler(LocalScheduler):
             self.compress(now)
 
     def schedule(self, now: int) -> list[Job]:
-        self._advance(now)
+        self.advance_to(now)
         first = self._first
         if first is None or first > now:  # nothing is due: no scan of the queue
             return []

@@ -78,8 +78,8 @@ class EASYScheduler(LocalScheduler):
         del ends[bisect_left(ends, (start + job.estimate, job.id))]
         self._last_head = None
 
-    def _start(self, job: Job, now: int) -> None:
-        super()._start(job, now)
+    def start_job(self, job: Job, now: int) -> None:
+        super().start_job(job, now)
         insort(self._ends, (now + job.estimate, job.id, job.procs))
 
     def add_reservation(self, reservation, now: int) -> None:
@@ -94,7 +94,7 @@ class EASYScheduler(LocalScheduler):
         return job
 
     def schedule(self, now: int) -> list[Job]:
-        self._advance(now)
+        self.advance_to(now)
         queue, started = self.queue, []
         # Without reservations ahead, free processors never decrease before the
         # shadow time and the rule reduces to counting (the fast path), which
@@ -114,7 +114,7 @@ class EASYScheduler(LocalScheduler):
         # 1. heads in FCFS order while they fit
         k = 0
         while k < len(queue) and fits(queue[k]):
-            self._start(queue[k], now)
+            self.start_job(queue[k], now)
             started.append(queue[k])
             k += 1
         if k:
@@ -138,7 +138,7 @@ class EASYScheduler(LocalScheduler):
         if simple:  # 3. one backfilling scan over the rest of the queue, by counting (compiled)
             backfilled, self._extra = backfill_by_counting(queue, 1, now, free_now, extra, shadow, self._keys)
             for i in backfilled:
-                self._start(queue[i], now)
+                self.start_job(queue[i], now)
             if backfilled:
                 started.extend(queue[i] for i in backfilled)
                 for i in reversed(backfilled):
@@ -160,7 +160,7 @@ class EASYScheduler(LocalScheduler):
             if lows[bisect_left(times, now + job.estimate, first + 1) - first - 1] < procs:
                 continue
             lows = None  # the start below changes the profile
-            self._start(job, now)
+            self.start_job(job, now)
             backfilled.append(i)
             free_now -= procs
             if not free_now:
@@ -192,7 +192,7 @@ class EASYScheduler(LocalScheduler):
         picked, self._extra = backfill_by_counting(arrived, 0, now, self.n_free, self._extra, self.shadow)
         started = [arrived[i] for i in picked]
         for job in started:
-            self._start(job, now)
+            self.start_job(job, now)
         if started:
             ids = {job.id for job in started}
             self.queue[:] = [job for job in self.queue if job.id not in ids]

@@ -28,19 +28,19 @@ class FCFSScheduler(LocalScheduler):
     name = "fcfs"
 
     def schedule(self, now: int) -> list[Job]:
-        self._advance(now)
+        self.advance_to(now)
         queue, started = self.queue, []
         if now >= self._reserved_until:  # no reservation ahead: counting suffices
             self._stale = True
             k = 0
             while k < len(queue) and queue[k].procs <= self.n_free:
-                self._start(queue[k], now)
+                self.start_job(queue[k], now)
                 k += 1
         else:
             min_free = self.profile.min_free
             k = 0
             while k < len(queue) and min_free(now, queue[k].estimate) >= queue[k].procs:
-                self._start(queue[k], now)
+                self.start_job(queue[k], now)
                 k += 1
         started = queue[:k]
         del queue[:k]

@@ -312,7 +312,7 @@ class LayeredSlotScheduler(LocalScheduler):
     # ------------------------------------------------------------- protocol
     def submit(self, job: Job, now: int) -> None:
         """Enqueue ``job`` and plan it at its earliest start on the free slots (Fig. 2)."""
-        self._advance(now)
+        self.advance_to(now)
         super().submit(job, now)
         start = self._fit(job.procs, job.estimate)
         self._recut(start, start + job.estimate, -job.procs)
@@ -320,12 +320,12 @@ class LayeredSlotScheduler(LocalScheduler):
 
     def schedule(self, now: int) -> list[Job]:
         """Start the queued jobs planned to start at ``now``."""
-        self._advance(now)
+        self.advance_to(now)
         planned, started, kept = self.planned, [], []
         for job in self.queue:
             if planned[job.id] == now:
                 del planned[job.id]
-                self._start(job, now)  # its interval left the slots when it was planned
+                self.start_job(job, now)  # its interval left the slots when it was planned
                 started.append(job)
             else:
                 kept.append(job)
@@ -337,7 +337,7 @@ class LayeredSlotScheduler(LocalScheduler):
         """``job`` ended at ``now``; an early end frees a slot and compresses the plan."""
         _, start = self.running[job.id]
         super().finish(job, now)
-        self._advance(now)
+        self.advance_to(now)
         planned_end = start + job.estimate
         if planned_end > now:
             self._recut(now, planned_end, job.procs)
@@ -347,7 +347,7 @@ class LayeredSlotScheduler(LocalScheduler):
         """Drop queued ``job_id``: its interval returns to the free slots and the plan compresses."""
         job = super().withdraw(job_id, now)
         start = self.planned.pop(job.id)
-        self._advance(now)
+        self.advance_to(now)
         self._recut(start, start + job.estimate, job.procs)
         self._compress(now)
         return job
@@ -363,7 +363,7 @@ class LayeredSlotScheduler(LocalScheduler):
         reservations hold its processors.
         """
         self._check_new(reservation, now)
-        self._advance(now)
+        self.advance_to(now)
         a, b, n = reservation.start, reservation.end, reservation.procs
         if self._covered(a, b) >= n:
             self._recut(a, b, -n)
@@ -541,10 +541,10 @@ class LayeredSlotScheduler(LocalScheduler):
                 recut(old, old + job.estimate, job.procs, (new, new + job.estimate, -job.procs))
                 planned[job.id] = new
 
-    def _advance(self, now: int) -> None:
+    def advance_to(self, now: int) -> None:
         if now < self._now:
             raise InvalidInput(f"slots: time {now} is before the scheduler's clock ({self._now})")
-        super()._advance(now)
+        super().advance_to(now)
         self._slots = _clip(self._slots, now)
         self._now = now
 
@@ -588,7 +588,7 @@ class SlotScheduler(ConservativeScheduler):
         """First instant from which the whole machine is free in the plan (seconds; ch. 3.1)."""
         return max(self.profile.times[-1], self._now)
 
-    def _advance(self, now: int) -> None:
+    def advance_to(self, now: int) -> None:
         if now < self._now:
             raise InvalidInput(f"slots: time {now} is before the scheduler's clock ({self._now})")
-        super()._advance(now)
+        super().advance_to(now)

@@ -199,7 +199,7 @@ class SlurmPSPScheduler(LocalScheduler):
         self.accuracies.record(job)
 
     def schedule(self, now: int) -> list[Job]:
-        self._advance(now)
+        self.advance_to(now)
         self._next_start = None
         if not self.queue:
             return []
@@ -211,14 +211,14 @@ class SlurmPSPScheduler(LocalScheduler):
         while k < len(ranked) and plan.min_free(now, ranked[k].estimate) >= ranked[k].procs:
             job = ranked[k]
             plan.reserve(now, job.estimate, job.procs)
-            self._start(job, now)
+            self.start_job(job, now)
             started.append(job)
             k += 1
         for job in ranked[k:k + self.bf_max_job_test]:  # backfill: plan each, start those due now
             start = plan.earliest_start(job.procs, job.estimate, now)
             plan.reserve(start, job.estimate, job.procs)
             if start == now:
-                self._start(job, now)
+                self.start_job(job, now)
                 started.append(job)
             elif self._next_start is None or start < self._next_start:
                 self._next_start = start
