@@ -6,6 +6,7 @@ import math
 
 import pytest
 
+from gridmarket.errors import InvalidInput
 from gridmarket.scenarios.config import INTERACTION_MODELS, with_overrides
 from gridmarket.scenarios.experiment import compare
 from gridmarket.scenarios.registry import get_scenario, scenario_names
@@ -66,7 +67,7 @@ def test_users_carry_an_estimate_behaviour_and_psp_providers_rank_them():
     assert accuracy.max() - accuracy.min() > 0.3  # users differ as their groups do
     # seeds 1-4 all give this direction (406 s vs 712 s here)
     assert wait[accuracy >= accuracy.median()].mean() < wait[accuracy < accuracy.median()].mean()
-    with pytest.raises(Exception, match="did you mean 'tsafrir'"):
+    with pytest.raises(InvalidInput, match=r"workload\.estimates: unknown 'tsafiri' \(did you mean 'tsafrir'\?\)"):
         WorkloadConfig(estimates="tsafiri")
 
 

@@ -4,6 +4,7 @@ import math
 
 import pytest
 
+from gridmarket.errors import InvalidInput
 from gridmarket.scenarios.commands import compare as compare_cli
 from gridmarket.scenarios.config import load_toml_text
 from gridmarket.scenarios.experiment import SUMMARY_COLUMNS, compare
@@ -83,7 +84,7 @@ def test_overbooking_providers_in_a_scenario_break_contracts_and_the_columns_set
     ran = slas["start"].notna()  # a broken contract's price is never paid; its penalty is
     assert s["sla_net_revenue"] == pytest.approx(slas.loc[ran, "price"].sum() - s["sla_penalties"])
     assert s["provider_revenue"] == pytest.approx(run.records["cost"].sum())
-    with pytest.raises(Exception, match="overbooking"):
+    with pytest.raises(InvalidInput, match=r"provider 'a': overbooking must be in \[1, inf\], got 0\.5"):
         load_toml_text(text.replace("overbooking = 2.0", "overbooking = 0.5", 1))
 
 
@@ -96,7 +97,8 @@ def test_a_dbc_market_of_quoting_advertising_and_auctioning_providers_runs_from_
     assert [p.sells for p in config.providers] == ["post", "auction"]
     (run,) = compare(config)
     assert run.summary["jobs"] == 30 and run.messages["advertise"] > 0 and run.messages["bid"] > 0
-    with pytest.raises(Exception, match="sells must be one of 'quote', 'post', 'auction', got 'auctions'"):
+    with pytest.raises(InvalidInput, match=r"provider 'b': sells must be one of 'quote', 'post', 'auction', "
+                                           r"got 'auctions' \(did you mean 'auction'\?\)"):
         load_toml_text(text.replace('sells = "auction"', 'sells = "auctions"'))
 
 

@@ -1,15 +1,17 @@
-"""The Gantt of a two-tier provider (KEASY, REASY, MEASY; Liu et al. 2012, issue 16): which tier and which processors.
+"""The Gantt of a two-tier provider (KEASY, REASY, MEASY; Liu et al. 2012): which tier and which processors.
 
 A processor holds one fg VM and one bg VM (sec. 2.1): the plan draws bg-tier jobs as ``background``
 blocks on the processors they are on, apart from the fg tier's capacity, and the chart draws them in
 the upper half of those processors' rows, the fg tier in the lower half, within the processor count.
 """
 
+import re
 from types import SimpleNamespace
 
 import numpy as np
 import pytest
 
+from gridmarket.errors import InvalidInput
 from gridmarket.job import Job
 from gridmarket.twotier.progress import JobTraits
 from gridmarket.twotier.stepper import TwoTierMachineSimulation
@@ -109,5 +111,6 @@ def test_an_ordinary_provider_keeps_whole_rows():
 def test_plan_block_rows_must_be_its_processors():
     assert PlanBlock("background", 0, 10, 2, "g", (0, 3)).rows == (0, 3)
     for rows in [(0,), (1, 1), (-1, 0)]:
-        with pytest.raises(Exception, match="rows must be 2 distinct processor indices"):
+        with pytest.raises(InvalidInput, match=rf"plan block 'g': rows must be 2 distinct processor indices >= 0, "
+                                               rf"got {re.escape(repr(rows))}"):
             PlanBlock("background", 0, 10, 2, "g", rows)
