@@ -190,8 +190,19 @@ def get(path: str) -> Dataset:
     found = registry().get(path) or samples().get(path)
     if found is None:
         known = [*registry(), *samples()]
-        close = difflib.get_close_matches(path, known, n=1, cutoff=0.4)
-        hint = f" (did you mean {close[0]!r}?)" if close else "; `gridmarket data list` names them"
+        # a file named by the start of its name (traces/KTH.swf.gz) first: whole-path similarity alone
+        # prefers any path of the same length
+        stem = path.rsplit("/", 1)[-1].split(".")[0].lower()
+        close = []
+        for pool in (registry(), samples()):  # a registered file before its sample
+            close = close or [k for k in pool if stem and k.rsplit("/", 1)[-1].lower().startswith(stem)]
+        close = close or difflib.get_close_matches(path, known, n=1, cutoff=0.4)
+        if len(close) == 1:
+            hint = f" (did you mean {close[0]!r}?)"
+        elif close:
+            hint = f" (did you mean one of {', '.join(close)}?)"
+        else:
+            hint = "; `gridmarket data list` names them"
         raise InvalidInput(f"{path!r} is not a registered data file{hint}")
     return found
 
@@ -307,7 +318,10 @@ def _mirror_location(mirror: str, path: str) -> str:
 
 
 def _download(location: str, out: Path, *, progress: bool) -> None:
-    """Copy a local file or download a URL (pooch's downloaders: http, https, ftp, sftp, doi) to ``out``."""
+    """Copy a local file (a path or ``file://`` URL) or download a URL (pooch's downloaders: http, https, ftp,
+    sftp, doi) to ``out``."""
+    if location.startswith("file://"):
+        location = url2pathname(urlparse(location).path)
     if "://" not in location:
         shutil.copyfile(location, out)
         return
@@ -364,7 +378,7 @@ def fetch(paths: Iterable[str], *, mirror: str | None = None, progress: bool = F
             for location in locations:
                 try:
                     _download(location, part, progress=progress)
-                except OSError as err:  # requests' errors are OSErrors too
+                except (OSError, ValueError) as err:  # requests' errors are OSErrors; pooch: ValueError for a scheme it lacks
                     failures.append(f"{location} ({_reason(err)})")
                     continue
                 got = sha256(part)

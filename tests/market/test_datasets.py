@@ -1,0 +1,193 @@
+"""The data registry (data/registry.toml) and gridmarket.datasets: lookup, mirrors, checksums, refusals."""
+
+import dataclasses
+import gzip
+import hashlib
+from pathlib import Path
+
+import pytest
+
+from gridmarket import datasets
+from gridmarket.errors import InvalidInput
+
+MONTAGE = "workflows/pegasus-dax/Montage_25.xml"  # registered, and shipped whole as samples/Montage_25.xml
+CTC = "traces/CTC-SP2-1996-3.1-cln.swf.gz"
+CTC_SAMPLE = "samples/CTC-SP2-1996-3.1-cln-first5000.swf.gz"
+
+
+@pytest.fixture
+def cache(tmp_path, monkeypatch):
+    """An empty user cache, and no $GRIDMARKET_DATA: files are read from the cache alone."""
+    folder = tmp_path / "cache"
+    monkeypatch.setenv(datasets.CACHE_ENV, str(folder))
+    monkeypatch.delenv(datasets.DATA_ENV, raising=False)
+    return folder
+
+
+@pytest.fixture
+def mirror(tmp_path):
+    """A folder laid out like the data root holding Montage_25.xml (the shipped sample's bytes)."""
+    folder = tmp_path / "mirror"
+    (folder / "workflows" / "pegasus-dax").mkdir(parents=True)
+    (folder / MONTAGE).write_bytes(datasets.sample("samples/Montage_25.xml").read_bytes())
+    return folder
+
+
+def test_every_entry_names_a_known_source_and_a_way_to_get_it():
+    srcs = datasets.sources()
+    assert len(datasets.registry()) == 51
+    for path, ds in datasets.registry().items():
+        assert ds.path == path and path.split("/")[0] in ("traces", "prices", "workflows"), path
+        assert srcs[ds.source].licence and srcs[ds.source].cite, path
+        assert ds.urls or (ds.origin and ds.derived), path  # a URL serves the bytes, or the entry says how they were made
+        assert all(u.startswith("https://") for u in ds.urls + ds.origin), path
+    # the price files are one column of a public CSV, rewritten: no URL may claim to serve their bytes
+    assert all(not ds.urls and ds.derived for p, ds in datasets.registry().items() if p.startswith("prices/"))
+
+
+def test_every_reproduction_named_in_used_by_exists():
+    from gridmarket.scenarios.reproductions import REPRODUCTIONS
+
+    named = {r for ds in datasets.registry().values() for r in ds.used_by}
+    assert named and named <= set(REPRODUCTIONS)
+
+
+@pytest.mark.parametrize("name", ["samples/Montage_25.xml", CTC_SAMPLE])
+def test_shipped_samples_have_their_registered_size_and_sha256(name):
+    ds = datasets.samples()[name]
+    path = datasets.sample(name)
+    assert path.stat().st_size == ds.size and datasets.sha256(path) == ds.sha256
+    assert ds.cut_from in datasets.registry() and ds.source == datasets.registry()[ds.cut_from].source
+
+
+def test_the_montage_sample_is_the_registered_file():
+    assert datasets.samples()["samples/Montage_25.xml"].sha256 == datasets.registry()[MONTAGE].sha256
+
+
+def test_the_ctc_sample_keeps_the_pwa_header_says_it_was_cut_and_holds_5000_records():
+    from gridmarket.workloads import read_swf
+
+    lines = gzip.open(datasets.sample(CTC_SAMPLE), "rt").read().splitlines()
+    header = [line for line in lines if line.startswith(";")]
+    assert "; Acknowledge: Dan Dwyer and Steve Hotovy" in header
+    assert any("the first 5000 of the 77222 records" in line for line in header)
+    assert len(lines) - len(header) == datasets.samples()[CTC_SAMPLE].records == 5000
+    assert len(read_swf(datasets.sample(CTC_SAMPLE))) == 5000
+
+
+@pytest.mark.data(CTC)
+def test_the_ctc_sample_is_the_head_of_the_registered_trace(data_dir):
+    full = gzip.open(data_dir / CTC, "rt").read().splitlines()
+    cut = gzip.open(datasets.sample(CTC_SAMPLE), "rt").read().splitlines()
+    records = [line for line in full if not line.startswith(";")]
+    assert [line for line in cut if not line.startswith(";")] == records[:5000]
+    assert [line for line in cut if line.startswith(";") and "gridmarket sample" not in line
+            and "(sha256" not in line and "MaxRecords describe" not in line] == \
+        [line for line in full if line.startswith(";")]
+
+
+def test_registered_files_present_in_the_data_root_have_their_size_and_sha256(data_dir):
+    present = [ds for p, ds in datasets.registry().items() if (data_dir / p).is_file()]
+    if not present:
+        pytest.skip(f"no registered file in {data_dir}")
+    for ds in present:
+        path = data_dir / ds.path
+        assert path.stat().st_size == ds.size, ds.path
+        assert hashlib.sha256(path.read_bytes()).hexdigest() == ds.sha256, ds.path
+
+
+def test_get_suggests_the_closest_registered_path():
+    with pytest.raises(InvalidInput, match=r"'traces/SDSC-SP2\.swf' is not a registered data file \(did you mean "
+                                           r"'traces/SDSC-SP2-1998-4\.2-cln\.swf\.gz'\?\)"):
+        datasets.get("traces/SDSC-SP2.swf")
+
+
+def test_data_root_is_the_argument_else_the_environment_else_the_cache(cache, monkeypatch, tmp_path):
+    assert datasets.data_root() == cache == datasets.cache_dir()
+    monkeypatch.setenv(datasets.DATA_ENV, str(tmp_path / "env"))
+    assert datasets.data_root() == tmp_path / "env"
+    assert datasets.data_root(tmp_path / "arg") == tmp_path / "arg"
+
+
+def test_a_missing_file_is_one_line_naming_it_the_folder_and_the_fetch_command(cache):
+    with pytest.raises(InvalidInput) as err:
+        datasets.locate("traces/SDSC-SP2-1998-4.2-cln.swf.gz", needed_by="singh-var")
+    message = str(err.value)
+    assert "\n" not in message and message.startswith("singh-var needs traces/SDSC-SP2-1998-4.2-cln.swf.gz")
+    assert str(cache) in message and "`gridmarket data fetch traces/SDSC-SP2-1998-4.2-cln.swf.gz`" in message
+    with pytest.raises(InvalidInput, match=r"gridmarket data fetch prices/pjm_comed_2013-2018_epftoolbox\.csv "
+                                           r"--from MIRROR"):
+        datasets.locate("prices/pjm_comed_2013-2018_epftoolbox.csv")
+
+
+@pytest.mark.parametrize("as_url", [False, True], ids=["folder", "file-url"])
+def test_fetch_from_a_local_mirror_verifies_and_caches_the_file(cache, mirror, as_url):
+    source = mirror.as_uri() if as_url else str(mirror)
+    assert not datasets.is_cached(MONTAGE)
+    [path] = datasets.fetch([MONTAGE], mirror=source)
+    assert path == cache / MONTAGE and datasets.sha256(path) == datasets.registry()[MONTAGE].sha256
+    assert datasets.is_cached(MONTAGE) and datasets.locate(MONTAGE) == path
+    assert sorted(p.name for p in path.parent.iterdir()) == ["Montage_25.xml"]  # no partial file left
+
+
+def test_a_cached_file_is_not_fetched_again(cache, mirror):
+    datasets.fetch([MONTAGE], mirror=str(mirror))
+    (mirror / MONTAGE).unlink()
+    assert datasets.fetch([MONTAGE], mirror=str(mirror)) == [cache / MONTAGE]
+
+
+def test_a_corrupted_mirror_file_is_refused_with_both_hashes_and_nothing_is_cached(cache, mirror):
+    data = bytearray((mirror / MONTAGE).read_bytes())
+    data[1000] ^= 1
+    (mirror / MONTAGE).write_bytes(bytes(data))
+    bad = hashlib.sha256(bytes(data)).hexdigest()
+    with pytest.raises(InvalidInput) as err:
+        datasets.fetch([MONTAGE], mirror=str(mirror))
+    message = str(err.value)
+    assert "\n" not in message and message.startswith(MONTAGE)
+    assert bad in message and datasets.registry()[MONTAGE].sha256 in message and "nothing cached" in message
+    assert not (cache / MONTAGE).exists() and list((cache / MONTAGE).parent.iterdir()) == []
+
+
+def test_a_cached_file_with_a_changed_byte_is_fetched_again(cache, mirror):
+    datasets.fetch([MONTAGE], mirror=str(mirror))
+    data = bytearray((cache / MONTAGE).read_bytes())
+    data[0] ^= 1
+    (cache / MONTAGE).write_bytes(bytes(data))
+    datasets.fetch([MONTAGE], mirror=str(mirror))
+    assert datasets.sha256(cache / MONTAGE) == datasets.registry()[MONTAGE].sha256
+
+
+def test_unreachable_sources_give_one_line_naming_each_url_and_the_mirror_option(cache, monkeypatch, tmp_path):
+    registry = datasets.registry()
+    urls = ("http://127.0.0.1:9/Montage_25.xml", (tmp_path / "nowhere" / "Montage_25.xml").as_uri())
+    monkeypatch.setitem(registry, MONTAGE, dataclasses.replace(registry[MONTAGE], urls=urls))
+    with pytest.raises(InvalidInput) as err:
+        datasets.fetch([MONTAGE])
+    message = str(err.value)
+    assert "\n" not in message and message.startswith(f"could not get {MONTAGE} from ")
+    assert all(u in message for u in urls) and f"--from DIR_OR_URL" in message
+    assert not (cache / MONTAGE).exists()
+
+
+def test_a_derived_file_needs_a_mirror(cache):
+    with pytest.raises(InvalidInput, match=r"prices/pjm_comed_2013-2018_epftoolbox\.csv is derived from https://\S+"
+                                           r"PJM\.csv.* no public URL serves its exact bytes.*--from DIR_OR_URL"):
+        datasets.fetch(["prices/pjm_comed_2013-2018_epftoolbox.csv"])
+
+
+def test_a_missing_mirror_folder_is_named(cache, tmp_path):
+    with pytest.raises(InvalidInput, match=r"--from .*absent: no such folder"):
+        datasets.fetch([MONTAGE], mirror=str(tmp_path / "absent"))
+
+
+def test_needed_by_lists_what_each_reproduction_reads():
+    assert datasets.needed_by("singh-var") == ("traces/SDSC-SP2-1998-4.2-cln.swf.gz",)
+    assert datasets.needed_by("murali-xsede") == ("prices/pjm_comed_2013-2018_epftoolbox.csv",)
+    assert datasets.needed_by("measy") == ()
+
+
+def test_sample_rejects_a_registered_file_that_is_not_shipped():
+    with pytest.raises(InvalidInput, match="not a shipped sample"):
+        datasets.sample(MONTAGE)
+    assert isinstance(datasets.sample("samples/Montage_25.xml"), Path)
