@@ -120,7 +120,7 @@ def add_subcommands(sub) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m gridmarket.scenarios.commands.data``: the same subcommand without the rest of the CLI."""
+    """``python -P -m gridmarket.scenarios.commands.data``: the same subcommand without the rest of the CLI."""
     return run_standalone(add_subcommands, argv, __doc__.splitlines()[0])
 
 
