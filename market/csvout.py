@@ -15,6 +15,8 @@ from os import PathLike
 
 import pandas as pd
 
+from gridmarket.atomicfile import atomic_path
+
 __all__ = ["write_csv"]
 
 _PLAIN_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -39,7 +41,10 @@ def _fast_path(df: pd.DataFrame) -> bool:
 
 
 def write_csv(df: pd.DataFrame, path: str | PathLike[str]) -> None:
-    """Write ``df`` without its index, exactly as ``df.to_csv(path, index=False)`` would.
+    """Write ``df`` without its index, exactly as ``df.to_csv(path, index=False)`` would, whole or not at all.
+
+    The file is written under a temporary name and renamed (:func:`gridmarket.atomicfile.atomic_path`),
+    so a stop or a full disk leaves the previous ``path`` intact.
 
     >>> import os, tempfile
     >>> path = os.path.join(tempfile.mkdtemp(), "jobs.csv")
@@ -50,13 +55,14 @@ def write_csv(df: pd.DataFrame, path: str | PathLike[str]) -> None:
     True
     True
     """
-    if not _fast_path(df):
-        df.to_csv(path, index=False)
-        return
-    import pyarrow as pa
-    import pyarrow.csv as pacsv
+    with atomic_path(path) as tmp:  # a stop or a full disk keeps the previous file, never a cut one
+        if not _fast_path(df):
+            df.to_csv(tmp, index=False)
+            return
+        import pyarrow as pa
+        import pyarrow.csv as pacsv
 
-    table = pa.Table.from_pandas(df, preserve_index=False)
-    with open(path, "wb") as out:
-        out.write((",".join(df.columns) + "\n").encode())
-        pacsv.write_csv(table, out, write_options=pacsv.WriteOptions(include_header=False, quoting_style="none"))
+        table = pa.Table.from_pandas(df, preserve_index=False)
+        with open(tmp, "wb") as out:
+            out.write((",".join(df.columns) + "\n").encode())
+            pacsv.write_csv(table, out, write_options=pacsv.WriteOptions(include_header=False, quoting_style="none"))

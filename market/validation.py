@@ -15,7 +15,7 @@ from pathlib import Path
 
 from gridmarket.errors import InvalidInput
 
-__all__ = ["check_keys", "read_json", "suggest"]
+__all__ = ["check_keys", "check_path_name", "read_json", "suggest"]
 
 
 def suggest(name: str, known: Iterable[str]) -> str:
@@ -51,6 +51,29 @@ def check_keys(where: str, doc: object, allowed: Iterable[str], *, required: Ite
     if missing:
         raise InvalidInput(f"{where}: missing key{'s' if len(missing) > 1 else ''} {', '.join(map(repr, missing))}")
     return doc
+
+
+def check_path_name(where: str, name: object) -> str:
+    """``name`` if it can be used as one file or folder name; else InvalidInput naming ``where``.
+
+    Names of scenarios, providers and interaction models become parts of paths (default
+    results folders, ``batsim/MODEL/PROVIDER/``), so a name must be a single path component
+    that stays where it is put: not empty, not ``.`` or ``..``, without ``/``, ``\\``,
+    control characters, and at most 200 characters.
+
+    >>> check_path_name("name", "singh-var")
+    'singh-var'
+    >>> check_path_name("providers[0].name", "../../victim")
+    Traceback (most recent call last):
+    ...
+    gridmarket.errors.InvalidInput: providers[0].name: '../../victim' cannot name a file or folder (no '/', '\\', \
+control characters, '.' or '..', at most 200 characters)
+    """
+    if (not isinstance(name, str) or name in ("", ".", "..") or len(name) > 200
+            or any(c in "/\\" or ord(c) < 32 or ord(c) == 127 for c in name)):
+        raise InvalidInput(f"{where}: {name!r} cannot name a file or folder (no '/', '\\', control characters, "
+                           "'.' or '..', at most 200 characters)")
+    return name
 
 
 def _kind(value: object) -> str:

@@ -43,7 +43,7 @@ from gridmarket.errors import InvalidInput
 from gridmarket.scheduling import resolve_policy
 from gridmarket.twotier.simulation import TWO_TIER_POLICIES
 from gridmarket.workflows import Network
-from gridmarket.validation import suggest
+from gridmarket.validation import check_path_name, suggest
 from gridmarket.workloads.behaviour import SCENARIOS as BEHAVIOURS
 from gridmarket.scenarios.interaction import INTERACTION_MODELS, check_model
 
@@ -150,6 +150,7 @@ class ProviderConfig:
         where = f"provider {self.name!r}"
         if not isinstance(self.name, str) or not self.name:
             raise InvalidInput(f"provider name must be a non-empty str, got {self.name!r}")
+        check_path_name("provider name", self.name)  # a folder of compare --batsim's output
         _int_at_least(f"{where}: procs", self.procs, 1)
         try:
             if self.policy not in TWO_TIER_POLICIES:  # keasy, reasy, measy: a two-tier provider (no plan)
@@ -400,6 +401,7 @@ class ScenarioConfig:
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not self.name:
             raise InvalidInput(f"name must be a non-empty str, got {self.name!r}")
+        check_path_name("name", self.name)  # part of the default results and sweep folders' names
         if not self.providers:
             raise InvalidInput("providers: a scenario needs at least one provider")
         names = [p.name for p in self.providers]
@@ -417,6 +419,7 @@ class ScenarioConfig:
             raise InvalidInput("models: name at least one interaction model")
         for m in self.models:
             check_model(m)
+            check_path_name("models", m)  # a folder of compare --batsim's output
         if self.duration_seconds is not None:
             _int_at_least("duration_seconds", self.duration_seconds, 1)
         _int_at_least("seed", self.seed, 0)

@@ -14,7 +14,9 @@ from pathlib import Path
 
 import pandas as pd
 
+from gridmarket.atomicfile import save_figure
 from gridmarket.scenarios.intervals import ci95
+
 __all__ = ["gantt", "pareto_front", "price_history", "sweep_lines", "sweep_means", "sweep_winners"]
 
 _KIND_COLOURS = {"job": "C0", "task": "C2", "reservation": "C3"}
@@ -45,7 +47,7 @@ def pareto_front(front: Sequence[tuple[float, float]], choice: int | None, path:
     ax.set_xlabel("allocation cost (SU)")
     ax.set_ylabel("makespan (h)")
     ax.set_title(title)
-    fig.savefig(path, dpi=110)
+    save_figure(fig, path, dpi=110)
 
 
 def price_history(logs: Mapping[str, Mapping[str, Sequence[tuple[int, float, str]]]], path: Path,
@@ -70,7 +72,7 @@ def price_history(logs: Mapping[str, Mapping[str, Sequence[tuple[int, float, str
         ax = fig.subplots()
         ax.text(0.5, 0.5, "no slot was quoted or bought", ha="center", va="center", transform=ax.transAxes)
         ax.set_title(title)
-        fig.savefig(path, dpi=110)
+        save_figure(fig, path, dpi=110)
         return fig
     axes = fig.subplots(len(models), 1, sharex=True, squeeze=False)[:, 0]
     prices = pd.concat([f["price"] for _, frames in models for f in frames.values()])
@@ -107,7 +109,7 @@ def price_history(logs: Mapping[str, Mapping[str, Sequence[tuple[int, float, str
         handles.append(Line2D([], [], color="0.3", marker="v", linestyle="none", label="free (0 SU), at the bottom"))
     fig.legend(handles=handles, loc="outside right upper", fontsize=8)
     fig.suptitle(title)
-    fig.savefig(path, dpi=110)
+    save_figure(fig, path, dpi=110)
     return fig
 
 
@@ -139,7 +141,7 @@ def gantt(records: pd.DataFrame, procs: int, path: Path, title: str, *, limit: i
     ax.set_xlabel("time (h)")
     ax.set_ylabel("processors")
     ax.set_title(title)
-    fig.savefig(path, dpi=110)
+    save_figure(fig, path, dpi=110)
 
 
 def _runs(rows: list[int]) -> list[tuple[int, int]]:
@@ -184,7 +186,7 @@ def sweep_means(table: pd.DataFrame, path: Path, title: str):
     axes[0].invert_yaxis()  # once: the panels share the y axis, and each call would flip it back
     n = f"{min(seeds)}-{max(seeds)}" if seeds and min(seeds) != max(seeds) else str(seeds[0] if seeds else 0)
     fig.suptitle(f"{title}: mean over {n} seed(s)" + (", 95 % t interval" if seeds and max(seeds) > 1 else ""))
-    fig.savefig(path, dpi=110)
+    save_figure(fig, path, dpi=110)
     return fig
 
 
@@ -240,7 +242,7 @@ def sweep_lines(table: pd.DataFrame, path: Path, title: str, *, x: str = "grid.w
     n = table.groupby(["model", x]).size()
     seeds = f"{n.min()}-{n.max()}" if len(n) and n.min() != n.max() else str(n.max() if len(n) else 0)
     fig.suptitle(f"{title}: mean over {seeds} seed(s), 95 % t band")
-    fig.savefig(path, dpi=110)
+    save_figure(fig, path, dpi=110)
     return fig
 
 

@@ -15,31 +15,38 @@ Layout of ``OUT/``::
     pareto.png      the last MOGA Pareto set, the chosen plan marked
     prices.png      slot prices quoted and paid over time, per model and provider
     gantt.png       one provider's schedule under a broker model
-    manifest.json   scenario, seed, package versions, git commit, command
+    manifest.json   scenario, seed, package versions, git commit, command, and ``files``: every other
+                    file's bytes, SHA-256 and (tables) rows; written last, so its presence means complete
 
+Every file is written under a temporary name and renamed (:mod:`gridmarket.atomicfile`): a stop
+leaves no cut file and no manifest, and a later command replaces such an unfinished folder
+(:func:`prepare_out`).
 Parquet is written by pyarrow (pandas' default engine).
 Times are seconds; allocation cost SU; electricity cost in the prices' currency.
 """
 
 from __future__ import annotations
 
+import contextlib
+import fnmatch
 import functools
 import json
 import math
-import os
 import platform
 import subprocess
 import sys
-import tempfile
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from importlib import metadata
 from pathlib import Path
 
 import pandas as pd
 
+from gridmarket.atomicfile import is_temporary, save_figure, write_atomic
 from gridmarket.errors import InvalidInput
+from gridmarket.scenarios.outfolder import LOCK_NAME, MANIFEST_NAME, entries, file_record, remove_written
 
-__all__ = ["PACKAGES", "format_table", "manifest", "prepare_out", "write_atomic", "write_results"]
+__all__ = ["PACKAGES", "RESULT_FILES", "format_table", "manifest", "prepare_out", "write_atomic", "write_manifest",
+           "write_results"]
 
 PACKAGES = ("gridmarket", "mesa", "numpy", "pandas", "networkx", "scipy", "deap", "ortools", "scikit-learn",
             "statsmodels", "matplotlib", "tqdm", "pyarrow")
@@ -49,43 +56,48 @@ _PLOTTED = (("mean_wait", "mean wait (s)"), ("mean_response", "mean response (s)
             ("allocation_cost", "allocation cost (SU)"), ("electricity_cost", "electricity cost"))
 
 
-def prepare_out(out: str | Path, *, force: bool = False) -> Path:
-    """Create ``out``; refuse an existing non-empty folder unless ``force``."""
+RESULT_FILES = ("jobs.parquet", "jobs.csv", "summary.csv", "summary.md", "metrics.png", "messages.png",
+                "workflows.csv", "reservations.csv", "pareto.png", "prices.png", "gantt.png", "batsim")
+"""What :func:`write_results` (and ``compare --batsim``) may write besides ``manifest.json`` (glob patterns)."""
+
+
+def prepare_out(out: str | Path, *, force: bool = False, ours: Sequence[str] = RESULT_FILES) -> Path:
+    """Make the folder ``out`` ready for a command's results (the caller holds its lock, ``outfolder.claim``).
+
+    An empty or missing folder is created; a non-empty one is refused unless ``force``,
+    which deletes only what gridmarket wrote there (the manifest first, the files it lists,
+    the entries of ``ours``, glob patterns, and stray temporary files) and keeps the rest.
+    The refusal says whether the folder holds a finished result (``manifest.json``) or an
+    unfinished one (only files of ``ours``: a command stopped while writing).
+    """
     out = Path(out)
     if out.exists() and not out.is_dir():
         raise InvalidInput(f"{out}: exists and is not a folder")
-    if out.exists() and any(out.iterdir()) and not force:
-        raise InvalidInput(f"{out}: folder exists; pass --force to overwrite it")
+    if out.exists() and entries(out):
+        if not force:
+            found = entries(out)
+            if (out / MANIFEST_NAME).exists():
+                what = " and holds a finished result"
+            elif all(is_temporary(p) or any(fnmatch.fnmatch(p.name, pattern) for pattern in ours) for p in found):
+                what = f" and holds an unfinished result (no {MANIFEST_NAME}: a command stopped while writing)"
+            else:
+                what = ""
+            raise InvalidInput(f"{out}: folder exists{what}; pass --force to replace what gridmarket wrote there "
+                               "(other files are kept)")
+        remove_written(out, ours)
     out.mkdir(parents=True, exist_ok=True)
     return out
 
 
 def remove_if_empty(out: Path) -> bool:
-    """Remove the folder ``out`` if it exists and is empty (a run stopped before writing); True if removed."""
+    """Remove the folder ``out`` if it exists and is empty but its lock (nothing written); True if removed."""
     out = Path(out)
-    if out.is_dir() and not any(out.iterdir()):
+    if out.is_dir() and not entries(out):
+        with contextlib.suppress(FileNotFoundError):
+            (out / LOCK_NAME).unlink()  # the lock of this process's own claim, which ends with the folder
         out.rmdir()
         return True
     return False
-
-
-def write_atomic(path: Path, text: str | bytes) -> None:
-    """Write ``text`` (str as UTF-8, or bytes) to ``path`` through a temporary file and a rename
-    (no half-written file)."""
-    path = Path(path)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(text.encode("utf-8") if isinstance(text, str) else text)
-            fh.flush()
-            os.fsync(fh.fileno())  # on disk before the rename makes it a finished file
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes 0600; results are shared like any written file
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 @functools.cache
@@ -207,7 +219,7 @@ def _bars(summary: pd.DataFrame, path: Path, title: str, *, currency: str = ""):
         ax.grid(axis="x", alpha=0.3)
     axes[0].invert_yaxis()  # once: the panels share the y axis, and each call would flip it back
     fig.suptitle(title + note)
-    fig.savefig(path, dpi=110)
+    save_figure(fig, path, dpi=110)
     return fig
 
 
@@ -225,29 +237,45 @@ def _message_bars(summary: pd.DataFrame, path: Path, title: str) -> None:
     ax.set_ylabel("messages")
     ax.legend()
     ax.set_title(title)
-    fig.savefig(path, dpi=110)
+    save_figure(fig, path, dpi=110)
+
+
+def write_manifest(out: Path, doc: dict, written: Sequence[Path], rows: Mapping[Path, int] | None = None) -> Path:
+    """Write ``out/manifest.json``: ``doc`` with ``files`` (each written file's bytes, SHA-256 and rows), last.
+
+    Its presence says the folder is complete: every other file is written before it.
+    """
+    out = Path(out)
+    rows = rows or {}
+    files = {p.relative_to(out).as_posix(): file_record(p, rows=rows.get(p)) for p in written}
+    path = out / MANIFEST_NAME
+    write_atomic(path, json.dumps({**doc, "files": files}, indent=2, default=str) + "\n")
+    return path
 
 
 def write_results(out: Path, jobs: pd.DataFrame, summary: pd.DataFrame, manifest_doc: dict, title: str,
-                  runs: Sequence | None = None, procs: Mapping[str, int] | None = None) -> list[Path]:
-    """Write the folder's files (see module docstring); return their paths.
+                  runs: Sequence | None = None, procs: Mapping[str, int] | None = None,
+                  extra: Callable[[Path], list[Path]] | None = None) -> list[Path]:
+    """Write the folder's files (see module docstring), ``manifest.json`` last; return their paths.
 
     ``runs`` (the :class:`gridmarket.scenarios.experiment.ModelRun` list) adds
     workflows.csv, reservations.csv, pareto.png, prices.png and gantt.png;
-    ``procs`` (provider -> processors) sizes the Gantt chart.
+    ``procs`` (provider -> processors) sizes the Gantt chart; ``extra(out)``
+    writes more files (returning their paths) before the manifest.
     """
     from gridmarket.scenarios import plots
 
     out = Path(out)
     written = []
-    files = [("jobs.parquet", jobs.to_parquet(index=False)), ("jobs.csv", jobs.to_csv(index=False)),
-             ("summary.csv", summary.to_csv(index=False)),
-             ("summary.md", f"# {title}\n\n" + _markdown(summary) + "\n"),
-             ("manifest.json", json.dumps(manifest_doc, indent=2, default=str) + "\n")]
+    tables = [("jobs.csv", jobs), ("summary.csv", summary)]
     for attr in ("workflows", "reservations"):
         frames = [getattr(r, attr).assign(model=r.model) for r in runs or () if getattr(r, attr) is not None]
         if frames:
-            files.append((f"{attr}.csv", pd.concat(frames, ignore_index=True).to_csv(index=False)))
+            tables.append((f"{attr}.csv", pd.concat(frames, ignore_index=True)))
+    rows = {out / name: len(frame) for name, frame in tables}
+    rows[out / "jobs.parquet"] = len(jobs)
+    files = [("jobs.parquet", jobs.to_parquet(index=False)), *((name, f.to_csv(index=False)) for name, f in tables),
+             ("summary.md", f"# {title}\n\n" + _markdown(summary) + "\n")]
     for name, text in files:
         write_atomic(out / name, text)
         written.append(out / name)
@@ -269,4 +297,6 @@ def write_results(out: Path, jobs: pd.DataFrame, summary: pd.DataFrame, manifest
             plots.gantt(run.records[run.records["site"] == site], procs[site], out / "gantt.png",
                         f"{title}: {site} under {run.model}")
             written.append(out / "gantt.png")
-    return written
+    if extra is not None:
+        written += extra(out)
+    return [*written, write_manifest(out, manifest_doc, written, rows)]

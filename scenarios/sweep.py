@@ -53,11 +53,13 @@ from pathlib import Path
 
 import pandas as pd
 
+from gridmarket.atomicfile import is_temporary
 from gridmarket.errors import InvalidInput, MarketError
 from gridmarket.scenarios.config import ScenarioConfig, overridable, suggest, with_overrides
 from gridmarket.scenarios.experiment import compare
 from gridmarket.scenarios.interrupts import stop_workers, with_hint
-from gridmarket.scenarios.results import manifest, prepare_out, write_atomic
+from gridmarket.scenarios.outfolder import claim, entries
+from gridmarket.scenarios.results import manifest, write_atomic
 
 __all__ = ["EXECUTORS", "MANIFEST", "NO_WORKER_SECONDS", "NoWorkers", "check_executor", "executor_runs",
            "parse_grid", "point_id", "read_points", "run_dask", "run_local", "run_point", "run_sweep"]
@@ -217,20 +219,37 @@ def run_point(config: ScenarioConfig, point: dict, path: str) -> str:
     """
     runs = compare(_configure(config, point))
     rows = [{**{f"grid.{k}": v for k, v in point.items()}, **r.summary} for r in runs]
-    text = json.dumps({"point": point, "rows": rows}, indent=1, default=str) + "\n"
+    text = json.dumps({"point": point, "n_rows": len(rows), "rows": rows}, indent=1, default=str) + "\n"
     if Path(path).parent.is_dir():
         write_atomic(Path(path), text)
     return text
 
 
+def _incomplete(doc: object, point: Mapping | None = None, n_models: int | None = None) -> str | None:
+    """Why ``doc`` is not a finished run's document (of ``point``, with a row per each of ``n_models``), or None."""
+    if not isinstance(doc, dict) or not isinstance(doc.get("rows"), list):
+        return "no list of rows"
+    rows = doc["rows"]
+    if not rows or not all(isinstance(r, dict) and "model" in r for r in rows):
+        return "no rows" if not rows else "a row without its model"
+    if "n_rows" in doc and doc["n_rows"] != len(rows):  # files of earlier versions have no n_rows
+        return f"{len(rows)} rows, n_rows says {doc.get('n_rows')!r}"
+    if n_models is not None and len(rows) != n_models:
+        return f"{len(rows)} rows for {n_models} interaction models"
+    if point is not None and json.dumps(doc.get("point"), sort_keys=True, default=str) != json.dumps(
+            dict(point), sort_keys=True, default=str):
+        return f"the point {doc.get('point')!r}, not {dict(point)!r}"
+    return None
+
+
 def _run_document(path: str | Path) -> str | None:
-    """The whole run document at ``path`` (JSON text with its rows), or None: no file (yet), or one cut short."""
+    """The whole run document at ``path`` (JSON text with its rows), or None: no file (yet), or an incomplete one."""
     try:
         text = Path(path).read_text(encoding="utf-8")
         doc = json.loads(text)
     except (OSError, ValueError):
         return None
-    return text if isinstance(doc, dict) and isinstance(doc.get("rows"), list) else None
+    return text if _incomplete(doc) is None else None
 
 
 def _from_disk(key: tuple[str, str]) -> str | None:
@@ -238,8 +257,21 @@ def _from_disk(key: tuple[str, str]) -> str | None:
     return _run_document(key[1])
 
 
-def _finished(path: Path) -> bool:
-    """Whether ``path`` holds a whole run document (a file cut short by a crash is redone)."""
+def _is_run_file(path: Path) -> bool:
+    """Whether ``path`` is a run's document (whole or not) that :func:`run_point` wrote, not someone else's file."""
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return path.read_bytes().startswith(b'{\n "point":') if path.is_file() else False  # cut short
+    return isinstance(doc, dict) and "point" in doc and "rows" in doc
+
+
+def _finished(path: Path, point: Mapping | None = None, n_models: int | None = None) -> bool:
+    """Whether ``path`` holds the whole document of the run of ``point`` (a row per each of its ``n_models``).
+
+    A file cut short, emptied or edited (no rows, a row count other than its ``n_rows`` or
+    than the point's interaction models, another point) is logged and run again.
+    """
     if not path.exists():
         return False
     try:
@@ -247,7 +279,11 @@ def _finished(path: Path) -> bool:
     except (OSError, ValueError):
         _log.warning("%s: unreadable run file; running that point again", path)
         return False
-    return isinstance(doc, dict) and isinstance(doc.get("rows"), list)
+    why = _incomplete(doc, point, n_models)
+    if why is not None:
+        _log.warning("%s: incomplete run file (%s); running that point again", path, why)
+        return False
+    return True
 
 
 # ---- the folder -------------------------------------------------------------
@@ -271,11 +307,14 @@ def _check_out(out: Path, spec: dict, *, resume: bool, force: bool) -> None:
     """Refuse ``out`` before any work: exists without resume/force, or resume of another sweep."""
     if out.exists() and not out.is_dir():
         raise InvalidInput(f"{out}: exists and is not a folder")
-    if force or not out.exists() or not any(out.iterdir()):
+    if not out.exists() or not [p for p in entries(out) if not is_temporary(p)]:
         return
     spec_path = out / MANIFEST
+    if force:
+        return
     if not spec_path.exists():
-        prepare_out(out, force=False)  # its message: folder exists; pass --force to overwrite it
+        raise InvalidInput(f"{out}: folder exists and holds no sweep (no {MANIFEST}); pass --force to write the "
+                           "sweep into it (it deletes only files a sweep wrote), or choose another --out")
     try:
         old = json.loads(spec_path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as err:
@@ -293,11 +332,11 @@ def _check_out(out: Path, spec: dict, *, resume: bool, force: bool) -> None:
 
 def _init_out(out: Path, spec: dict, *, force: bool) -> None:
     """Create ``out`` (manifest first, then ``runs/``); ``force`` deletes the old sweep; drop a kill's temporaries."""
-    prepare_out(out, force=True)  # refusals were _check_out's; this creates the folder
+    out.mkdir(parents=True, exist_ok=True)  # refusals were _check_out's
     runs_dir = out / "runs"
-    if force:
-        for path in [*runs_dir.glob("*.json"), out / "sweep.csv", out / "sweep.parquet", out / "sweep.png",
-                     out / MANIFEST]:
+    if force and (out / MANIFEST).exists():  # a sweep's folder: its files go; in any other folder nothing does
+        runs = [p for p in runs_dir.glob("*.json") if _is_run_file(p)]
+        for path in [out / MANIFEST, *runs, out / "sweep.csv", out / "sweep.parquet", out / "sweep.png"]:
             path.unlink(missing_ok=True)
     spec_path = out / MANIFEST
     if not spec_path.exists():
@@ -633,9 +672,25 @@ def run_sweep(
     if len(set(ids)) != len(ids):
         raise InvalidInput(f"{what} gives two runs the same id; give each value once")
     spec = json.loads(json.dumps({"scenario": config.to_dict(), **design}, default=str))
+    n_models = [len(_configure(config, point).models) for point in points]
+    with claim(out):  # one sweep per folder at a time: a second is refused, not mixed in
+        return _sweep_into(out, config, spec, ids, points, n_models, executor=executor, workers=workers,
+                           scheduler=scheduler, resume=resume, force=force, progress=progress,
+                           timeout_seconds=timeout_seconds, no_worker_seconds=no_worker_seconds)
+
+
+def _sweep_into(out: Path, config: ScenarioConfig, spec: dict, ids: list[str], points: list[dict],
+                n_models: list[int], *, executor, workers, scheduler, resume, force, progress, timeout_seconds,
+                no_worker_seconds) -> pd.DataFrame:
+    """:func:`run_sweep` once it holds the folder's lock."""
     _check_out(out, spec, resume=resume, force=force)
     runs_dir = (out / "runs").resolve()
-    finished = set() if force else {rid for rid in ids if _finished(runs_dir / f"{rid}.json")}
+    expected = {rid: (point, n) for rid, point, n in zip(ids, points, n_models)}
+
+    def finished_run(rid: str) -> bool:
+        return _finished(runs_dir / f"{rid}.json", *expected[rid])
+
+    finished = set() if force else {rid for rid in ids if finished_run(rid)}
     todo = [(rid, point, str(runs_dir / f"{rid}.json")) for rid, point in zip(ids, points) if rid not in finished]
 
     with contextlib.ExitStack() as stack:
@@ -668,21 +723,25 @@ def run_sweep(
             stop_workers()
             for tmp in runs_dir.glob(".*.tmp"):  # a run stopped while writing leaves no partial file
                 tmp.unlink(missing_ok=True)
-            kept = sum(1 for rid in ids if _finished(runs_dir / f"{rid}.json"))
+            kept = sum(1 for rid in ids if finished_run(rid))
             raise with_hint(exc, f"{kept} of {n_total} runs finished and are kept in {runs_dir}; repeat the "
                                  "command with --resume to run the rest") from None
         except NoWorkers as exc:
-            kept = sum(1 for rid in ids if _finished(runs_dir / f"{rid}.json"))
+            kept = sum(1 for rid in ids if finished_run(rid))
             raise NoWorkers(f"{exc}; {kept} of {n_total} runs finished and are kept in {runs_dir}; repeat the "
                             "command with --resume to run the rest") from None
 
     rows = []
     for rid in ids:
+        if not finished_run(rid):  # changed on disk since its run wrote it (another process, a hand)
+            raise MarketError(f"{runs_dir / f'{rid}.json'}: incomplete run file after the sweep (see the warning "
+                              "above); repeat the command with --resume to run it again")
         rows += json.loads((runs_dir / f"{rid}.json").read_text(encoding="utf-8"))["rows"]
     table = pd.DataFrame(rows)
-    write_atomic(out / "sweep.csv", table.to_csv(index=False))
-    write_atomic(out / "sweep.parquet", table.to_parquet(index=False))
     from gridmarket.scenarios.plots import sweep_means
 
+    # the table last: sweep.csv there means every file of the sweep is
+    write_atomic(out / "sweep.parquet", table.to_parquet(index=False))
     sweep_means(table, out / "sweep.png", config.name)
+    write_atomic(out / "sweep.csv", table.to_csv(index=False))
     return table

@@ -14,6 +14,7 @@ import re
 from os import PathLike
 from pathlib import Path
 
+from gridmarket.atomicfile import write_atomic
 from gridmarket.errors import InvalidInput
 from gridmarket.workloads._tracefile import (
     INT,
@@ -240,5 +241,4 @@ def write_swf(workload: Workload, path: str | PathLike[str]) -> None:
     data = ("\n".join(lines) + "\n").encode("utf-8")
     if Path(path).suffix == ".gz":
         data = gzip.compress(data, compresslevel=6, mtime=0)
-    with open(path, "wb") as f:
-        f.write(data)
+    write_atomic(path, data)

@@ -77,11 +77,12 @@ def _simulate(args: argparse.Namespace) -> int:
         if args.format == "batsim":
             from gridmarket.batsim import to_batsim_jobs
 
-            to_batsim_jobs(result.records, result.procs, workload.name or "w0").to_csv(out, index=False)
+            table = to_batsim_jobs(result.records, result.procs, workload.name or "w0")
         else:
-            from gridmarket.csvout import write_csv
+            table = result.records
+        from gridmarket.csvout import write_csv
 
-            write_csv(result.records, out)
+        write_csv(table, out)  # whole or not at all: a full disk keeps the previous file
     source = workload.name or "workload"
     title = f"{source}: {result.policy} on {result.procs} processors, {args.estimates} estimates"
     print(_format_summary(result.summary, title))

@@ -2,7 +2,7 @@
 
 A thin layer over :func:`gridmarket.scenarios.experiment.compare` and
 :func:`gridmarket.scenarios.sweep.run_sweep`. The main CLI adds the subcommands with
-:func:`add_subcommands`; until it does, ``python -m gridmarket.scenarios.commands.compare compare``
+:func:`add_subcommands`; until it does, ``python -P -m gridmarket.scenarios.commands.compare compare``
 runs them standalone. Times are seconds; allocation cost SU.
 """
 
@@ -19,7 +19,16 @@ from gridmarket.scenarios.config import INTERACTION_MODELS, with_overrides
 from gridmarket.scenarios.experiment import compare
 from gridmarket.scenarios.registry import get_scenario, scenario_names
 from gridmarket.scenarios.interrupts import with_hint
-from gridmarket.scenarios.results import format_table, manifest, prepare_out, remove_if_empty, write_atomic, write_results
+from gridmarket.scenarios.outfolder import claim, remove_written
+from gridmarket.scenarios.results import (
+    RESULT_FILES,
+    format_table,
+    manifest,
+    prepare_out,
+    remove_if_empty,
+    write_atomic,
+    write_results,
+)
 from gridmarket.scenarios.sweep import EXECUTORS, parse_grid, read_points, run_sweep
 
 __all__ = ["add_subcommands", "main", "run_compare", "run_sweep_command"]
@@ -56,6 +65,11 @@ def run_compare(args: argparse.Namespace) -> int:
     """Run the scenario's interaction models on one workload and seed; print the table; write the folder."""
     config = _config(args)
     out = Path(args.out or f"results-{config.name}-seed{config.seed}")
+    with claim(out):  # one writer per folder, for the whole run
+        return _compare_into(out, config, args)
+
+
+def _compare_into(out: Path, config, args: argparse.Namespace) -> int:
     prepare_out(out, force=args.force)  # refuse before the work, not after
     print(f"{config.name}: {len(config.providers)} providers, models {', '.join(config.models)}, "
           f"seed {config.seed}", file=sys.stderr)
@@ -70,9 +84,16 @@ def run_compare(args: argparse.Namespace) -> int:
     print(title)
     print(format_table(summary))
     doc = manifest(config.to_dict(), config.seed, command=["gridmarket", *sys.argv[1:]])
-    written = write_results(out, jobs, summary, doc, title, runs, {p.name: p.procs for p in config.providers})
-    if getattr(args, "batsim", False):
-        written += write_batsim(out / "batsim", jobs, config.providers)
+    extra = (lambda folder: write_batsim(folder / "batsim", jobs, config.providers)) if getattr(
+        args, "batsim", False) else None
+    try:
+        written = write_results(out, jobs, summary, doc, title, runs, {p.name: p.procs for p in config.providers},
+                                extra=extra)
+    except KeyboardInterrupt as exc:  # stopped before the manifest: what was written is not a result
+        remove_written(out, RESULT_FILES)
+        removed = remove_if_empty(out)
+        raise with_hint(exc, f"stopped while writing; the unfinished files were deleted"
+                             f"{f' ({out}/ removed)' if removed else ''}; run the command again") from None
     print(f"\nwrote {len(written)} files to {out}/ ({len(jobs)} job rows)")
     return 0
 
@@ -173,7 +194,7 @@ def add_subcommands(subparsers) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m gridmarket.scenarios.commands.compare {compare,sweep} ...``; returns the exit status."""
+    """``python -P -m gridmarket.scenarios.commands.compare {compare,sweep} ...``; returns the exit status."""
     from gridmarket.scenarios.options import run_standalone
 
     return run_standalone(add_subcommands, argv, __doc__.splitlines()[0])

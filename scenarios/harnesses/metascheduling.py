@@ -8,7 +8,7 @@ strategies BS, INST, TWOPRICE, MCMF at several ``w_t`` and stable matching on
 the same jobs, and reports the paper's Table IV-style summary plus fairness
 (eq. 9) against BS.
 
-    python -m gridmarket.scenarios.harnesses.metascheduling --days 15 --seed 1 --out runs/xsede
+    python -P -m gridmarket.scenarios.harnesses.metascheduling --days 15 --seed 1 --out runs/xsede
 
 Times are integer seconds; prices ``price_per_mwh``; costs in USD.
 """
@@ -24,6 +24,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from gridmarket.atomicfile import write_atomic
+from gridmarket.csvout import write_csv
 from gridmarket.energy import GridSystem, HourlyPrices, align_to_utc, fixed_prices, read_prices, synthetic_prices, xsede_systems
 from gridmarket.errors import InvalidInput, MarketError
 from gridmarket.metascheduling import GridConfig, Site, fairness_scores, grid_workload, run_grid, stream_rng
@@ -153,18 +155,18 @@ def run_experiment(
             progress(rows[-1])
         if out is not None:
             Path(out).mkdir(parents=True, exist_ok=True)
-            result.records.to_csv(Path(out) / f"{config.name}-seed{seed}.csv", index=False)
+            write_csv(result.records, Path(out) / f"{config.name}-seed{seed}.csv")
     baseline = results["bs"].records
     fairness = pd.DataFrame({name: fairness_scores(r.records, baseline) for name, r in results.items() if name != "bs"})
     summary = pd.DataFrame(rows)
     if out is not None:
-        summary.to_csv(Path(out) / "summary.csv", index=False)
-        fairness.to_csv(Path(out) / "fairness.csv")
+        write_csv(summary, Path(out) / "summary.csv")
+        write_atomic(Path(out) / "fairness.csv", fairness.to_csv())
     return summary, fairness
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m gridmarket.scenarios.harnesses.metascheduling``: the XSEDE experiment (``clear``: `gridmarket.scenarios.commands.clear`)."""
+    """``python -P -m gridmarket.scenarios.harnesses.metascheduling``: the XSEDE experiment (``clear``: `gridmarket.scenarios.commands.clear`)."""
     parser = argparse.ArgumentParser(prog="metascheduling", description=__doc__.splitlines()[0])
     parser.add_argument("--days", type=float, default=15)
     parser.add_argument("--seed", type=int, default=1)

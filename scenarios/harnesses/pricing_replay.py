@@ -16,7 +16,7 @@ pass at the current instant: the early release uses
 :func:`gridmarket.pricing.withdraw_reservation` and ``MachineSimulation.wake_at``.
 
 This module only composes :mod:`gridmarket.simulation` and :mod:`gridmarket.pricing`.
-Run it as ``python -m gridmarket.scenarios.harnesses.pricing_replay --trace FILE.swf.gz`` (``--help``
+Run it as ``python -P -m gridmarket.scenarios.harnesses.pricing_replay --trace FILE.swf.gz`` (``--help``
 for options). Times are seconds; prices are SU (processor-hours).
 """
 
@@ -34,6 +34,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from gridmarket.csvout import write_csv
 from gridmarket.errors import InvalidInput, MarketError
 from gridmarket.job import Job
 from gridmarket.pricing import (
@@ -280,7 +281,7 @@ def pricing_replay(
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="python -m gridmarket.scenarios.harnesses.pricing_replay",
+        prog="python -P -m gridmarket.scenarios.harnesses.pricing_replay",
         description="Replay a trace on one provider; a seeded fraction of the jobs reserve slots at "
         "adaptive externality prices (Singh 2008, ch. 5.3: query form 18, choice rule 20). Prints the "
         "mean price (SU = processor-hours) and the mean waits of reservations and best-effort jobs.",
@@ -340,8 +341,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.out:
         out = Path(args.out)
         out.mkdir(parents=True, exist_ok=True)
-        result.jobs.to_csv(out / "jobs.csv", index=False)
-        result.reservations.to_csv(out / "reservations.csv", index=False)
+        write_csv(result.jobs, out / "jobs.csv")
+        write_csv(result.reservations, out / "reservations.csv")
     for key, value in result.summary.items():
         print(f"{key:<26} {value:.3f}" if isinstance(value, float) else f"{key:<26} {value}")
     print(f"{'replay_seconds':<26} {seconds:.1f}")

@@ -8,7 +8,7 @@ under PSP (`gridmarket.scheduling.psp`), and each user's jobs averaged into the 
 the user's end-of-run accuracy (`gridmarket.scheduling.psp.class_waits`). This module
 only composes those functions.
 
-Run it as ``python -m gridmarket.scenarios.harnesses.psp --seed 1`` (``--help`` for options). Times are
+Run it as ``python -P -m gridmarket.scenarios.harnesses.psp --seed 1`` (``--help`` for options). Times are
 seconds in the returned table; the command prints minutes, as the paper does.
 """
 
@@ -22,6 +22,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from gridmarket.atomicfile import write_atomic
 from gridmarket.errors import InvalidInput, MarketError
 from gridmarket.scheduling import policy_names, resolve_policy
 from gridmarket.scheduling.psp import CLASSES, class_waits
@@ -124,7 +125,7 @@ def class_wait_table(
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="python -m gridmarket.scenarios.harnesses.psp",
+        prog="python -P -m gridmarket.scenarios.harnesses.psp",
         description="Average wait per accuracy class per user-behaviour scenario "
         "(Rocchetti et al., Table 3), printed in minutes.",
     )
@@ -158,7 +159,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.out:
             out = Path(args.out)
             out.parent.mkdir(parents=True, exist_ok=True)
-            table.to_csv(out)
+            write_atomic(out, table.to_csv())
     except (MarketError, OSError) as err:
         print(f"psp: error: {err}", file=sys.stderr)
         return 2

@@ -2,9 +2,9 @@
 
 Usage::
 
-    python -m gridmarket.scenarios.harnesses.twotier_tables                       # small default: 2000 jobs, 5 loads, seed 1
-    python -m gridmarket.scenarios.harnesses.twotier_tables --jobs 200000 --workloads feitelson96 --out out/fw.csv   # paper scale
-    python -m gridmarket.scenarios.harnesses.twotier_tables --sections main --loads 0.6,0.9 --jobs 1000 --seed 7
+    python -P -m gridmarket.scenarios.harnesses.twotier_tables                       # small default: 2000 jobs, 5 loads, seed 1
+    python -P -m gridmarket.scenarios.harnesses.twotier_tables --jobs 200000 --workloads feitelson96 --out out/fw.csv   # paper scale
+    python -P -m gridmarket.scenarios.harnesses.twotier_tables --sections main --loads 0.6,0.9 --jobs 1000 --seed 7
 
 What it runs (sec. 3 of the paper; ``shared/seeds/measy-migration-consolidation.txt``):
 
@@ -41,6 +41,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from gridmarket.csvout import write_csv
 from gridmarket.errors import MarketError
 from gridmarket.simulation import simulate
 from gridmarket.twotier import DEFAULT_MIGRATION_COST, paper_metrics, simulate_twotier
@@ -216,7 +217,7 @@ def _floats(text: str) -> list[float]:
 
 
 def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="python -m gridmarket.scenarios.harnesses.twotier_tables", description=__doc__.splitlines()[0],
+    p = argparse.ArgumentParser(prog="python -P -m gridmarket.scenarios.harnesses.twotier_tables", description=__doc__.splitlines()[0],
                                 epilog="See the module docstring for what each section reproduces.")
     p.add_argument("--workloads", default=",".join(WORKLOADS), help=f"comma list of {', '.join(WORKLOADS)}")
     p.add_argument("--loads", default=",".join(map(str, DEFAULT_LOADS)), help="offered loads, comma list")
@@ -269,7 +270,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.out:
         out = Path(args.out)
         out.parent.mkdir(parents=True, exist_ok=True)
-        rows.to_csv(out, index=False)
+        write_csv(rows, out)
         print(f"wrote {len(rows)} rows to {out}")
     return 0
 

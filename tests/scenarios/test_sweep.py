@@ -209,7 +209,7 @@ def test_bad_design_files_are_refused_naming_the_line(tmp_path, text, match):
 
 def test_folder_that_is_no_sweep_is_refused_unless_force(tmp_path, quick):
     (tmp_path / "notes.txt").write_text("mine")
-    with pytest.raises(InvalidInput, match="folder exists; pass --force"):
+    with pytest.raises(InvalidInput, match="folder exists and holds no sweep .no sweep.json.; pass --force"):
         run_sweep(quick, {"seed": [1]}, tmp_path, resume=True)
     with pytest.raises(InvalidInput, match="exists and is not a folder"):
         run_sweep(quick, {"seed": [1]}, tmp_path / "notes.txt")
