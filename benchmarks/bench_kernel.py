@@ -31,7 +31,7 @@ CTC = ROOT.parent / "shared" / "data" / "traces" / "CTC-SP2-1996-3.1-cln.swf.gz"
 def run(trace: str, policy: str, kernel: str, out: Path) -> float:
     env = {**os.environ, "GRIDMARKET_KERNEL": kernel}
     t0 = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "gridmarket.scenarios.commands.cli", "simulate", "--trace", trace, "--policy", policy,
+    subprocess.run([sys.executable, "-P", "-m", "gridmarket.scenarios.commands.cli", "simulate", "--trace", trace, "--policy", policy,
                     "--out", str(out)], check=True, capture_output=True, env=env, cwd=ROOT)
     return time.perf_counter() - t0
 

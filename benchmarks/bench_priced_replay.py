@@ -5,7 +5,7 @@ Run from the repository root::
     .venv/bin/python benchmarks/bench_priced_replay.py [--trace PATH] [--policy conservative] [--repeat 3]
         [--before DIR]
 
-It runs ``python -m gridmarket.scenarios.harnesses.pricing_replay --trace PATH --fraction 0`` (plain)
+It runs ``python -P -m gridmarket.scenarios.harnesses.pricing_replay --trace PATH --fraction 0`` (plain)
 and ``... --fraction 0.1`` (10 % of the jobs reserve at the form-18 start eq. 20
 picks, every candidate priced by Fig. 22), each ``--repeat`` times, interleaved
 so both see the same load, and prints each command's wall times (imports,
@@ -30,7 +30,7 @@ GOAL = 2.0
 
 
 def _run(root: Path, trace: str, policy: str, fraction: float) -> float:
-    cmd = [sys.executable, "-m", "gridmarket.scenarios.harnesses.pricing_replay", "--trace", trace, "--policy", policy,
+    cmd = [sys.executable, "-P", "-m", "gridmarket.scenarios.harnesses.pricing_replay", "--trace", trace, "--policy", policy,
            "--fraction", str(fraction)]
     t0 = time.perf_counter()
     subprocess.run(cmd, cwd=root, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)

@@ -191,8 +191,12 @@ def _quiet_warnings(existing: str) -> str:
 
 
 def solara_command(host: str, port: int) -> list[str]:
-    """The ``solara run`` command line that serves :mod:`gridmarket.viz.app` (production, no browser, no version check)."""
-    return [sys.executable, "-m", "solara", "run", "gridmarket.viz.app", "--host", host, "--port", str(port),
+    """The ``solara run`` command line that serves :mod:`gridmarket.viz.app` (production, no browser, no version check).
+
+    ``-P``: the child does not put the working folder on ``sys.path`` (``python -m`` would), so a
+    ``solara.py`` or any module lying in the folder the command starts from is never imported.
+    """
+    return [sys.executable, "-P", "-m", "solara", "run", "gridmarket.viz.app", "--host", host, "--port", str(port),
             "--production", "--no-open", "--no-check-version"]
 
 

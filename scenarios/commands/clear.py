@@ -5,7 +5,7 @@ JSON in (``{jobs, systems, cost, capacity[, system_cost]}``, null = incompatible
 :mod:`gridmarket.clearing.methods` (registered or a plug-in ``"package.module:function"``); also
 runnable on its own::
 
-    python -m gridmarket.scenarios.commands.clear clear --costs costs.json --method mcmf
+    python -P -m gridmarket.scenarios.commands.clear clear --costs costs.json --method mcmf
 """
 
 from __future__ import annotations
@@ -193,7 +193,7 @@ def run_clear(args: argparse.Namespace) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m gridmarket.scenarios.commands.clear clear --costs FILE ...``; returns the exit status."""
+    """``python -P -m gridmarket.scenarios.commands.clear clear --costs FILE ...``; returns the exit status."""
     return run_standalone(add_clear_parser, argv, __doc__.splitlines()[0])
 
 

@@ -3,7 +3,7 @@
 ``--method`` takes any provisioning method of :mod:`gridmarket.provisioning.methods`, registered or a
 plug-in ``"package.module:function"``; also runnable on its own::
 
-    python -m gridmarket.scenarios.commands.provision --workflow wf.json --slots slots.json --method moga --alpha 0.5 --seed 1
+    python -P -m gridmarket.scenarios.commands.provision --workflow wf.json --slots slots.json --method moga --alpha 0.5 --seed 1
 
 Times are seconds; costs are SU.
 """
@@ -162,7 +162,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m gridmarket.scenarios.commands.provision`` (``provision`` options); returns the exit status."""
+    """``python -P -m gridmarket.scenarios.commands.provision`` (``provision`` options); returns the exit status."""
     parser = argparse.ArgumentParser(prog="gridmarket provision", description=__doc__.splitlines()[0])
     add_arguments(parser)
     args = parser.parse_args(argv)

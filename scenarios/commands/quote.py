@@ -2,7 +2,7 @@
 
 A thin layer over :mod:`gridmarket.pricing` (Singh 2008, ch. 3 and ch. 5). The
 main CLI adds these subcommands with :func:`add_subcommands`; until it does,
-``python -m gridmarket.scenarios.commands.quote quote ...`` runs them standalone.
+``python -P -m gridmarket.scenarios.commands.quote quote ...`` runs them standalone.
 """
 
 from __future__ import annotations

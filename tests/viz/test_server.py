@@ -49,7 +49,7 @@ def test_an_explicit_host_is_obeyed():
 
 def test_solara_runs_the_page_in_production_without_browser_or_version_check():
     cmd = solara_command("127.0.0.1", 9000)
-    assert cmd[1:5] == ["-m", "solara", "run", "gridmarket.viz.app"]
+    assert cmd[1:6] == ["-P", "-m", "solara", "run", "gridmarket.viz.app"]
     assert cmd[cmd.index("--host") + 1] == "127.0.0.1" and cmd[cmd.index("--port") + 1] == "9000"
     assert {"--production", "--no-open", "--no-check-version"} <= set(cmd)
 
