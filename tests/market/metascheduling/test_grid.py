@@ -76,11 +76,24 @@ def test_energy_cost_is_eq7_of_the_actual_run(small_grid, runs):
     assert row["energy_cost"] == pytest.approx(expected)
 
 
-def test_fairness_scores_are_one_for_the_baseline_itself(runs):
+def test_fairness_scores_are_one_for_the_baseline_itself_and_eq9_for_a_grid_run(runs):
+    from scipy.stats import gmean
+
     bs = runs["bs"].records
     assert np.allclose(fairness_scores(bs, bs).to_numpy(), 1.0)
-    split = fairness_scores(runs["mcmf-w25-maxq2-fg0.5"].records, bs, by_route=True)
+    # eq. 9 by an independent route: per origin, the geometric mean of R_local / R_grid (> 1: the grid served
+    # the system's users faster than their own queue did); the identity above holds for the inverse ratio too
+    grid = runs["mcmf-w25-maxq2-fg0.5"].records
+    both = grid.merge(bs, on="job_id", suffixes=("", "_bs"))
+    both["ratio"] = (both["end_bs"] - both["submit_bs"]) / (both["end"] - both["submit"])
+    want = both.groupby("origin")["ratio"].apply(gmean)
+    got = fairness_scores(grid, bs)
+    assert got.to_dict() == pytest.approx(want.to_dict(), rel=1e-12)
+    assert not np.allclose(got.to_numpy(), 1.0)  # the grid moved responses: the case tells the ratio's direction
+    split = fairness_scores(grid, bs, by_route=True)
     assert set(split.columns) == {"grid", "local"}
+    for (origin, routed), ratios in both.groupby(["origin", "routed"])["ratio"]:
+        assert split.loc[origin, "grid" if routed else "local"] == pytest.approx(gmean(ratios), rel=1e-12)
 
 
 def test_same_seed_same_run(small_grid, runs):
