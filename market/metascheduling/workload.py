@@ -1,6 +1,6 @@
 """Synthetic grid workload: a Lublin-Feitelson stream per system with Tsafrir estimates (Murali & Vadhiyar, sec. 4.3.1).
 
-Each system gets its own Lublin-Feitelson workload (sizes scaled to its cores),
+Each system gets its own Lublin-Feitelson workload (sizes up to its cores or its maximum job size),
 arriving at ``jobs_per_hour`` (3.22 per system per hour in the paper, matching
 TeraGrid), with run times stretched by one factor per system so that its
 offered load is ``offered_load`` (the paper tuned the models to Hart's
@@ -13,7 +13,7 @@ with its origin system (``Job.site``) and renumbered 1..n. Times are integer sec
 from __future__ import annotations
 
 import warnings
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
 import numpy as np
@@ -39,6 +39,7 @@ def grid_workload(
     mean_runtime: float | None = None,
     min_runtime: int = 0,
     sizes_to_load: bool = False,
+    max_procs: Mapping[str, int] | None = None,
 ) -> tuple[Job, ...]:
     """Jobs submitted over ``days`` at every system, merged in submit order.
 
@@ -75,6 +76,11 @@ def grid_workload(
         the job sizes carry the load (a grid whose load the paper implies but
         whose job sizes it does not give). The floor of one processor a job
         bounds how low the load can go; callers should report the load measured.
+    max_procs : mapping of str to int, optional
+        System name -> the largest job it is offered: the machine size given
+        to the Lublin-Feitelson model, whose job sizes run up to it. Default:
+        the system's cores. Murali & Vadhiyar's simulator has such a maximum
+        job size per site (``max_req``), below the site's cores.
 
     Returns
     -------
@@ -105,9 +111,17 @@ def grid_workload(
         raise InvalidInput(f"min_runtime must be >= 0 seconds, got {min_runtime!r}")
     if sizes_to_load and mean_runtime is None:
         raise InvalidInput("sizes_to_load scales job sizes around a calibrated mean_runtime; give mean_runtime")
+    caps = {s.name: s.cores for s in systems}
+    for name, cap in (max_procs or {}).items():
+        if name not in caps:
+            raise InvalidInput(f"max_procs names unknown system {name!r}; systems are {sorted(caps)}")
+        if isinstance(cap, bool) or not isinstance(cap, (int, np.integer)) or not 1 <= cap <= caps[name]:
+            raise InvalidInput(f"max_procs[{name!r}] must be an int in [1, {caps[name]}] (its cores), got {cap!r}")
+        caps[name] = int(cap)
     for system in systems:
         if mean_runtime is not None:
-            generated, jobs = _calibrated_jobs(system, horizon, jobs_per_hour, mean_runtime, min_runtime, rng)
+            generated, jobs = _calibrated_jobs(system, horizon, jobs_per_hour, mean_runtime, min_runtime, rng,
+                                               procs=caps[system.name])
             # the estimates are drawn for the workload as generated, short jobs included, which are then left
             # out (sec. 4.3.1: the models generate the trace; jobs under 30 minutes are not simulated)
             estimate = {j.id: j.estimate for j in _with_estimates(system, generated, rng)}
@@ -119,7 +133,7 @@ def grid_workload(
             merged.extend(jobs)
             continue
         n = int(jobs_per_hour * days * 24 * 1.2) + 20
-        w = lublin_workload(n, procs=system.cores, rng=rng)
+        w = lublin_workload(n, procs=caps[system.name], rng=rng)
         submits = np.array([j.submit for j in w.jobs], dtype=float)
         span = max(submits[-1] - submits[0], 1.0)
         stretch = (n - 1) / (jobs_per_hour * span / _HOUR)  # seconds per original second
@@ -152,8 +166,8 @@ def _with_estimates(system: GridSystem, jobs: list[Job], rng: np.random.Generato
 
 
 def _calibrated_jobs(system: GridSystem, horizon: int, jobs_per_hour: float, mean_runtime: float,
-                     min_runtime: int, rng: np.random.Generator) -> tuple[list[Job], list[Job]]:
-    """Lublin jobs on ``system`` scaled to ``mean_runtime`` over those kept (>= ``min_runtime``), arriving at
+                     min_runtime: int, rng: np.random.Generator, *, procs: int) -> tuple[list[Job], list[Job]]:
+    """Lublin jobs (machine size ``procs``) on ``system`` scaled to ``mean_runtime`` over those kept (>= ``min_runtime``), arriving at
     ``jobs_per_hour`` over ``horizon`` seconds (Murali & Vadhiyar sec. 4.3.1's calibration).
 
     Returns ``(generated, kept)``: the Lublin stream as generated up to the last job kept, run times scaled
@@ -162,7 +176,7 @@ def _calibrated_jobs(system: GridSystem, horizon: int, jobs_per_hour: float, mea
     wanted = max(int(round(jobs_per_hour * horizon / _HOUR)), 1)
     n = 2 * wanted + 20
     while True:
-        w = lublin_workload(n, procs=system.cores, rng=rng)
+        w = lublin_workload(n, procs=procs, rng=rng)
         raw = np.array([j.runtime for j in w.jobs], dtype=float)
         cap = float(system.max_walltime)
 
