@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 from hypothesis import settings
 
-from gridmarket.datasets import DATA_ENV, data_root
+from gridmarket.datasets import DATA_ENV, data_root, fetch_command
 
 # CI (HYPOTHESIS_PROFILE=ci in .ci/run) draws the same examples every run, so a landing never hangs on a
 # new random counterexample; local runs keep exploring (a counterexample found there becomes a test).
@@ -31,10 +31,10 @@ def pytest_runtest_setup(item):
     if marker is None:
         return
     root = data_root()
-    missing = [p for p in marker.args if not (root / p).is_file()]
+    missing = [p for m in item.iter_markers("data") for p in m.args if not (root / p).is_file()]
     if missing:
-        pytest.skip(f"real data not found in {root} ({DATA_ENV} or the cache): {', '.join(missing)}; "
-                    f"get it with `gridmarket data fetch {' '.join(missing)}`")
+        pytest.skip(f"real data not found in {root} (${DATA_ENV}, else the cache): {', '.join(missing)}; "
+                    f"get it with `{fetch_command(missing)}`")
 
 
 @pytest.fixture(scope="session")

@@ -95,11 +95,10 @@ def test_the_wfcommons_example_is_read_as_its_tasks_files_and_cores_say():
         ("split_ID01", "align_ID02", 2_000_000_000), ("split_ID01", "align_ID03", 2_000_000_000)]
     same = read_workflow_json(path)  # what provision --workflow and workload.workflow_files read
     assert dict(same.nodes(data=True)) == dict(graph.nodes(data=True))
-    import os
+    from gridmarket.datasets import data_root
 
-    data = Path(os.environ.get("GRIDMARKET_DATA") or ROOT.parent / "shared" / "data")
-    schema = data / "workflows" / "wfformat-schema-1.5.json"
-    if schema.is_file():  # the WfFormat schema, where the shared data folder is present
+    schema = data_root() / "workflows" / "wfformat-schema-1.5.json"  # $GRIDMARKET_DATA, else the cache
+    if schema.is_file():  # the registered WfFormat schema, where it has been fetched
         jsonschema = pytest.importorskip("jsonschema")
         jsonschema.validate(json.loads(path.read_text()), json.loads(schema.read_text()))
 

@@ -7,6 +7,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from gridmarket.datasets import needed_by
 from gridmarket.errors import InvalidInput
 from gridmarket.scenarios.commands.cli import main
 from gridmarket.scenarios.reproductions import REPRODUCTIONS, Check, Report, Row, get_reproduction
@@ -14,6 +15,7 @@ from gridmarket.scenarios.commands import run as run_cli
 
 NEEDS_DATA = {"singh-advertisement", "singh-pricing", "singh-var", "singh-greedy", "murali-xsede", "murali-xsede-lublin",
               "murali-nordugrid"}
+"""The reproductions that read real data; what each reads is the registry's (gridmarket.datasets.needed_by)."""
 
 ROBUST = {
     # directions that hold at the small size in each of seeds 1, 2 and 3 (issue 14; `gridmarket run NAME
@@ -111,7 +113,8 @@ seeds 1..3"): only seed 1 runs here (its figures are pinned), so the pinned 3-se
 3-seed counts are reported in RESULTS, not pinned."""
 
 
-@pytest.mark.parametrize("name, seed", [(n, s) for n in sorted(ROBUST) for s in (1, 2, 3)
+@pytest.mark.parametrize("name, seed", [pytest.param(n, s, marks=pytest.mark.data(*needed_by(n)))
+                                        for n in sorted(ROBUST) for s in (1, 2, 3)
                                         if s == 1 or n not in SLOW_AT_SMALL])
 def test_reproduction_runs_small_with_finite_rows_and_its_robust_directions(name, seed, request):
     data = request.getfixturevalue("data_dir") if name in NEEDS_DATA else None
@@ -150,6 +153,19 @@ def test_bad_size_and_seed_are_rejected_before_running():
         REPRODUCTIONS["ha-selection"].run("smal")
     with pytest.raises(InvalidInput, match="seed must be an int"):
         REPRODUCTIONS["ha-selection"].run("small", -1)
+
+
+def test_the_registry_names_exactly_the_reproductions_that_read_data():
+    assert {n for n in REPRODUCTIONS if needed_by(n)} == NEEDS_DATA
+
+
+@pytest.mark.parametrize("name", sorted(NEEDS_DATA))
+def test_a_reproduction_without_its_data_names_a_file_the_registry_lists_for_it(name, tmp_path):
+    with pytest.raises(InvalidInput) as err:
+        REPRODUCTIONS[name].run("small", data=tmp_path)
+    message = str(err.value)
+    assert "\n" not in message and any(f"needs {p}, which is not in {tmp_path}" in message for p in needed_by(name))
+    assert "gridmarket data fetch" in message
 
 
 def test_missing_data_file_is_named(tmp_path, monkeypatch):
@@ -226,6 +242,7 @@ def test_report_formats_missing_seed_values_and_failed_directions():
     assert not report.all_hold
 
 
+@pytest.mark.data(*needed_by("singh-var"))
 def test_progress_wraps_the_runner_loops_only_while_asked_and_changes_no_figure(monkeypatch):
     from gridmarket.scenarios.reproductions import report as report_mod
 

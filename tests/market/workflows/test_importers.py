@@ -1,11 +1,11 @@
 """WfCommons (WfFormat JSON), Pegasus DAX and the gridmarket JSON format."""
 
 import json
-import re
 
 import networkx as nx
 import pytest
 
+from gridmarket.datasets import registry, sample
 from gridmarket.errors import InvalidInput
 from gridmarket.workflows import (
     read_dax,
@@ -17,33 +17,25 @@ from gridmarket.workflows import (
 )
 
 
-def provenance_workflows(data_dir):
-    """(relative path, tasks, edges) from the workflow tables of PROVENANCE.md."""
-    text = (data_dir / "PROVENANCE.md").read_text()
-    rows = re.findall(r"^\| (?:workflows/)?([\w./-]+\.(?:json|xml)) \| (\d+) / (\d+) \|", text, flags=re.MULTILINE)
-    out = []
-    for name, tasks, edges in rows:
-        for folder in ("wfinstances", "wfcommons-generated", "pegasus-dax"):
-            path = data_dir / "workflows" / folder / name.split("/")[-1]
-            if path.exists():
-                out.append((path, int(tasks), int(edges)))
-    return out
+WORKFLOWS = [p for p, ds in registry().items() if ds.tasks is not None]
 
 
-@pytest.mark.data("PROVENANCE.md")
-def test_every_shared_workflow_reads_with_the_documented_counts(data_dir):
-    rows = provenance_workflows(data_dir)
-    assert len(rows) == 31
-    for path, n_tasks, n_edges in rows:
-        g = read_dax(path) if path.suffix == ".xml" else read_workflow_json(path)
-        assert (g.number_of_nodes(), g.number_of_edges()) == (n_tasks, n_edges), path.name
-        assert nx.is_directed_acyclic_graph(g)
-        assert all(rt >= 1 for _, rt in g.nodes(data="runtime"))
+def test_every_registered_workflow_has_task_and_edge_counts():
+    assert len(WORKFLOWS) == 31  # 13 WfInstances, 12 Pegasus DAX, 6 generated
+    assert all(registry()[p].edges is not None for p in WORKFLOWS)
 
 
-@pytest.mark.data("workflows/pegasus-dax/Montage_25.xml")
-def test_dax_edges_carry_the_bytes_of_the_files_passed(data_dir):
-    g = read_dax(data_dir / "workflows" / "pegasus-dax" / "Montage_25.xml")
+@pytest.mark.parametrize("path", [pytest.param(p, marks=pytest.mark.data(p), id=p.rsplit("/", 1)[-1])
+                                  for p in WORKFLOWS])
+def test_every_registered_workflow_reads_with_its_registered_counts(path, data_dir):
+    g = read_dax(data_dir / path) if path.endswith(".xml") else read_workflow_json(data_dir / path)
+    assert (g.number_of_nodes(), g.number_of_edges()) == (registry()[path].tasks, registry()[path].edges)
+    assert nx.is_directed_acyclic_graph(g)
+    assert all(rt >= 1 for _, rt in g.nodes(data="runtime"))
+
+
+def test_dax_edges_carry_the_bytes_of_the_files_passed():
+    g = read_dax(sample("samples/Montage_25.xml"))  # the registered Montage_25.xml, shipped whole
     assert g.nodes["ID00000"]["name"] == "mProjectPP"
     # mProjectPP writes the projected image and its area file; the children read them
     sizes = [d for *_, d in g.out_edges("ID00000", data="data_bytes")]

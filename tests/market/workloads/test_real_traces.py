@@ -1,19 +1,15 @@
-"""Every trace in shared/data/traces reads, and kept + dropped jobs equal PROVENANCE.md's count."""
+"""Every registered trace reads, and kept + dropped jobs equal the registry's record count."""
 
 from __future__ import annotations
 
-import re
 import warnings
 
 import pytest
 
-from gridmarket.datasets import data_root
+from gridmarket.datasets import registry
 from gridmarket.workloads import DroppedJobsWarning, read_swf
 
-DATA = data_root()  # $GRIDMARKET_DATA (tests/conftest.py sets it to a data folder beside the clone), else the cache
-TRACES = DATA / "traces"
-
-# MaxProcs (else MaxNodes) from the "Header facts" table of PROVENANCE.md
+# MaxProcs (else MaxNodes) from each file's PWA header
 MAX_PROCS = {
     "CTC-SP2-1996-3.1-cln.swf.gz": 338,
     "SDSC-SP2-1998-4.2-cln.swf.gz": 128,
@@ -28,33 +24,28 @@ MAX_PROCS = {
     "lublin-aaroh.swf": 256,
 }
 
+TRACES = [p for p in registry() if p.startswith("traces/")]
 
-def provenance_counts() -> dict[str, int]:
-    """File name -> record count from the trace table of PROVENANCE.md."""
-    text = (DATA / "PROVENANCE.md").read_text()
-    rows = re.findall(r"^\| traces/(\S+) \| ([\d,]+) \|", text, flags=re.MULTILINE)
-    return {name: int(count.replace(",", "")) for name, count in rows}
+pytestmark = pytest.mark.slow
 
 
-TRACE_FILES = sorted(p.name for p in TRACES.iterdir()) if TRACES.is_dir() else []
-
-pytestmark = [
-    pytest.mark.slow,
-    pytest.mark.skipif(not TRACE_FILES or not (DATA / "PROVENANCE.md").is_file(),
-                       reason=f"no traces and PROVENANCE.md at {DATA}"),
-]
+def test_every_registered_trace_has_its_header_facts_here():
+    assert sorted(p.removeprefix("traces/") for p in TRACES) == sorted(MAX_PROCS)
 
 
-def test_provenance_lists_every_trace_file():
-    assert set(TRACE_FILES) <= set(provenance_counts())
+def test_every_trace_in_the_data_root_is_registered(data_dir):
+    present = {f"traces/{p.name}" for p in (data_dir / "traces").glob("*")} if (data_dir / "traces").is_dir() else set()
+    assert present <= set(TRACES)
 
 
-@pytest.mark.parametrize("name", TRACE_FILES)
-def test_trace_reads_and_kept_plus_dropped_equals_the_record_count(name):
-    records = provenance_counts()[name]
+@pytest.mark.parametrize("path", [pytest.param(p, marks=pytest.mark.data(p), id=p.removeprefix("traces/"))
+                                  for p in TRACES])
+def test_trace_reads_and_kept_plus_dropped_equals_the_record_count(path, data_dir):
+    name = path.removeprefix("traces/")
+    records = registry()[path].records
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DroppedJobsWarning)
-        w = read_swf(TRACES / name)
+        w = read_swf(data_dir / path)
     assert len(w) + w.n_dropped == records
     assert w.n_dropped < 0.1 * records
     assert w.max_procs == MAX_PROCS[name]
