@@ -196,3 +196,29 @@ def test_strategies_seeded_from_one_stream_do_not_depend_on_their_order():
     a = first.set_index("run")[["mean_response_min", "total_energy_cost", "mean_wait_ppe"]]
     b = swapped.set_index("run")[["mean_response_min", "total_energy_cost", "mean_wait_ppe"]]
     assert a.sort_index().equals(b.sort_index())
+
+
+def test_lead_in_jobs_run_at_their_origin_and_are_left_out_of_the_records(small_grid, runs):
+    sites, jobs = small_grid
+    k = 40
+    bs = run_grid(jobs, sites, GridConfig("bs", lead_in=k), rng=np.random.default_rng(9)).records
+    # the same simulation as without a lead-in (BS routes nothing), its first k jobs dropped
+    whole = runs["bs"].records
+    assert list(bs["job_id"]) == [j.id for j in jobs[k:]]
+    pd.testing.assert_frame_equal(bs.reset_index(drop=True), whole.iloc[k:].reset_index(drop=True))
+    mcmf = run_grid(jobs, sites, GridConfig("mcmf", w_t=100, lead_in=k), rng=np.random.default_rng(9)).records
+    assert list(mcmf["job_id"]) == [j.id for j in jobs[k:]] and mcmf["routed"].all()
+
+
+@pytest.mark.parametrize("lead_in, match", [(-1, "lead_in must be an int >= 0 jobs, got -1"),
+                                            (True, "lead_in must be an int >= 0 jobs, got True")])
+def test_bad_lead_in_is_named(small_grid, lead_in, match):
+    sites, jobs = small_grid
+    with pytest.raises(InvalidInput, match=match):
+        run_grid(jobs, sites, GridConfig("bs", lead_in=lead_in), rng=np.random.default_rng(0))
+
+
+def test_a_lead_in_of_every_job_is_refused(small_grid):
+    sites, jobs = small_grid
+    with pytest.raises(InvalidInput, match=f"lead_in {len(jobs)} leaves none of the {len(jobs)} jobs to measure"):
+        run_grid(jobs, sites, GridConfig("bs", lead_in=len(jobs)), rng=np.random.default_rng(0))
