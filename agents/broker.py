@@ -11,7 +11,7 @@ name, and only moves messages and keeps records for it:
 * ``var``, ``combined`` -- virtual advance reservations, alone or raced against a priced
   reservation (ch. 6, Figs. 33, 45; :mod:`gridmarket.agents.reservations`).
 * ``first-price``, ``vickrey``, ``english``, ``dutch``, ``double``, ``double-gd``, ``negotiate``,
-  ``dbc``, ``sla`` -- job markets (issue 17): users hand the broker every job and its trading desk
+  ``dbc``, ``sla`` -- job markets: users hand the broker every job and its trading desk
   buys slots for them (:mod:`gridmarket.agents.trading`); jobs that win nothing go to their home queue (best
   effort); workflows run just in time and reservation requests are submitted at their wanted start,
   as under ``best-effort``.

@@ -1,4 +1,4 @@
-"""The broker's trading desks: users' jobs bought in a market instead of queued (issue 17).
+"""The broker's trading desks: users' jobs bought in a market instead of queued.
 
 A desk belongs to the broker of a job-market interaction model. Users hand it their jobs (not
 only workflows and reservation requests); it trades for slots on the providers' plans, the

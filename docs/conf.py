@@ -1,4 +1,4 @@
-"""Sphinx configuration of gridmarket's documentation site (issue 16).
+"""Sphinx configuration of gridmarket's documentation site.
 
 Built by ``tests/test_docs.py`` with ``python -m sphinx -W --keep-going -b html docs <out>``:
 every warning is an error. Tutorials in ``tutorials/`` are MyST-Markdown notebooks executed at

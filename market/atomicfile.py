@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import stat
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -52,7 +53,10 @@ def atomic_path(path: str | os.PathLike[str]) -> Iterator[Path]:
     block fsyncs it and renames it to ``path``. An exception (or a stop) inside the
     block, or a failed fsync/rename, deletes the temporary file and leaves any
     previous ``path`` as it was. The new file gets the permissions of an ordinary
-    new file (``0o666`` less the umask), not ``mkstemp``'s ``0o600``.
+    new file (``0o666`` less the umask), not ``mkstemp``'s ``0o600``. A symbolic link
+    to a file is followed (the file it names is replaced, the link kept); a path that is
+    no regular file (``/dev/stdout``, a named pipe) has nothing to replace and is yielded
+    as it is, to be written in place.
 
     >>> import tempfile, pathlib
     >>> target = pathlib.Path(tempfile.mkdtemp()) / "t.txt"
@@ -62,6 +66,18 @@ def atomic_path(path: str | os.PathLike[str]) -> Iterator[Path]:
     'whole'
     """
     path = Path(path)
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        mode = None  # no file yet (or a dangling link, created anew as a file)
+    if mode is not None and not stat.S_ISREG(mode):
+        try:
+            yield path
+        except OSError as err:
+            raise _named(err, path) from None
+        return
+    if mode is not None and path.is_symlink():
+        path = path.resolve()
     try:
         fd, name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=TMP_SUFFIX)
     except OSError as err:

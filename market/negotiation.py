@@ -16,7 +16,7 @@ scores at least as much for it as the offer it would make next (Faratin's accept
 otherwise it counter-offers. An agent past its deadline withdraws: no deal. So every negotiation
 ends by the earlier deadline plus one round.
 
-:func:`negotiate_slot` is the ``negotiate`` interaction model's use of it (issue 17): a broker and a
+:func:`negotiate_slot` is the ``negotiate`` interaction model's use of it: a broker and a
 provider bargain over a job's slot in the provider's plan. Prices are SU for the whole slot; starts
 are seconds from now, both sides' range ``[earliest, earliest + window]`` (the buyer prefers early,
 the provider late, which delays its queue less). The provider asks from a multiple of its reserve

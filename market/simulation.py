@@ -6,7 +6,7 @@ Events are job arrivals (read in order from the workload, never queued),
 job ends (a ``heapq`` of ``(time, seq, job)``) and policy wake-ups
 (reservation ends, planned starts). At each event time ``t`` the simulator
 applies every end at ``t``, then every arrival at ``t`` in id order, then runs
-exactly ONE scheduling pass (DEVELOPERS issue 2, same-timestamp rule). A job
+exactly ONE scheduling pass (the same-timestamp rule of :mod:`gridmarket.scheduling.base`). A job
 runs for ``min(runtime, estimate)``: it is killed at its estimate.
 
 Why a bare heap and not Mesa's event list: Mesa 3.5 runs ~45k events/s against

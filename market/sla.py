@@ -1,6 +1,6 @@
 """Service-level agreements: a provider signs a start window it can honour, and lateness or failure is paid for.
 
-Issue 17, after the SLA contracts of CloudSim Plus and the penalty-bearing reservations of
+After the SLA contracts of CloudSim Plus and the penalty-bearing reservations of
 Singh 2008 (ch. 6.4, eq. 23). A user asks for ``procs`` processors for ``duration`` seconds,
 starting anywhere in ``[earliest, latest]``; the provider signs only when its plan can give such a
 start (running jobs and reservations leave the processors free for the whole duration: queued jobs

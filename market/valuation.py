@@ -1,4 +1,4 @@
-"""Users' valuations: what completing a job or workflow by a given time is worth (issue 17).
+"""Users' valuations: what completing a job or workflow by a given time is worth.
 
 A utility of completion time with a deadline and linear decay, the form used by value-based batch
 and grid schedulers (B. N. Chun, D. E. Culler, "User-centric performance analysis of market-based

@@ -66,7 +66,6 @@ class InteractionModel:
         return self
 
 
-_ISSUE17 = " (issue 17)"
 INTERACTION_MODELS: dict[str, InteractionModel] = {
     "best-effort": InteractionModel("users submit every job to their home provider's local queue (no market)"),
     "mcmf": InteractionModel("a metascheduler clears grid jobs each cycle by min-cost max-flow (Murali & Vadhiyar, "
@@ -82,37 +81,37 @@ INTERACTION_MODELS: dict[str, InteractionModel] = {
     "combined": InteractionModel("priced reservation raced by a VAR job, the cheaper kept (Singh ch. 6.4, Fig. 45)",
                                  broker="combined"),
     "first-price": InteractionModel("providers auction slots every cycle, reserve = externality quote; the broker "
-                                    "bids the symmetric equilibrium shaded bid; losers go best effort" + _ISSUE17,
+                                    "bids the symmetric equilibrium shaded bid; losers go best effort",
                                     broker="first-price"),
-    "vickrey": InteractionModel("second-price sealed-bid slot auctions, reserve = externality quote; truthful bids"
-                                + _ISSUE17, broker="vickrey"),
+    "vickrey": InteractionModel("second-price sealed-bid slot auctions, reserve = externality quote; truthful bids",
+                                broker="vickrey"),
     "english": InteractionModel("ascending-clock slot auctions, reserve = externality quote; bidders stay in up to "
                                 "their value", broker="english"),
     "dutch": InteractionModel("descending-clock slot auctions, reserve = externality quote; equilibrium stop prices",
                               broker="dutch"),
     "double": InteractionModel("a continuous double auction every cycle among ZIP traders for slots starting in the "
-                               "cycle: providers ask from externality reserves, the broker bids from job values"
-                               + _ISSUE17, broker="double"),
+                               "cycle: providers ask from externality reserves, the broker bids from job values",
+                               broker="double"),
     "double-gd": InteractionModel("the double auction of 'double' among Gjerstad-Dickhaut traders (belief-based "
-                                  "expected-surplus maximisers, Gjerstad & Dickhaut 1998) instead of ZIP" + _ISSUE17,
+                                  "expected-surplus maximisers, Gjerstad & Dickhaut 1998) instead of ZIP",
                                   broker="double-gd"),
     "negotiate": InteractionModel("as each job arrives the broker bargains with each provider in turn by alternating "
                                   "offers over price and start (Faratin time-dependent tactics); the first deal is "
-                                  "bought" + _ISSUE17, broker="negotiate"),
+                                  "bought", broker="negotiate"),
     "dbc": InteractionModel("as each job arrives a deadline-and-budget-constrained broker (Nimrod-G cost-time "
                             "optimisation) buys the cheapest quoted slot that ends by the job's deadline within its "
-                            "value" + _ISSUE17, broker="dbc"),
+                            "value", broker="dbc"),
     "dbc-cycle": InteractionModel("the dbc broker gathering the jobs that arrive within a cycle and buying them "
                                   "together, earliest deadline first (Nimrod-G's scheduling events); an auctioning "
-                                  "provider's slot goes to the highest of the cycle's bids at second price"
-                                  + _ISSUE17, broker="dbc-cycle"),
+                                  "provider's slot goes to the highest of the cycle's bids at second price",
+                                  broker="dbc-cycle"),
     "sla": InteractionModel("as each job arrives every provider offers a service-level agreement its plan can honour "
                             "(start window from the job's deadline, value-based penalties); the broker signs the "
-                            "cheapest and it is settled after the run" + _ISSUE17, broker="sla"),
+                            "cheapest and it is settled after the run", broker="sla"),
     "sla-predict": InteractionModel("the sla market with contracts for each job's predicted run time (the mean of its "
                                     "user's last two, Tsafrir et al. 2007) instead of its estimate: a job that runs "
                                     "longer overruns, the provider moves the contracts in its way (late or broken) "
-                                    "and the user pays the extra at the base rate" + _ISSUE17, broker="sla-predict"),
+                                    "and the user pays the extra at the base rate", broker="sla-predict"),
     "grand": InteractionModel("a greedy broker buys priced slots for workflows and reservations while an MCMF "
                               "metascheduler clears the other jobs across sites by electricity price (no seed studied "
                               "the two together)", broker="greedy", clearing="mcmf"),

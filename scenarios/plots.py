@@ -192,7 +192,8 @@ def sweep_means(table: pd.DataFrame, path: Path, title: str):
 
 MARKET_PANELS = (("social_welfare", "social welfare (SU)"), ("users_surplus", "users' surplus (SU)"),
                  ("provider_revenue", "provider revenue (SU)"), ("mean_response", "mean response (s)"))
-"""The panels of :func:`sweep_lines` by default: the market outcomes of issue 17 and the users' response."""
+"""The panels of :func:`sweep_lines` by default: the job markets' outcomes (welfare, surplus, revenue) and the
+users' response."""
 
 
 def _by_point(table: pd.DataFrame, x: str, col: str) -> pd.DataFrame:

@@ -67,7 +67,7 @@ def quickstart() -> ScenarioConfig:
 
     Not a reproduction of a seed's figure: the embedded default of
     ``gridmarket compare`` (every interaction model, about 30 s with the
-    seven job-market models of issue 17). Seed 1 shows the seeds' directions where they are robust at this size: the
+    seven job-market models). Seed 1 shows the seeds' directions where they are robust at this size: the
     workflows bought by MOGA (10,957 s mean makespan) and greedy (10,676 s)
     finish sooner than just in time (18,108 s; Singh Fig. 13 and 52), and
     reservations succeed more often with VAR (0.78) and the combined scheme
@@ -143,14 +143,14 @@ def grand_market() -> ScenarioConfig:
 
 AUCTION_MARKET_MODELS = ("best-effort", "moga", "greedy", "first-price", "vickrey", "english", "dutch", "double",
                          "double-gd", "negotiate", "dbc", "dbc-cycle", "sla", "sla-predict")
-"""The interaction models ``auction-market`` compares (issue 17), posted prices first."""
+"""The interaction models ``auction-market`` compares, posted prices first."""
 
 
 @register("auction-market")
 def auction_market() -> ScenarioConfig:
     """Posted prices, adaptive quotes, four slot auctions, a double auction, negotiation, DBC and SLAs on one workload.
 
-    Issue 17's comparison of negotiation mechanisms (``gridmarket run auction-market`` runs it over
+    A comparison of negotiation mechanisms (``gridmarket run auction-market`` runs it over
     seeds with its directions; ``gridmarket sweep auction-market --grid workload.load_factor=...``
     over load). Three providers (32, 32, 64 processors) as in ``quickstart``; 150 Lublin jobs
     (Tsafrir estimates, load factor 10: about 106 % of the processors over their 3.3 h of

@@ -1,4 +1,4 @@
-"""The documentation site builds from the sources with warnings as errors (issue 16).
+"""The documentation site builds from the sources with warnings as errors.
 
 ``python -m sphinx -W --keep-going -b html docs <tmp>``: the guides in ``docs/``, the API
 reference generated from the docstrings of ``market``, ``agents`` and ``scenarios``, and the

@@ -1,4 +1,4 @@
-"""Doctest collection imports each module of the packages once (the root conftest.py; issue 16).
+"""Doctest collection imports each module of the packages once (the root conftest.py).
 
 Without it, ``--import-mode=importlib`` executes a module file a second time when the module's
 package imports it while pytest imports the package first: the first file collected decides, so

@@ -1,4 +1,4 @@
-"""The install's guard: an older Python gets one sentence naming the version needed (issue 16)."""
+"""The install's guard: an older Python gets one sentence naming the version needed."""
 
 import runpy
 import sys

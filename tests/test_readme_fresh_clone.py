@@ -1,4 +1,4 @@
-"""The README's shell blocks, rendered as CommonMark, run in a fresh clone of this checkout (issue 16).
+"""The README's shell blocks, rendered as CommonMark, run in a fresh clone of this checkout.
 
 A chosen subset runs: every ``gridmarket`` command that names a file of ``docs/examples/`` or the
 example scenario (a small one, with ``--models best-effort --out`` into the clone), each in its own

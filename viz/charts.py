@@ -43,7 +43,7 @@ DPI = 80
 _SIZE = (6.5, 4.6)
 # Text sizes, points. The page shows a chart about 400 px wide (a half-width grid cell), so a 520 px
 # PNG is drawn at ~0.75 of its size: 9 pt ticks and legends at 80 dpi come out near 7.5 px, the
-# smallest that stays legible; 7 pt (the earlier size) came out near 6 px (issue 16).
+# smallest that stays legible; 7 pt (the earlier size) came out near 6 px, too small to read.
 TICK_PT, LEGEND_PT, LABEL_PT, TITLE_PT = 9, 9, 10, 11
 _HOUR = 3600
 

@@ -1,4 +1,4 @@
-"""Auctions for slots and for processor-hours (issue 17): single-item sealed-bid and clock auctions a
+"""Auctions for slots and for processor-hours: single-item sealed-bid and clock auctions a
 provider runs for one slot (:mod:`gridmarket.auctions.single`) and double auctions between many
 providers and brokers (:mod:`gridmarket.auctions.double`), with zero-intelligence-plus traders
 (:mod:`gridmarket.auctions.zip`) and Gjerstad-Dickhaut traders (:mod:`gridmarket.auctions.gd`) for the

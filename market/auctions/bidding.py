@@ -1,5 +1,5 @@
 """Textbook bidding rules for the four single-item auctions, and one auction among bidders who each
-want their own slot, priced per processor-hour with a reserve of their own (issue 17).
+want their own slot, priced per processor-hour with a reserve of their own.
 
 Rules (V. Krishna, *Auction Theory*, 2nd ed., 2010):
 

@@ -1,6 +1,6 @@
 """A continuous double auction for processor-hours with Gjerstad-Dickhaut and ZIP traders mixed, and its efficiency.
 
-Issue 17's ``auction-market`` experiment compares bidding strategies in one book, as Tesauro & Das
+The ``auction-market`` experiment compares bidding strategies in one book, as Tesauro & Das
 ("High-performance bidding agents for the continuous double auction", ACM EC 2001) ran ZIP, GD and
 other agents in one market. Each buyer wants one processor-hour and values it at ``values[i]`` SU; each seller
 offers one at cost ``costs[i]`` SU (a provider's reserve per processor-hour). Traders shout in

@@ -1,6 +1,6 @@
 """A provider auctions one slot of its plan, its reserve the slot's cost to its queue (Singh 2008, ch. 5).
 
-The bridge between the seeds' pricing and auctions (issue 17): the seller's reserve is the total cost
+The bridge between the seeds' pricing and auctions: the seller's reserve is the total cost
 of the slot it would quote at that start (form 17, :func:`gridmarket.pricing.quote_at`): the base rate
 ``c * n * D`` plus the externality price ``f``, the processor-hours its queued jobs lose if the slot
 is sold (Fig. 22). So no auction sells a slot for less than what it costs the provider's other users,

@@ -1,5 +1,5 @@
 """A continuous double auction for processor-hours in a window: providers ask, brokers bid, ZIP or GD traders
-shout, trades become reservations on the providers' plans (issue 17).
+shout, trades become reservations on the providers' plans.
 
 The ``double`` interaction model runs one trading day of this market every cycle among ZIP traders,
 ``double-gd`` among Gjerstad-Dickhaut traders (:mod:`gridmarket.auctions.gd`). The

@@ -20,7 +20,7 @@ depend on the others), and the earliest horizon is found by bisection over the f
 where the cheapest plan's cost only falls as ``T`` grows. None is returned when no plan meets
 both constraints; tests check all three against enumeration.
 
-:func:`buy_dbc_slot` is the ``dbc`` interaction model's broker (issue 17): one job at a time, its
+:func:`buy_dbc_slot` is the ``dbc`` interaction model's broker: one job at a time, its
 budget the job's value and its deadline the valuation's, over quoting providers: every quoted start
 of every provider (form 19, Singh ch. 5) is a resource with its price (the quote's total cost) and
 ready time, the job's time its real length (known to its owner; the reservation holds the estimate).

@@ -6,7 +6,8 @@ time); the simulator ends a job at ``start + min(runtime, estimate)`` and tells
 the scheduler through :meth:`LocalScheduler.finish`.
 
 The simulator drives a scheduler with this protocol, per event timestamp
-``now`` (DEVELOPERS issue 2, "same-timestamp rule"): first :meth:`finish` for
+``now`` (the same-timestamp rule, which every policy and engine here shares so that
+no result depends on the order of simultaneous events): first :meth:`finish` for
 every job completing at ``now``, then :meth:`submit` for every job arriving at
 ``now`` in id order, then exactly one :meth:`schedule` pass, which returns the
 jobs to start at ``now``. Reservations are added with :meth:`add_reservation`

@@ -3,7 +3,7 @@
 Lifka 1995; Mu'alem & Feitelson 2001; the "aggressive backfilling" of Singh
 2008, ch. 5.3 (Fig. 29). Times are integer seconds from simulation start.
 
-Semantics (DEVELOPERS issue 2): in a pass, start queue heads in FCFS order
+Semantics (the same-timestamp rule of :mod:`gridmarket.scheduling.base`): in a pass, start queue heads in FCFS order
 while they fit. For the blocked head, the *shadow time* is the earliest
 instant at which the processors free then (free now plus those of running jobs
 expected to end by then, at start + estimate) cover its need; the *extra*

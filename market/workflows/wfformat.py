@@ -6,7 +6,7 @@ lists ``id``, ``parents``, ``children``, ``inputFiles`` and ``outputFiles``
 ``workflow.execution.tasks[]`` gives ``runtimeInSeconds`` and optionally
 ``coreCount``. The older layout (schema <= 1.4) keeps everything in
 ``workflow.tasks[]`` with ``runtime``/``runtimeInSeconds``, ``cores`` and inline
-``files`` (``link`` input/output). The gridmarket format (issue 4, CLI) is
+``files`` (``link`` input/output). The gridmarket format (what the CLI's workflow files use) is
 ``{"tasks": [{"id", "procs", "runtime"}], "edges": [{"from", "to", "data"}]}``
 with ``data`` in bytes.
 

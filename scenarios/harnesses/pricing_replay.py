@@ -131,7 +131,7 @@ def pricing_replay(
         whatever this is.
     plan_without : {"recreated", "scheduler"}
         The plan without the slot (``v_q`` of Fig. 22) that a price is counted
-        from. ``"recreated"`` (default since 2026-11-26): Fig. 22 step 1 as
+        from. ``"recreated"`` (the default): Fig. 22 step 1 as
         written, "Create a schedule of the tasks in Q using pi", the queue
         planned afresh from the state, so both plans come from the same
         planning. ``"scheduler"`` (a diagnostic; what the replay did before, and

@@ -10,7 +10,7 @@ and whether the direction the paper reports holds:
 * ``ha-selection`` (Ha et al., Fig. 6a);
 * ``rocchetti-psp`` (Rocchetti et al., Table 3);
 * ``measy`` (Liu et al. 2012, Figs. 6-8);
-* ``auction-market`` (issue 17: every negotiation mechanism against the auction literature's predictions).
+* ``auction-market`` (every negotiation mechanism against the auction literature's predictions).
 
 >>> sorted(REPRODUCTIONS)[:3]
 ['auction-market', 'ha-selection', 'measy']

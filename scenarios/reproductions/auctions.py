@@ -1,4 +1,4 @@
-"""``auction-market``: every negotiation mechanism of issue 17 on one workload, against what the literature predicts.
+"""``auction-market``: every negotiation mechanism here on one workload, against what the literature predicts.
 
 Composes the agent scenario :func:`gridmarket.scenarios.registry.auction_market` (run by
 :func:`gridmarket.scenarios.experiment.compare`: the same jobs, valuations and prices for every interaction
@@ -192,7 +192,7 @@ def _seed_checks(by: dict) -> list[Check]:
         viol = [by[m]["sla_violations"] for m in chain]
         checks.append(Check(
             "no SLA is signed that the provider's plan cannot honour: without overbooking no contract is violated "
-            "(issue 17)", viol[0] == 0, f"{viol[0]} of {by['sla']['sla_contracts']} contracts violated"))
+            "(the offer rule of gridmarket.sla)", viol[0] == 0, f"{viol[0]} of {by['sla']['sla_contracts']} contracts violated"))
         checks.append(Check(
             "overbooking breaks contracts: violations grow with the factor, from none at 1 (Sulistio, Kim & Buyya "
             "2008: the risk overbooking takes)", viol[-1] > 0 and all(a <= b for a, b in zip(viol, viol[1:])),
@@ -223,9 +223,9 @@ def pooled_checks(metrics: dict) -> list[Check]:
                   "format's 95 % interval (Vickrey 1961; Myerson 1981)", bool(inside), detail + " SU")]
 
 
-@register("auction-market", citation="issue 17: GridSim auctions (Assuncao & Buyya 2006), Grosu & Das 2006, "
-          "Buyya et al. 2002", summary="posted prices, quotes, four slot auctions, a double auction, negotiation, "
-          "DBC and SLAs on one workload: welfare, revenue, surplus, messages", pooled=pooled_checks)
+@register("auction-market", citation="the auction literature: GridSim auctions (Assuncao & Buyya 2006), Grosu & "
+          "Das 2006, Buyya et al. 2002", summary="posted prices, quotes, four slot auctions, a double auction, "
+          "negotiation, DBC and SLAs on one workload: welfare, revenue, surplus, messages", pooled=pooled_checks)
 def auction_market(size: str, seed: int, data: Path | None):
     """Every negotiation mechanism on the same jobs and seeds: who gains, who pays, what it costs to talk.
 

@@ -158,7 +158,7 @@ XSEDE_WORKLOADS = {
                   "sec. 4.3.1), Lublin-Feitelson job sizes scaled to a 0.7 offered load per system (the paper gives "
                   "no sizes; its rate and run times with Lublin's sizes offer 2.4-4.1x each system's cores)"),
     "lublin@0.7": ("Lublin-Feitelson jobs at 3.22 arrivals an hour per system, run times stretched to a 0.7 offered "
-                   "load per system (2.06 h mean, most jobs under 30 min): murali-xsede's workload before 2026-11-25"),
+                   "load per system (2.06 h mean, most jobs under 30 min): murali-xsede's earlier workload"),
 }
 """The XSEDE workloads the reproductions offer (``murali-xsede``: ``paper@0.7``; ``murali-xsede-lublin``:
 ``lublin@0.7``). ``benchmarks/murali_xsede_load.py`` runs these families at other loads."""
@@ -233,7 +233,7 @@ def murali_xsede_lublin(size: str, seed: int, data: Path | None):
     strategies, checks and sizes (``small`` 12 hours, ``full`` 15 days).
     The workload departs from sec. 4.3.1 (2.06 h mean run time, most jobs
     under 30 minutes; BS answers in about 360 min against Table IV's
-    633.7); it was murali-xsede's until 2026-11-25 and is kept so that its
+    633.7); it was murali-xsede's before sec. 4.3.1's run times and is kept so that its
     recorded figures can be re-made. Seed's direction: as ``murali-xsede``.
     """
     return _xsede(size, seed, data, "lublin@0.7")

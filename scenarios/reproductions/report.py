@@ -432,7 +432,7 @@ def read_report(folder: Path) -> Report:
 
 
 def _holds(value) -> bool:
-    # reports written before 2026-11-24 stored a numpy bool as the string "True"/"False"
+    # older versions wrote a numpy bool to report.csv as the string "True"/"False"; --join still reads them
     if isinstance(value, bool):
         return value
     if value in ("True", "False"):
@@ -468,7 +468,8 @@ def read_seed_reports(folders: Sequence[Path]) -> list[Report]:
 
 # ----------------------------------------------------------------------------- seeds
 REPRODUCED_SHARE = 0.8
-"""A direction counts as reproduced when it holds in at least this share of the seeds (issue 14)."""
+"""A direction counts as reproduced when it holds in at least this share of the seeds (at most one seed in five may
+go the other way)."""
 
 CI_METHOD = "Student t, 95 %, over seeds (mean ± t(0.975, n-1) · s / sqrt(n))"
 

@@ -50,7 +50,7 @@ def rocchetti_psp(size: str, seed: int, data: Path | None):
     when every user learns (DI), even its lowest class waits less than class
     a1 of the other scenarios (Fig. 1 text).
 
-    Two readings of how PSP ran (issue 14): the strict class order over EASY
+    Two readings of how PSP ran (the paper is not explicit): the strict class order over EASY
     backfilling (:class:`gridmarket.scheduling.psp.PSPScheduler`, the paper's Sec. 4
     description) and PSP as a factor of SLURM's multifactor priority with SLURM's
     backfill pass (:class:`gridmarket.scheduling.slurm.SlurmPSPScheduler`, Sec. 2.2

@@ -54,8 +54,8 @@ def _points(jobs, count: int, before: int = 1500, after: int = 3000) -> list[int
 
     Each instant is moved to the next submission, between the ``before``-th job and the ``after``-th
     from the end (a replay window around each). Ch. 4.7: "submitting the application at different
-    times during the simulation run". Until 2026-11-26 the instants were spaced evenly over the job
-    indices, which puts more of them where submissions are dense, the trace's busy stretches
+    times during the simulation run". Instants spaced evenly over the job indices instead (an earlier
+    version) put more of them where submissions are dense, the trace's busy stretches
     (``benchmarks/RESULTS_reproductions.md``, "Fig. 15's 3-procs ratio, third pass": the instants'
     offered load 72 % against the trace's 66 %).
     """
@@ -194,7 +194,7 @@ def singh_advertisement(size: str, seed: int, data: Path | None):
 
 
 # ----------------------------------------------------------------------------- ch. 5
-_READINGS = {  # ch. 5.3 contradicts itself; both readings run (issue 14)
+_READINGS = {  # ch. 5.3 contradicts itself; both readings run, so neither is chosen silently
     "AB+recorded": ("easy", "requested"),  # set-up: "aggressive backfilling ... estimates ... as recorded"
     "CB+actual": ("conservative", "exact"),  # later: "conservative backfilling ... used for the preceding experiments"
 }
@@ -221,7 +221,7 @@ first. Inside the first 30 days a copy a week *later* covers days 7-30 only
 default is ``week-earlier``, a reading: its utilisation ratios match the
 thesis's stated ones (+40 %: SDSC 1.38 vs 87.4/63.4 = 1.38, CTC 1.34 vs
 78.8/58.7 = 1.34; the later copy 1.35 and 1.31, its bunched work spilling past
-day 30). ``week-later`` is the reading used before 2026-11-25.
+day 30). ``week-later`` is the earlier reading, kept to re-make its figures.
 """
 
 
@@ -388,7 +388,7 @@ def singh_pricing(size: str, seed: int, data: Path | None, *, copy: str = DEFAUL
     the best-effort jobs plan with the recorded estimates: ``"exact"`` (their
     actual runtimes; the thesis: "the requested runtime estimates of the tasks
     in the best effort workload") or ``"requested"`` (every job's recorded
-    estimate, the reading used before 2026-11-25).
+    estimate, the earlier reading, kept to re-make its figures).
 
     Sizes: ``small`` SDSC, first 14 days, alpha 0 / 0.5 / 1, both readings,
     shares 10 / 40 / 90 %. ``full`` SDSC and CTC, first 30 days, alpha 0 /

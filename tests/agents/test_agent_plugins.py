@@ -1,4 +1,4 @@
-"""Provider and user agents as plug-ins (issue 16): ``providers[].agent``, ``workload.user_agent``.
+"""Provider and user agents as plug-ins: ``providers[].agent``, ``workload.user_agent``.
 
 docs/extending.md's section "Provider and user agents of your own" run as written: the files shown
 are the files shipped, the command runs (and fails in one line without PYTHONPATH), and each

@@ -1,4 +1,4 @@
-"""The ``dbc`` model over quoting, advertising and auctioning providers at once (issue 17)."""
+"""The ``dbc`` model over quoting, advertising and auctioning providers at once."""
 
 import numpy as np
 import pytest

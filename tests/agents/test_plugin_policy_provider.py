@@ -1,4 +1,4 @@
-"""A provider of the agent market under a plug-in local policy answers queries from its own plan (issue 16).
+"""A provider of the agent market under a plug-in local policy answers queries from its own plan.
 
 The SJF-over-EASY plug-in of docs/extending.md is called ``sjf``, a name registered nowhere: the
 provider's live scheduler must still be priced and advertised as SJF (``gridmarket.scheduling.policy_of``),

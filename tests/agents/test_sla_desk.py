@@ -1,4 +1,4 @@
-"""Service-level agreements as an interaction model (``sla``, issue 17): signed, run, settled with penalties."""
+"""Service-level agreements as an interaction model (``sla``): signed, run, settled with penalties."""
 
 import numpy as np
 import pandas as pd

@@ -1,4 +1,4 @@
-"""Job markets as interaction models (issue 17): slot auctions every cycle, fallback to best effort."""
+"""Job markets as interaction models: slot auctions every cycle, fallback to best effort."""
 
 import numpy as np
 import pytest

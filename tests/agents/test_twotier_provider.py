@@ -1,4 +1,4 @@
-"""Two-tier providers (KEASY, REASY, MEASY; Liu et al. 2012) in the agent market (issue 16).
+"""Two-tier providers (KEASY, REASY, MEASY; Liu et al. 2012) in the agent market.
 
 A provider whose ``policy`` is a two-tier one runs a :class:`TwoTierMachineSimulation`; its users'
 jobs, arriving as messages, start and end exactly as the whole-run engine schedules the same jobs

@@ -97,7 +97,7 @@ def test_bad_history_is_refused(history):
 
 
 def test_the_metascheduler_plans_with_published_prices_then_sarima_forecasts_when_asked():
-    """Issue 16: the metascheduler agent can use Murali & Vadhiyar's SARIMA forecasts instead of actual prices."""
+    """The metascheduler agent can use Murali & Vadhiyar's SARIMA forecasts instead of actual prices."""
     from gridmarket.energy import synthetic_prices
 
     prices = synthetic_prices(8, rng=np.random.default_rng(5))

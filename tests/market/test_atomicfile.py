@@ -2,6 +2,7 @@
 
 import errno
 import os
+import stat
 
 import pandas as pd
 import pyarrow.csv
@@ -58,3 +59,21 @@ def test_a_stop_inside_atomic_path_keeps_the_previous_file(tmp_path):
         tmp.write_bytes(b"ne")
         raise KeyboardInterrupt
     assert path.read_bytes() == b"old" and [p.name for p in tmp_path.iterdir()] == ["figure.png"]
+
+
+def test_a_link_is_followed_and_a_device_written_in_place(tmp_path):
+    target = tmp_path / "real.csv"
+    target.write_text("old")
+    link = tmp_path / "link.csv"
+    link.symlink_to(target)
+    write_atomic(link, "new")
+    assert link.is_symlink() and target.read_text() == "new"
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    reader = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
+    try:
+        write_atomic(fifo, "through")
+        assert os.read(reader, 100) == b"through"
+    finally:
+        os.close(reader)
+    assert stat.S_ISFIFO(os.stat(fifo).st_mode)  # still the pipe, not replaced by a file

@@ -1,4 +1,4 @@
-"""Alternating-offers negotiation with time-dependent tactics (issue 17; Faratin et al. 1998)."""
+"""Alternating-offers negotiation with time-dependent tactics (Faratin et al. 1998)."""
 
 import itertools
 

@@ -1,4 +1,4 @@
-"""Bargaining for a slot of a provider's plan (issue 17): by hand and by hypothesis."""
+"""Bargaining for a slot of a provider's plan: by hand and by hypothesis."""
 
 import pytest
 from hypothesis import given, settings

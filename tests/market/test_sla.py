@@ -1,4 +1,4 @@
-"""Service-level agreements (issue 17): signed only when the plan can honour the window; settled with penalties."""
+"""Service-level agreements: signed only when the plan can honour the window; settled with penalties."""
 
 import dataclasses
 import math

@@ -1,4 +1,4 @@
-"""Valuations (issue 17): utility of completion time by hand, draws seeded and in range."""
+"""Valuations: utility of completion time by hand, draws seeded and in range."""
 
 import numpy as np
 import pytest

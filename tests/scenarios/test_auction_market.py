@@ -1,4 +1,4 @@
-"""``gridmarket run auction-market`` (issue 17): its harness on a tiny market, its checks over seeds, the CLI."""
+"""``gridmarket run auction-market``: its harness on a tiny market, its checks over seeds, the CLI."""
 
 import math
 
@@ -58,7 +58,7 @@ def test_revenue_equivalence_over_seeds_needs_every_mean_inside_every_interval()
 def _report(seed, revenue):
     rows = [Row(f"{m}: provider revenue", revenue + k, None, "SU") for k, m in
             enumerate(("first-price", "vickrey", "english", "dutch"))]
-    return Report("auction-market", "issue 17", "small", seed, tuple(rows), (Check("x", True),))
+    return Report("auction-market", "the auction literature", "small", seed, tuple(rows), (Check("x", True),))
 
 
 def test_seeds_report_prints_and_exports_the_pooled_direction():

@@ -133,7 +133,7 @@ def test_compare_command_writes_the_results_folder_and_refuses_to_overwrite(tmp_
 
 
 def test_compare_writes_a_batsim_jobs_file_per_model_and_provider_with_energy_that_evalys_reads(tmp_path):
-    """Issue 16: Batsim jobs.csv per provider with consumed_energy from the provider's power (it was -1)."""
+    """Batsim jobs.csv per provider with consumed_energy from the provider's power (it was -1)."""
     evalys_jobset = pytest.importorskip("evalys.jobset")
     out = tmp_path / "res"
     assert compare_cli.main(["compare", "--models", "best-effort,greedy", "--batsim", "--out", str(out)]) == 0
@@ -153,7 +153,7 @@ def test_compare_writes_a_batsim_jobs_file_per_model_and_provider_with_energy_th
 
 
 def test_price_plot_has_a_panel_per_model_a_legend_outside_and_no_zero_on_a_log_axis(tmp_path):
-    """Issue 16: one panel per model, colours per provider, legend outside the data, the whole run, no 0 on a log axis."""
+    """One panel per model, colours per provider, legend outside the data, the whole run, no 0 on a log axis."""
     from gridmarket.scenarios.plots import price_history
 
     logs = {"greedy": {"a": [(0, 0.0, "quote"), (3600, 50.0, "paid")], "b": [(7200, 0.2, "quote")]},
@@ -195,7 +195,7 @@ def test_the_summary_gives_the_median_reservation_cost_beside_the_mean(tmp_path)
 
 
 def test_real_workflow_files_from_the_scenario_are_submitted_and_run(tiny, tmp_path):
-    """Issue 16: a scenario TOML takes real workflows (gridmarket JSON, WfInstances JSON, Pegasus DAX)."""
+    """A scenario TOML takes real workflows (gridmarket JSON, WfInstances JSON, Pegasus DAX)."""
     from pathlib import Path
 
     from gridmarket.scenarios.experiment import build_inputs
@@ -249,7 +249,7 @@ def test_a_workflow_task_wider_than_every_provider_is_refused_naming_the_file(tm
 
 
 def test_trace_jobs_wider_than_every_provider_are_dropped_and_counted(tiny, tmp_path):
-    """Issue 16: `compare --trace` aborted on the first job wider than every provider; it drops and counts them."""
+    """`compare --trace` aborted on the first job wider than every provider; it drops and counts them."""
     import numpy as np
 
     from gridmarket.job import Job

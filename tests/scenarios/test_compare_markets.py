@@ -1,4 +1,4 @@
-"""Job markets in `compare` (issue 17): the auction models by name, and the market columns for every model."""
+"""Job markets in `compare`: the auction models by name, and the market columns for every model."""
 
 import math
 

@@ -1,4 +1,4 @@
-"""The example input files in docs/examples/ and the README / docs/market.md commands that use them (issue 16).
+"""The example input files in docs/examples/ and the README / docs/market.md commands that use them.
 
 The documents are parsed as CommonMark (markdown-it-py), so a broken fence that
 swallows prose shows up as a "command" that does not run. Every command naming

@@ -1,4 +1,4 @@
-"""docs/extending.md's broker seams run as written: broker strategies, trading desks, interaction models (issue 16).
+"""docs/extending.md's broker seams run as written: broker strategies, trading desks, interaction models.
 
 The plug-in files shown are the files shipped; every command of the broker sections runs in a shell
 from the repository's root (``--out`` redirected to a temporary folder), ends with status 0 and

@@ -1,4 +1,4 @@
-"""docs/extending.md run as written: a plug-in local policy named "package.module:Name" (issue 16).
+"""docs/extending.md run as written: a plug-in local policy named "package.module:Name".
 
 The plug-in file shown is the file shipped; each bash command runs in a shell from the repository's
 root (a sweep's --out redirected to a temporary folder) and ends with status 0; the Python block
@@ -92,7 +92,7 @@ def test_without_pythonpath_the_policy_is_a_one_line_error(capsys):
 
 
 def test_a_clearing_plugin_that_breaks_the_rules_is_refused_naming_it(monkeypatch):
-    """Issue 16: a plug-in clearing's answer is checked before any job is dispatched."""
+    """A plug-in clearing's answer is checked before any job is dispatched."""
     import numpy as np
 
     from gridmarket.clearing import ClearingResult, CycleCosts, check_result, resolve_clearing

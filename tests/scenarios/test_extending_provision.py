@@ -1,4 +1,4 @@
-"""docs/extending.md's provisioning and `clear` seams run as written (issue 16).
+"""docs/extending.md's provisioning and `clear` seams run as written.
 
 ``gridmarket provision --method`` and ``gridmarket clear --method`` take registered names and
 plug-ins ``"package.module:function"``. The plug-in file shown is the file shipped; the documented

@@ -1,4 +1,4 @@
-"""Fuzzed input documents (issue 15): every mutation of a valid document is either refused with one line
+"""Fuzzed input documents: every mutation of a valid document is either refused with one line
 naming the file (exit 2) or, where it changes nothing the command reads, accepted; never a traceback,
 and never exit 0 for a renamed key (a typo that would otherwise be silently ignored).
 

@@ -1,4 +1,4 @@
-"""Issue 15's cases: every bad input gets one line naming the file and field, exit 2; no silent acceptance."""
+"""Every bad input gets one line naming the file and field, exit 2; no silent acceptance."""
 
 import json
 import subprocess

@@ -1,4 +1,4 @@
-"""Per-provider SWF traces in a scenario (issue 16): ``workload.source = "providers"``, ``providers[].trace``.
+"""Per-provider SWF traces in a scenario: ``workload.source = "providers"``, ``providers[].trace``.
 
 Each site's jobs come from its own trace and stay that site's: their home is its provider, its
 users are its own, every trace starts at 0 s. The traces here are small SWF files written by
@@ -133,7 +133,7 @@ def test_the_formats_page_example_loads_and_runs_on_traces_of_its_shape(traces):
 
 
 def test_compare_trace_replaces_the_providers_own_traces(tmp_path, traces, capsys):
-    """Issue 16: `compare --trace` on a scenario of per-provider traces was refused ("providers[0].trace is read only
+    """`compare --trace` on a scenario of per-provider traces was refused ("providers[0].trace is read only
     with workload.source = 'providers'"); the one trace now replaces theirs, and its job wider than every provider
     (64 processors, the widest has 32) is dropped and counted."""
     from gridmarket.scenarios.commands.cli import main

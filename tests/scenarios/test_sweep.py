@@ -151,7 +151,7 @@ def test_existing_folder_needs_resume_or_force_and_resume_needs_the_same_sweep(t
 
 
 def test_design_points_run_only_those_points_and_the_table_is_written_as_parquet_too(tmp_path, quick, capsys):
-    """Issue 16: --points design.csv besides full grids; sweep.parquet beside sweep.csv."""
+    """--points design.csv besides full grids; sweep.parquet beside sweep.csv."""
     design = tmp_path / "design.csv"
     design.write_text("w_t,seed\n0,1\n100,2\n50,1\n")
     points = read_points(design)

@@ -1,4 +1,4 @@
-"""A sweep over one numeric parameter drawn as lines, and its winners per point (issue 17's load sweep)."""
+"""A sweep over one numeric parameter drawn as lines, and its winners per point (the auction market's load sweep)."""
 
 import pandas as pd
 

@@ -1,4 +1,4 @@
-"""``gridmarket viz`` without the CDN (issue 16): a filled asset cache is used, an empty one is filled from npm
+"""``gridmarket viz`` without the CDN: a filled asset cache is used, an empty one is filled from npm
 when npm is there, and otherwise the command stops in one line saying how to fill it, before any address."""
 
 from pathlib import Path
@@ -95,7 +95,7 @@ def test_the_asset_list_is_the_fill_script_s():
 
 
 def test_the_page_opens_on_moga_where_it_fills_every_panel_and_explains_mesa_s_controls():
-    """Issue 16: the default model fills the agents panel (a Pareto front), and the page says what Mesa's
+    """The default model fills the agents panel (a Pareto front), and the page says what Mesa's
     Render Interval and Use Threads do."""
     from gridmarket.scenarios.config import with_overrides
     from gridmarket.scenarios.registry import get_scenario

@@ -1,4 +1,4 @@
-"""Chart text on the live page is readable at its default size (issue 16): no text under 9 pt at 80 dpi.
+"""Chart text on the live page is readable at its default size: no text under 9 pt at 80 dpi.
 
 The page shows each PNG about 400 px wide, three quarters of its 520 px: 9 pt comes out near 7.5 px.
 """

@@ -101,7 +101,7 @@ def test_the_cli_and_the_view_import_no_solara():
 
 @pytest.mark.slow
 def test_a_real_server_serves_pages_without_solaras_cookie_warning(tmp_path):
-    """Issue 15: Solara printed a 12-line samesite-cookie warning at start and at every page load on 127.0.0.1."""
+    """Solara printed a 12-line samesite-cookie warning at start and at every page load on 127.0.0.1."""
     import re
     import sys
     import time

@@ -1,4 +1,4 @@
-"""The live page with a two-tier provider (issue 16): every chart draws, the summary counts its jobs."""
+"""The live page with a two-tier provider: every chart draws, the summary counts its jobs."""
 
 from gridmarket.viz.charts import agents_figure, gantt_figure, load_figure, price_figure
 from gridmarket.viz.model import MarketView

@@ -1,4 +1,4 @@
-"""Auctions (issue 17): hand-checked examples, properties, and revenue equivalence over seeds."""
+"""Auctions: hand-checked examples, properties, and revenue equivalence over seeds."""
 
 import math
 

@@ -1,4 +1,4 @@
-"""Bidding rules and slot auctions with personal reserves (issue 17): by hand and by hypothesis."""
+"""Bidding rules and slot auctions with personal reserves: by hand and by hypothesis."""
 
 import math
 

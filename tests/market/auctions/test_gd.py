@@ -1,4 +1,4 @@
-"""Gjerstad-Dickhaut traders in a continuous double auction (issue 17): beliefs by hand, convergence, no loss."""
+"""Gjerstad-Dickhaut traders in a continuous double auction: beliefs by hand, convergence, no loss."""
 
 import numpy as np
 import pytest

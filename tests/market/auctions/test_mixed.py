@@ -1,4 +1,4 @@
-"""GD and ZIP traders mixed in one double auction for processor-hours (issue 17): reports, consistency, efficiency."""
+"""GD and ZIP traders mixed in one double auction for processor-hours: reports, consistency, efficiency."""
 
 import math
 

@@ -1,4 +1,4 @@
-"""The double auction for slots in a window (issue 17): by hand, and IR / budget balance by hypothesis."""
+"""The double auction for slots in a window: by hand, and IR / budget balance by hypothesis."""
 
 import numpy as np
 import pytest

@@ -1,4 +1,4 @@
-"""ZIP traders in a continuous double auction (issue 17): Cliff 1997's convergence, no trade at a loss."""
+"""ZIP traders in a continuous double auction: Cliff 1997's convergence, no trade at a loss."""
 
 import numpy as np
 from hypothesis import given, settings

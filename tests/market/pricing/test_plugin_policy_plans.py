@@ -1,4 +1,4 @@
-"""A provider under a local policy that is not built in prices and advertises its own plan (issue 16).
+"""A provider under a local policy that is not built in prices and advertises its own plan.
 
 Singh's providers advertise the free slots of their plan (2008, ch. 3); a policy that only plans its
 queue head is run forward from the provider's state (``gridmarket.pricing.forecast``). Here the policy is

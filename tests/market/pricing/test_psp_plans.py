@@ -1,4 +1,4 @@
-"""A PSP provider prices and advertises its own plan (issue 16: "any registered local policy can be priced").
+"""A PSP provider prices and advertises its own plan (any registered local policy can be priced).
 
 PSP (Rocchetti et al., Sec. 4) orders its queue by each user's estimate accuracy over the last ten
 ended jobs: a plan of its queue needs that history, which the provider state now carries as

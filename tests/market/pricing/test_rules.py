@@ -1,4 +1,4 @@
-"""Pricing rules (issue 16): the seam that sets a slot's fixed cost f; built-ins, plug-ins, checks."""
+"""Pricing rules: the seam that sets a slot's fixed cost f; built-ins, plug-ins, checks."""
 
 import dataclasses
 import math

@@ -1,4 +1,4 @@
-"""Deadline-and-budget-constrained task-farm plans (issue 17) against enumeration of every assignment."""
+"""Deadline-and-budget-constrained task-farm plans against enumeration of every assignment."""
 
 import itertools
 

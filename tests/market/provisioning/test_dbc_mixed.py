@@ -1,4 +1,4 @@
-"""A DBC broker buying from quoting, posting and auctioning providers at once (issue 17), against enumeration."""
+"""A DBC broker buying from quoting, posting and auctioning providers at once, against enumeration."""
 
 import itertools
 

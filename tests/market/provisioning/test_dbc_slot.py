@@ -1,4 +1,4 @@
-"""The DBC broker over quoting providers (issue 17): never over budget, by the deadline, the cheapest (enumeration)."""
+"""The DBC broker over quoting providers: never over budget, by the deadline, the cheapest (enumeration)."""
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
