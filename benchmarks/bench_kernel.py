@@ -25,7 +25,11 @@ import warnings
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-CTC = ROOT.parent / "shared" / "data" / "traces" / "CTC-SP2-1996-3.1-cln.swf.gz"
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+from datafiles import given_or_registered  # noqa: E402
+
+CTC = "traces/CTC-SP2-1996-3.1-cln.swf.gz"
 
 
 def run(trace: str, policy: str, kernel: str, out: Path) -> float:
@@ -61,20 +65,21 @@ def run_accasim(trace: str) -> dict:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--trace", default=str(CTC))
+    ap.add_argument("--trace", help=f"SWF trace (default: the registered {CTC}, from $GRIDMARKET_DATA or the cache)")
     ap.add_argument("--repeat", type=int, default=2)
     ap.add_argument("--policies", default="fcfs,easy,conservative,slots")
     ap.add_argument("--reference", default="conservative", help="policies also timed with the reference kernel")
     ap.add_argument("--accasim", action="store_true", help="also time AccaSim's EASY loop (one node layout)")
     args = ap.parse_args(argv)
+    trace = str(given_or_registered(args.trace, CTC, needed_by="bench_kernel"))
     best: dict[tuple[str, str], float] = {}
-    accasim = run_accasim(args.trace) if args.accasim else None
+    accasim = run_accasim(trace) if args.accasim else None
     with tempfile.TemporaryDirectory() as tmp:
         for policy in args.policies.split(","):
             kernels = ["compiled"] + (["reference"] if policy in args.reference.split(",") else [])
             for kernel in kernels:
                 out = Path(tmp) / f"{policy}-{kernel}.csv"
-                best[policy, kernel] = min(run(args.trace, policy, kernel, out) for _ in range(args.repeat))
+                best[policy, kernel] = min(run(trace, policy, kernel, out) for _ in range(args.repeat))
                 print(f"{policy:<13} {kernel:<9} {best[policy, kernel]:7.2f} s", flush=True)
             if len(kernels) == 2:
                 same = filecmp.cmp(Path(tmp) / f"{policy}-compiled.csv", Path(tmp) / f"{policy}-reference.csv",
