@@ -734,7 +734,10 @@ class SLADesk(PerJobDesk):
                          "price": contract.price, "penalty": s.penalty, "payment": s.payment, "late": s.late,
                          "violated": s.violated, "broken": broken, "duration": contract.duration, "overrun": over, "overrun_charge": charge})
         rows.sort(key=lambda r: (r["job_id"], not r["broken"]))  # by job, a broken contract before its successor
-        return records, pd.DataFrame(rows, columns=list(SLA_COLUMNS))
+        table = pd.DataFrame(rows, columns=list(SLA_COLUMNS))
+        if not rows:  # typed even when no contract was signed, so masks such as table["broken"] select nothing
+            table = table.astype({"job_id": "int64", "violated": bool, "broken": bool})
+        return records, table
 
 
 class PredictedSLADesk(SLADesk):

@@ -25,7 +25,11 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-TRACE = ROOT.parent / "shared" / "data" / "traces" / "CTC-SP2-1996-3.1-cln.swf.gz"
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+from datafiles import given_or_registered  # noqa: E402
+
+CTC = "traces/CTC-SP2-1996-3.1-cln.swf.gz"
 GOAL = 2.0
 
 
@@ -39,11 +43,12 @@ def _run(root: Path, trace: str, policy: str, fraction: float) -> float:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--trace", default=str(TRACE), help="SWF trace (default: CTC-SP2 in ../shared/data/traces)")
+    parser.add_argument("--trace", help=f"SWF trace (default: the registered {CTC}, from $GRIDMARKET_DATA or the cache)")
     parser.add_argument("--policy", default="conservative", help="the provider's policy (default conservative)")
     parser.add_argument("--repeat", type=int, default=3, help="runs of each command (default 3)")
     parser.add_argument("--before", help="another checkout to time in the same rounds")
     args = parser.parse_args(argv)
+    trace = str(given_or_registered(args.trace, CTC, needed_by="bench_priced_replay"))
     trees = {"this checkout": ROOT}
     if args.before:
         trees = {f"before ({args.before})": Path(args.before), **trees}
@@ -52,9 +57,9 @@ def main(argv: list[str] | None = None) -> int:
     for _ in range(args.repeat):
         for name, root in trees.items():
             for fraction in (0.0, 0.1):
-                times[name, fraction].append(_run(root, args.trace, args.policy, fraction))
+                times[name, fraction].append(_run(root, trace, args.policy, fraction))
         loads.append(os.getloadavg()[0])
-    print(f"trace {Path(args.trace).name}, policy {args.policy}, load average {min(loads):.2f}-{max(loads):.2f}")
+    print(f"trace {Path(trace).name}, policy {args.policy}, load average {min(loads):.2f}-{max(loads):.2f}")
     for name in trees:
         plain, priced = times[name, 0.0], times[name, 0.1]
         print(f"{name}:")

@@ -322,3 +322,21 @@ def test_a_desk_that_gathers_jobs_a_cycle_then_signs_slas_runs_both_inherited_pa
     slas = r.slas.set_index("job_id")
     assert list(slas.index) == [1, 3] and slas.loc[1, "signed_start"] == 60 and m.broker.desk.n_fallback == 1
     assert slas.loc[3, "price"] == per_job.slas.set_index("job_id").loc[3, "price"]
+
+
+def test_a_market_with_no_contract_settles_to_an_empty_typed_table():
+    """seed 251598, two jobs, no gap: sla-predict signs nothing; the table's flags must still be boolean masks."""
+    seed = 251598
+    rng = np.random.default_rng(seed)
+    jobs = []
+    for i in (1, 2):
+        runtime = int(rng.integers(60, 4000))
+        jobs.append(Job(i, 0, int(rng.integers(1, 9)), runtime, runtime + int(rng.integers(0, 3000)), user=i % 3,
+                        site="ab"[i % 2]))
+    vals = draw_valuations(((j.id, j.submit, j.procs * j.estimate / H, min(j.runtime, j.estimate)) for j in jobs),
+                           rng=rng)
+    m = MarketModel([ProviderSpec("a", 8, "conservative"), ProviderSpec("b", 8, "easy")], Workload(tuple(jobs)),
+                    route="site", broker=BrokerSpec("sla-predict"), valuations=vals, rng=seed)
+    r = m.run()
+    assert r.slas.empty and r.slas["broken"].dtype == bool and r.slas["violated"].dtype == bool
+    _check_settled_market(m, r, vals, 2)
