@@ -6,9 +6,10 @@ Run from the repository root::
 
 In one process run it
 
-1. picks the workload: ``--trace PATH``; else CTC-SP2 in ``../shared/data/traces``
-   (relative to the repository root); else the trace there with the most jobs;
-   else a Lublin workload of 80,000 jobs on 256 processors;
+1. picks the workload: ``--trace PATH``; else the registered CTC-SP2 trace where
+   data is found (``$GRIDMARKET_DATA``, else the cache ``gridmarket data fetch``
+   fills: benchmarks/datafiles.py); else the registered trace found there with the
+   most records; else a Lublin workload of 80,000 jobs on 256 processors;
 2. reads it once (``gridmarket.workloads.swf.read_swf``), keeping the first ``--jobs``;
 3. times ``gridmarket.simulation.simulate`` with the ``easy`` and ``conservative``
    policies (best of ``--repeat`` runs while they fit the time budget);
@@ -27,7 +28,6 @@ from __future__ import annotations
 
 import argparse
 import gc
-import gzip
 import json
 import os
 import platform
@@ -52,37 +52,23 @@ from accasim_peer import available as accasim_available  # noqa: E402
 from accasim_peer import write_swf  # noqa: E402
 from null_loop import null_event_loop  # noqa: E402
 
+from gridmarket.datasets import data_root, registry  # noqa: E402
 from gridmarket.simulation import simulate  # noqa: E402
 from gridmarket.workloads.workload import Workload  # noqa: E402
 
-TRACES = ROOT.parent / "shared" / "data" / "traces"
-PREFERRED = "CTC-SP2"
+PREFERRED = "traces/CTC-SP2-1996-3.1-cln.swf.gz"
 LUBLIN_JOBS, LUBLIN_PROCS, LUBLIN_SEED = 80_000, 256, 2024
 POLICIES = ("easy", "conservative")
 
 
 # --------------------------------------------------------------- workload
-def _open_text(path: Path):
-    return gzip.open(path, "rt", errors="replace") if path.suffix == ".gz" else open(path, errors="replace")
-
-
-def count_jobs(path: Path) -> int:
-    """Non-comment, non-blank lines of an SWF file (gzip or plain)."""
-    with _open_text(path) as f:
-        return sum(1 for line in f if line.strip() and not line.lstrip().startswith(";"))
-
-
-def find_trace(traces: Path = TRACES) -> Path | None:
-    """CTC-SP2 if present, else the SWF trace with the most jobs, else None."""
-    if not traces.is_dir():
+def find_trace(root: Path | None = None) -> Path | None:
+    """CTC-SP2 if the data root holds it, else the registered trace there with the most records, else None."""
+    root = data_root() if root is None else root
+    found = [p for p in registry() if p.startswith("traces/") and (root / p).is_file()]
+    if not found:
         return None
-    files = sorted(p for p in traces.iterdir() if p.name.endswith((".swf", ".swf.gz")))
-    for p in files:
-        if p.name.startswith(PREFERRED):
-            return p
-    if not files:
-        return None
-    return max(files, key=count_jobs)
+    return root / (PREFERRED if PREFERRED in found else max(found, key=lambda p: registry()[p].records))
 
 
 def read_trace(path: Path) -> Workload:

@@ -4,7 +4,7 @@ Run from the repository root::
 
     .venv/bin/python benchmarks/bench_dbscan.py [--calls N]
 
-Replays 3,000 jobs of SDSC-SP2 (``../shared/data/traces``; a seeded Lublin
+Replays 3,000 jobs of SDSC-SP2 (``$GRIDMARKET_DATA``, else the cache; a seeded Lublin
 workload without it) under EASY, fits the queue-wait predictor on them, and
 collects the point sets its predictions cluster (the ``n_similar`` = 64
 scaled history jobs nearest to each target). Each set is then clustered by
@@ -17,11 +17,12 @@ from __future__ import annotations
 import argparse
 import time
 import warnings
-from pathlib import Path
 
 import numpy as np
 
-TRACE = Path(__file__).resolve().parent.parent.parent / "shared" / "data" / "traces" / "SDSC-SP2-1998-4.2-cln.swf.gz"
+from gridmarket.datasets import data_root
+
+TRACE = data_root() / "traces" / "SDSC-SP2-1998-4.2-cln.swf.gz"  # $GRIDMARKET_DATA, else the cache
 
 
 def _point_sets(n: int) -> list[np.ndarray]:

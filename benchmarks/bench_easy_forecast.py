@@ -4,8 +4,8 @@ Run from the repository root::
 
     .venv/bin/python benchmarks/bench_easy_forecast.py [--trace PATH] [--jobs N] [--states K]
 
-Replays the first ``--jobs`` jobs of the trace (default CTC-SP2 in
-``../shared/data/traces``) under EASY, takes ``--states`` provider states at
+Replays the first ``--jobs`` jobs of the trace (default the registered CTC-SP2,
+from ``$GRIDMARKET_DATA`` or the cache) under EASY, takes ``--states`` provider states at
 evenly spaced submissions, and on each asks form 19 (Singh 2008, ch. 5.2)
 for a 32-processor x 1 h and a 64-processor x 4 h slot from one hour ahead:
 every candidate that does not fit beside the plan is priced by running EASY
@@ -27,7 +27,11 @@ import warnings
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-TRACE = HERE.parent.parent / "shared" / "data" / "traces" / "CTC-SP2-1996-3.1-cln.swf.gz"
+sys.path.insert(0, str(HERE))
+
+from datafiles import given_or_registered  # noqa: E402
+
+CTC = "traces/CTC-SP2-1996-3.1-cln.swf.gz"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -39,14 +43,13 @@ def main(argv: list[str] | None = None) -> int:
     from gridmarket.workloads import read_swf
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--trace", default=str(TRACE), help="SWF trace (default: CTC-SP2 in ../shared/data)")
+    parser.add_argument("--trace", help=f"SWF trace (default: the registered {CTC}, from $GRIDMARKET_DATA or the cache)")
     parser.add_argument("--jobs", type=int, default=20000, help="jobs replayed (default 20000)")
     parser.add_argument("--states", type=int, default=30, help="provider states priced (default 30)")
     args = parser.parse_args(argv)
-    if not Path(args.trace).exists():
-        sys.exit(f"no trace at {args.trace}; pass --trace")
+    trace = given_or_registered(args.trace, CTC, needed_by="bench_easy_forecast")
     warnings.simplefilter("ignore")
-    workload = read_swf(args.trace)
+    workload = read_swf(trace)
     procs = workload.max_procs
     jobs = [j for j in workload.jobs if j.procs <= procs][: args.jobs]
     sim = MachineSimulation(EASYScheduler(procs), jobs)
@@ -65,7 +68,7 @@ def main(argv: list[str] | None = None) -> int:
             total += sum(q.fixed_cost for q in found)
     cpu = time.process_time() - t0
     queue = sum(len(s.queue) for s in states) / len(states)
-    print(f"{Path(args.trace).name}: {len(states)} states, mean queue {queue:.0f} jobs, {quotes} quotes")
+    print(f"{trace.name}: {len(states)} states, mean queue {queue:.0f} jobs, {quotes} quotes")
     print(f"cpu {cpu:.2f} s ({1000 * cpu / quotes:.1f} ms a quote); price checksum {total:.3f} SU")
     return 0
 

@@ -11,15 +11,17 @@ from __future__ import annotations
 
 import argparse
 import heapq
+import sys
 import time
 from pathlib import Path
 
-import mesa
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from gridmarket.simulation import simulate
-from gridmarket.workloads import read_swf
+import mesa  # noqa: E402
+from datafiles import given_or_registered  # noqa: E402
 
-TRACES = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "traces"
+from gridmarket.simulation import simulate  # noqa: E402
+from gridmarket.workloads import read_swf  # noqa: E402
 
 
 class _Counter(mesa.Model):
@@ -34,10 +36,11 @@ class _Counter(mesa.Model):
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--trace", default=str(TRACES / "CTC-SP2-1996-3.1-cln.swf.gz"))
+    parser.add_argument("--trace", help="SWF trace (default: the registered CTC-SP2, from $GRIDMARKET_DATA or the cache)")
     parser.add_argument("--jobs", type=int, default=None)
     args = parser.parse_args()
-    workload = read_swf(args.trace)
+    trace = given_or_registered(args.trace, "traces/CTC-SP2-1996-3.1-cln.swf.gz", needed_by="bench_mesa_events")
+    workload = read_swf(trace)
     jobs = workload.jobs[: args.jobs] if args.jobs else workload.jobs
     rec = simulate(jobs, procs=workload.max_procs, policy="easy").records
     times = sorted(rec["submit"].tolist() + rec["end"].tolist())
@@ -59,7 +62,7 @@ def main() -> None:
     mesa_s = time.perf_counter() - t0
     assert model.n == n == counter.n
 
-    print(f"trace {Path(args.trace).name}: {len(rec)} jobs, {n} events")
+    print(f"trace {trace.name}: {len(rec)} jobs, {n} events")
     print(f"{'engine':<28}{'seconds':>10}{'events/s':>14}")
     print(f"{'heapq loop':<28}{bare:>10.3f}{n / bare:>14,.0f}")
     print(f"{'mesa schedule_event+run':<28}{mesa_s:>10.3f}{n / mesa_s:>14,.0f}")

@@ -10,26 +10,28 @@ implementations in one run, results checked identical.
 
 from __future__ import annotations
 
+import sys
 import time
 import warnings
 from pathlib import Path
 
-import numpy as np
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from gridmarket.provisioning import PlanEvaluator, moga
-from gridmarket.provisioning import schedule as sched
-from gridmarket.workflows import layered_workflow
-from gridmarket.workloads import read_swf
-from gridmarket.scenarios.harnesses.provisioning import Provider
+import numpy as np  # noqa: E402
+from datafiles import data_file  # noqa: E402
 
-TRACES = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "traces"
+from gridmarket.provisioning import PlanEvaluator, moga  # noqa: E402
+from gridmarket.provisioning import schedule as sched  # noqa: E402
+from gridmarket.workflows import layered_workflow  # noqa: E402
+from gridmarket.workloads import read_swf  # noqa: E402
+from gridmarket.scenarios.harnesses.provisioning import Provider  # noqa: E402
 
 
 def main() -> int:
     import gridmarket.provisioning._cplan as compiled
 
     warnings.simplefilter("ignore")
-    w = read_swf(TRACES / "SDSC-SP2-1998-4.2-cln.swf.gz")
+    w = read_swf(data_file("traces/SDSC-SP2-1998-4.2-cln.swf.gz", needed_by="bench_plan_kernel"))
     sdsc = Provider("sdsc", 128, w.jobs[:6000])
     wf = layered_workflow(100, depth=10, mean_procs=6, rng=np.random.default_rng(0))
     at = w.jobs[1400].submit

@@ -6,8 +6,9 @@ Run from the repository root::
 
 In one process it
 
-1. picks the workload: ``--trace PATH``; else CTC-SP2 in ``../shared/data/traces``;
-   else the trace there with the most jobs (``--days`` keeps the first N days);
+1. picks the workload: ``--trace PATH``; else the registered CTC-SP2 from
+   ``$GRIDMARKET_DATA`` or the cache (benchmarks/datafiles.py; without it, exit 2
+   naming the fetch command); ``--days`` keeps the first N days;
 2. times the plain conservative replay (``gridmarket.simulation.simulate``, no reservation);
 3. times the priced replay (``gridmarket.scenarios.harnesses.pricing_replay.pricing_replay``): 10 % of the
    jobs (seed 1) reserve at the start eq. 20 picks (alpha 0.5) from the form-18 quote
@@ -35,26 +36,16 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(HERE))
+
+from datafiles import given_or_registered  # noqa: E402
 
 from gridmarket.simulation import simulate  # noqa: E402
 from gridmarket.workloads import read_swf  # noqa: E402
 from gridmarket.scenarios.harnesses.pricing_replay import pricing_replay  # noqa: E402
 
-TRACES = ROOT.parent / "shared" / "data" / "traces"
-PREFERRED = "CTC-SP2"
+CTC = "traces/CTC-SP2-1996-3.1-cln.swf.gz"
 GOAL = 5.0
-
-
-def _pick_trace(arg: str | None) -> Path:
-    if arg:
-        return Path(arg)
-    found = sorted(TRACES.glob("*.swf*"))
-    for path in found:
-        if path.name.startswith(PREFERRED):
-            return path
-    if not found:
-        sys.exit(f"no trace in {TRACES}; pass --trace")
-    return max(found, key=lambda p: p.stat().st_size)
 
 
 def _timed(fn):
@@ -66,13 +57,13 @@ def _timed(fn):
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--trace", help="SWF trace (default: CTC-SP2 in ../shared/data/traces)")
+    parser.add_argument("--trace", help=f"SWF trace (default: the registered {CTC}, from $GRIDMARKET_DATA or the cache)")
     parser.add_argument("--days", type=float, help="keep only the jobs submitted in the first N days")
     parser.add_argument("--easy-days", type=float, default=0.0,
                         help="also compare conservative and EASY prices on the first N days (slow for EASY)")
     args = parser.parse_args(argv)
     warnings.simplefilter("ignore")
-    path = _pick_trace(args.trace)
+    path = given_or_registered(args.trace, CTC, needed_by="bench_pricing")
     workload = read_swf(path)
     jobs = [j for j in workload.jobs if args.days is None or j.submit < args.days * 86400]
     procs = workload.max_procs

@@ -21,8 +21,8 @@ Measured in one run on the machine at hand (Singh 2008, ch. 4, 6, 7; issue 4):
    adaptive-pricing reservations and the combined scheme (penalty 0.1) on the
    same requests, at the trace's load and at 1.5 times it.
 
-Usage: ``python benchmarks/bench_provisioning.py [--quick]``. Needs
-``../shared/data/traces`` beside the repository.
+Usage: ``python benchmarks/bench_provisioning.py [--quick]``. Needs the registered SDSC-SP2 and CTC-SP2
+traces in ``$GRIDMARKET_DATA`` or the cache (``gridmarket data fetch``; benchmarks/datafiles.py).
 """
 
 from __future__ import annotations
@@ -33,16 +33,19 @@ import time
 import warnings
 from pathlib import Path
 
-import numpy as np
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from gridmarket.job import Job
+import numpy as np  # noqa: E402
+from datafiles import data_file  # noqa: E402
+
+from gridmarket.job import Job  # noqa: E402
 from gridmarket.provisioning import PlanEvaluator, advertise, exact_front, hypervolume, moga
 from gridmarket.scheduling import SlotScheduler
 from gridmarket.workflows import layered_workflow
 from gridmarket.workloads import read_swf, scale_load
 from gridmarket.scenarios.harnesses.provisioning import Provider, compare_greedy, compare_moga, reservation_schemes, var_requests
 
-TRACES = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "traces"
+SDSC, CTC = "traces/SDSC-SP2-1998-4.2-cln.swf.gz", "traces/CTC-SP2-1996-3.1-cln.swf.gz"
 
 
 def _norm_hv(points, ac0, sc0, ref=(1.5, 1.5)):
@@ -76,11 +79,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="fewer repetitions")
     parser.add_argument("--reservations-only", action="store_true", help="run part 5 alone")
     args = parser.parse_args(argv)
-    if not TRACES.is_dir():
-        print(f"no traces at {TRACES}", file=sys.stderr)
-        return 1
+    sdsc_path = data_file(SDSC, needed_by="bench_provisioning")
+    ctc_path = None if args.reservations_only else data_file(CTC, needed_by="bench_provisioning")
     warnings.simplefilter("ignore")
-    sdsc_w = read_swf(TRACES / "SDSC-SP2-1998-4.2-cln.swf.gz")
+    sdsc_w = read_swf(sdsc_path)
     sdsc = Provider("sdsc", 128, sdsc_w.jobs[:6000])
     if args.reservations_only:
         _reservations(sdsc_w, sdsc)
@@ -134,7 +136,7 @@ def main(argv: list[str] | None = None) -> int:
           f"over {len(ratios)} instances")
 
     # 4. provisioned vs best effort on real traces
-    ctc_w = read_swf(TRACES / "CTC-SP2-1996-3.1-cln.swf.gz")
+    ctc_w = read_swf(ctc_path)
     for name, w, procs, mean_procs in (("sdsc", sdsc_w, 128, 6), ("ctc", ctc_w, 338, 22)):
         g = layered_workflow(100, depth=10, mean_procs=mean_procs, rng=np.random.default_rng(0))
         points = [800, 1400, 2000] if args.quick else [800, 1100, 1400, 1700, 2000, 2300]

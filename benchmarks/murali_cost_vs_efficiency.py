@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import os
 import sys
 import time
 from pathlib import Path
@@ -45,6 +44,9 @@ _PAPER = {  # change vs BS in %, Table IV and sec. 5.7.2
 
 
 from gridmarket.scenarios.commands.run import parse_seeds  # noqa: E402 (the CLI's A..B / a,b,c rule)
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from datafiles import data_file  # noqa: E402
 
 
 def _systems(variant: str):
@@ -66,8 +68,7 @@ def one(seed: int, variant: str, days: float, labels: list[str]) -> dict:
     from gridmarket.scenarios.harnesses.metascheduling import WARMUP_DAYS, xsede_sites
     from gridmarket.scenarios.reproductions.murali import _HISTORY, _grid_jobs
 
-    data = Path(os.environ.get("GRIDMARKET_DATA", "../shared/data"))
-    pjm = data / "prices" / "pjm_comed_2013-2018_epftoolbox.csv"
+    pjm = data_file("prices/pjm_comed_2013-2018_epftoolbox.csv", needed_by="murali_cost_vs_efficiency")
     systems = _systems(variant)
     sites = xsede_sites(days, seed=seed, systems=systems, pjm_csv=pjm)
     streams = np.random.SeedSequence(seed).spawn(2)  # as the reproduction

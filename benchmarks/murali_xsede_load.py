@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import os
 import sys
 import time
 from pathlib import Path
@@ -40,6 +39,9 @@ from pathlib import Path
 import numpy as np
 
 from gridmarket.scenarios.commands.run import parse_seeds
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from datafiles import data_file  # noqa: E402
 
 _RESPONSE_PRINTED = {"mcmf-w100": -48.5, "mcmf-w25": round(100 * (477.5 / 633.7 - 1), 1), "mcmf-w50": -40.8}
 _INST_FACTOR = round(3460.8 / 633.7, 2)
@@ -192,8 +194,7 @@ def main(argv: list[str] | None = None) -> int:
         import gridmarket.scenarios.harnesses.metascheduling as meta
 
         meta.TAIL_DAYS = args.tail_days
-    data = Path(os.environ.get("GRIDMARKET_DATA", "../shared/data"))
-    pjm = data / "prices" / "pjm_comed_2013-2018_epftoolbox.csv"
+    pjm = data_file("prices/pjm_comed_2013-2018_epftoolbox.csv", needed_by="murali_xsede_load")
     seeds = parse_seeds(args.seeds)
     settings = args.settings.split(",")
     policies = args.policies.split(",")

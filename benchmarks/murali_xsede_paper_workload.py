@@ -71,7 +71,6 @@ import argparse
 import copy
 import dataclasses
 import json
-import os
 import sys
 import time
 from dataclasses import replace
@@ -80,6 +79,9 @@ from pathlib import Path
 import numpy as np
 
 from gridmarket.scenarios.commands.run import parse_seeds
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from datafiles import data_file  # noqa: E402
 
 VARIANTS = ("limit", "reproduction", "exact", "tsafrir-cover", "matched-history", "exact-matched", "maxq-inf",
             "maxq-1", "uncapped", "equal-efficiency")
@@ -368,8 +370,7 @@ def main(argv: list[str] | None = None) -> int:
     names = args.strategies.split(",")
     if "bs" not in names:
         names.insert(0, "bs")
-    data = Path(os.environ.get("GRIDMARKET_DATA", "../shared/data"))
-    pjm = data / "prices" / "pjm_comed_2013-2018_epftoolbox.csv"
+    pjm = data_file("prices/pjm_comed_2013-2018_epftoolbox.csv", needed_by="murali_xsede_paper_workload")
     out.parent.mkdir(parents=True, exist_ok=True)
     records = []
     for seed in parse_seeds(args.seeds):

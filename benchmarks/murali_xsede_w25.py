@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import os
 import sys
 import time
 from pathlib import Path
@@ -35,6 +34,9 @@ from pathlib import Path
 import numpy as np
 
 from gridmarket.scenarios.commands.run import parse_seeds
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from datafiles import data_file  # noqa: E402
 
 
 def _systems(variant: str):
@@ -110,8 +112,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--days", type=float, default=15.0)
     parser.add_argument("--w-t", type=float, default=25.0)
     args = parser.parse_args(argv)
-    data = Path(os.environ.get("GRIDMARKET_DATA", "../shared/data"))
-    pjm = data / "prices" / "pjm_comed_2013-2018_epftoolbox.csv"
+    pjm = data_file("prices/pjm_comed_2013-2018_epftoolbox.csv", needed_by="murali_xsede_w25")
     seeds = parse_seeds(args.seeds)
     settings = args.settings.split(",")
     runs: dict = {}

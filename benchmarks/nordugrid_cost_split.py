@@ -37,7 +37,6 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import os
 import sys
 import time
 from pathlib import Path
@@ -46,6 +45,10 @@ from types import SimpleNamespace
 import numpy as np
 
 from gridmarket.scenarios.commands.run import parse_seeds
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from datafiles import data_file  # noqa: E402
+from gridmarket.datasets import data_root  # noqa: E402
 
 _PAPER_RESPONSE, _PAPER_COST = -11.7, round(100 * (12819.6 / 16608.3 - 1), 1)
 
@@ -145,7 +148,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seeds", default="1..3")
     parser.add_argument("--variants", default="ours,equal-efficiency,equal-speed")
     args = parser.parse_args(argv)
-    data = Path(os.environ.get("GRIDMARKET_DATA", "../shared/data"))
+    data_file("prices/nordpool_system_2013-2018_epftoolbox.csv", needed_by="nordugrid_cost_split")  # exit 2 when absent
+    data = data_root()  # $GRIDMARKET_DATA, else the cache, as the reproduction reads it
     seeds = parse_seeds(args.seeds)
     for variant in args.variants.split(","):
         print(f"\n== {variant}, {args.size}", flush=True)

@@ -7,7 +7,7 @@ that history only when its jobs start. This runs the reproduction once per seed 
 and prints, per seed, MCMF's mean response and cost beside BS's, the busiest system's share of MCMF's
 jobs, the predicted and actual wait of the jobs MCMF sent there, and which checks hold.
 
-    python benchmarks/nordugrid_predictor_cap.py --size medium --seeds 1,2,3 --data ../shared/data [--out F.csv]
+    python benchmarks/nordugrid_predictor_cap.py --size medium --seeds 1,2,3 [--data DIR] [--out F.csv]
     python benchmarks/nordugrid_predictor_cap.py --branches --size medium --seeds 1   # which branch predicted
 """
 
@@ -22,6 +22,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+from datafiles import data_file  # noqa: E402
 
 
 def run(size: str, seed: int, data: Path, cap: bool) -> dict:
@@ -118,11 +121,12 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--size", default="medium", choices=["small", "medium", "full"])
     ap.add_argument("--seeds", default="1,2,3")
-    ap.add_argument("--data", type=Path, default=ROOT.parent / "shared" / "data")
+    ap.add_argument("--data", type=Path, help="data folder (default $GRIDMARKET_DATA, else the cache)")
     ap.add_argument("--out", type=Path, help="append one CSV row per run here")
     ap.add_argument("--branches", action="store_true",
                     help="instead: MCMF alone, per system, how many predictions each predictor branch made")
     args = ap.parse_args(argv)
+    data_file("prices/nordpool_system_2013-2018_epftoolbox.csv", args.data, needed_by="nordugrid_predictor_cap")
     if args.branches:
         for seed in [int(s) for s in args.seeds.split(",")]:
             for row in branches(args.size, seed, args.data)[:5]:

@@ -1,35 +1,43 @@
-"""Run every registered rigid-job policy on every trace in ../shared/data/traces.
+"""Run every registered rigid-job policy on every registered trace found in the data root.
 
 Checks the Done criterion "gridmarket simulate runs every policy on every trace" and records, per
 (trace, policy): jobs, seconds, jobs/s, mean wait, mean bounded slowdown, utilization. Prints a
 Markdown table. Run from the repo root:
 
-    .venv/bin/python benchmarks/run_all_traces.py [--policies easy,conservative] [--traces GLOB]
+    .venv/bin/python benchmarks/run_all_traces.py [--policies easy,conservative] [--traces GLOB] [--data DIR]
+
+Traces are found as everywhere (benchmarks/datafiles.py): --data, else $GRIDMARKET_DATA, else the cache that
+``gridmarket data fetch`` fills; with none of them found it stops with exit status 2 and the fetch command.
 """
 
 from __future__ import annotations
 
 import argparse
+import sys
 import time
 import warnings
 from pathlib import Path
 
-from gridmarket.scheduling import POLICIES
-from gridmarket.simulation import simulate
-from gridmarket.workloads import read_swf
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-TRACES = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "traces"
+from datafiles import traces  # noqa: E402
+
+from gridmarket.scheduling import POLICIES  # noqa: E402
+from gridmarket.simulation import simulate  # noqa: E402
+from gridmarket.workloads import read_swf  # noqa: E402
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--policies", default=",".join(sorted(POLICIES)))
-    parser.add_argument("--traces", default="*.swf*")
+    parser.add_argument("--traces", default="*", help="glob on the registered traces' file names (default all)")
+    parser.add_argument("--data", help="data folder (default $GRIDMARKET_DATA, else the cache)")
     args = parser.parse_args()
+    paths = traces(args.traces, args.data, needed_by="run_all_traces")
     warnings.simplefilter("ignore")
     print("| trace | policy | jobs | dropped | seconds | jobs/s | mean wait (s) | mean bsld | utilization |")
     print("|---|---|---|---|---|---|---|---|---|")
-    for path in sorted(TRACES.glob(args.traces)):
+    for path in paths:
         workload = read_swf(path)
         for policy in args.policies.split(","):
             if policy == "psp" and all(j.user < 0 for j in workload.jobs[:100]):
