@@ -18,7 +18,8 @@ import numpy as np
 from gridmarket.errors import InvalidInput
 from gridmarket.scenarios.reproductions.report import Check, Row, data_file, paper_number, register, steps
 
-__all__ = ["XSEDE_WORKLOADS", "murali_nordugrid", "murali_xsede", "murali_xsede_lublin", "xsede_jobs"]
+__all__ = ["AUTHORS_XSEDE_LIMITS", "SETUPS", "XSEDE_WORKLOADS", "Setup", "murali_nordugrid", "murali_nordugrid_ours",
+           "murali_xsede", "murali_xsede_lublin", "murali_xsede_ours", "xsede_jobs"]
 
 _DAY = 86400
 
@@ -60,15 +61,68 @@ _HISTORY = 2000
 """Past jobs each system's wait predictor is trained on before the run (sec. 4.3.2: its last 2000 started jobs)."""
 
 
-def _run(jobs, sites, configs, seed_stream, data_end=None) -> dict[str, dict]:
-    """Each config's figures; with ``data_end`` (system -> (second its real prices end, the prices actually paid
-    from 0 on, continuation included)), also the job-hours run past that second and the cost priced there."""
+@dataclasses.dataclass(frozen=True)
+class Setup:
+    """How a Murali reproduction is run: the authors' simulator's set-up or our earlier one.
+
+    Parameters
+    ----------
+    cycle : int
+        Seconds between scheduling cycles.
+    lead_in_per_system : int
+        Jobs a system of the run's own trace run first at their origins as history (``GridConfig.lead_in``);
+        0: none.
+    replay_history : int
+        Jobs of a separate Lublin workload replayed on each empty system to train its predictor
+        (``GridConfig.warmup``); 0: none.
+    workload : str
+        XSEDE only: a key of :data:`XSEDE_WORKLOADS`.
+    authors_limits : bool
+        XSEDE only: the wall-time limits and maximum job sizes of :data:`AUTHORS_XSEDE_LIMITS` instead of
+        ``data/xsede_systems.csv``'s limits and the systems' cores.
+    """
+
+    cycle: int
+    lead_in_per_system: int
+    replay_history: int
+    workload: str = ""
+    authors_limits: bool = False
+
+
+SETUPS = {
+    # the authors' simulator (run_simulator.py, schedulers/metaScheduler.py): SchedulingCycleLength = 60, the
+    # first 500 jobs a site of the trace as history at their origins (historySetSize), each site's max_ert/max_req
+    "murali-xsede": Setup(60, 500, 0, "authors", True),
+    "murali-nordugrid": Setup(60, 500, 0),
+    # our set-up before we followed the authors' code, kept so that its recorded figures can be re-made
+    "murali-xsede-ours": Setup(600, 0, _HISTORY, "paper@0.7"),
+    "murali-xsede-lublin": Setup(600, 0, _HISTORY, "lublin@0.7"),
+    "murali-nordugrid-ours": Setup(600, 0, _HISTORY),
+}
+"""Each registered Murali reproduction's set-up."""
+
+AUTHORS_XSEDE_LIMITS = {  # name: (max_ert seconds, max_req processors), the authors' run_simulator.py
+    "Blacklight": (86400, 1024), "Darter": (86400, 2048), "Gordon": (172800, 1024), "Trestles": (172800, 1024),
+    "Mason": (172800, 128), "Lonestar": (86400, 4096), "Queenbee": (259200, 2048), "Steele": (259200, 1024),
+}
+"""Wall-time limit (the longest estimate a site takes) and largest job of each XSEDE site in the authors' simulator.
+
+The wall times differ from ``data/xsede_systems.csv`` (public queue limits as we know them) at Blacklight
+(24 h, table 48 h) and Mason (48 h, table 72 h); the paper prints neither. The largest job bounds the Lublin
+model's sizes at each site (``grid_workload(max_procs=)``), which leaves the systems unequally loaded, as the
+paper's account of them needs (sec. 5.6: Gordon's baseline jobs barely wait; Queenbee, Mason, Blacklight gain)."""
+
+
+def _run(jobs, sites, configs, seed_stream, setup: Setup, lead_in: int, data_end=None) -> dict[str, dict]:
+    """Each config's figures under ``setup`` (the first ``lead_in`` jobs history); with ``data_end`` (system ->
+    (second its real prices end, the prices actually paid from 0 on, continuation included)), also the job-hours
+    run past that second and the cost priced there."""
     from gridmarket.energy import WH_PER_MWH
     from gridmarket.metascheduling import run_grid, stream_rng
 
     out = {}
     for config in steps(configs, "strategies"):
-        config = dataclasses.replace(config, warmup=_HISTORY)
+        config = dataclasses.replace(config, warmup=setup.replay_history, cycle=setup.cycle, lead_in=lead_in)
         result = run_grid(jobs, sites, config, rng=stream_rng(seed_stream))
         s, per, rec = result.summary, result.per_system, result.records
         busiest = per["jobs"].idxmax()
@@ -82,7 +136,14 @@ def _run(jobs, sites, configs, seed_stream, data_end=None) -> dict[str, dict]:
                                # what the clearing expected there against what those jobs waited
                                "top_predicted_wait_min": float(sent["predicted_wait"].mean() / 60.0),
                                "top_actual_wait_min": float((sent["start"] - sent["dispatch"]).mean() / 60.0),
-                               "last_end_days": float(rec["end"].max() / _DAY)}
+                               "last_end_days": float(rec["end"].max() / _DAY),
+                               # response counts the metascheduler's hold (end - submit); the authors' code
+                               # resets a held job's submit each cycle, so this is what theirs leaves out
+                               "hold_min": float((rec["dispatch"] - rec["submit"]).mean() / 60.0),
+                               "jobs_by_system": {k: int(v) for k, v in per["jobs"].items()},
+                               "response_by_system": {k: float(v) / 60.0 for k, v in per["mean_response"].items()},
+                               "wait_by_system": {k: float(v) / 60.0 for k, v in
+                                                  (rec["start"] - rec["submit"]).groupby(rec["system"]).mean().items()}}
         if data_end is not None:
             hours = cost = 0.0
             jobs_past = 0
@@ -151,34 +212,46 @@ def _change(results: dict, label: str, key: str) -> float:
 # ----------------------------------------------------------------------------- XSEDE
 XSEDE_MEAN_RUNTIME = 8.8 * 3600
 """Seconds: sec. 4.3.1, the XSEDE workload's mean run time (jobs under 30 minutes not modelled)."""
+XSEDE_JOBS_PER_HOUR = 3.22
+"""Arrivals an hour per system (sec. 4.3.1)."""
 XSEDE_MIN_RUNTIME = 1800
 """Seconds: sec. 4.3.1, jobs shorter than 30 minutes are left out of the XSEDE workload."""
 XSEDE_WORKLOADS = {
+    "authors": ("the paper's run times (jobs >= 30 min, 8.8 h mean) and arrival rate (3.22 an hour per system, "
+                "sec. 4.3.1), Lublin-Feitelson job sizes up to each site's largest job in the authors' simulator "
+                "(max_req, AUTHORS_XSEDE_LIMITS): each system's load as these give it, unequal"),
     "paper@0.7": ("the paper's run times (jobs >= 30 min, 8.8 h mean) and arrival rate (3.22 an hour per system, "
                   "sec. 4.3.1), Lublin-Feitelson job sizes scaled to a 0.7 offered load per system (the paper gives "
                   "no sizes; its rate and run times with Lublin's sizes offer 2.4-4.1x each system's cores)"),
     "lublin@0.7": ("Lublin-Feitelson jobs at 3.22 arrivals an hour per system, run times stretched to a 0.7 offered "
                    "load per system (2.06 h mean, most jobs under 30 min): murali-xsede's earlier workload"),
 }
-"""The XSEDE workloads the reproductions offer (``murali-xsede``: ``paper@0.7``; ``murali-xsede-lublin``:
-``lublin@0.7``). ``benchmarks/murali_xsede_load.py`` runs these families at other loads."""
+"""The XSEDE workloads the reproductions offer (``murali-xsede``: ``authors``; ``murali-xsede-ours``:
+``paper@0.7``; ``murali-xsede-lublin``: ``lublin@0.7``). ``benchmarks/murali_xsede_load.py`` runs the
+``paper`` and ``lublin`` families at other loads."""
 
 
 def xsede_jobs(setting: str, systems, *, days: float, rng: np.random.Generator, start: int):
-    """The jobs of an XSEDE workload ``family@load`` (``paper@L`` or ``lublin@L``, :data:`XSEDE_WORKLOADS`).
+    """The jobs of an XSEDE workload ``authors`` or ``family@load`` (``paper@L``, ``lublin@L``, :data:`XSEDE_WORKLOADS`).
 
-    ``paper@L``: sec. 4.3.1's run times and arrival rate, job sizes scaled so
+    ``authors``: sec. 4.3.1's run times and arrival rate, job sizes up to
+    each site's largest job of :data:`AUTHORS_XSEDE_LIMITS`, the loads as
+    they fall. ``paper@L``: sec. 4.3.1's run times and arrival rate, job sizes scaled so
     that each system's offered load is ``L`` (``grid_workload(sizes_to_load=True)``).
     ``lublin@L``: Lublin-Feitelson jobs whose run times are stretched to
     reach ``L``. Returns ``(jobs, systems that fell back to wall-time estimates)``.
     """
+    if setting == "authors":
+        return _grid_jobs(systems, days=days, rng=rng, start=start, mean_runtime=XSEDE_MEAN_RUNTIME,
+                          min_runtime=XSEDE_MIN_RUNTIME, jobs_per_hour=XSEDE_JOBS_PER_HOUR,
+                          max_procs={s.name: AUTHORS_XSEDE_LIMITS[s.name][1] for s in systems})
     family, _, load = setting.partition("@")
     try:
         level = float(load)
     except ValueError:
         level = float("nan")
     if family not in ("paper", "lublin") or not 0 < level <= 1.5:
-        raise InvalidInput(f"XSEDE workload {setting!r}: expected paper@L or lublin@L with 0 < L <= 1.5")
+        raise InvalidInput(f"XSEDE workload {setting!r}: expected authors, paper@L or lublin@L with 0 < L <= 1.5")
     if family == "paper":
         return _grid_jobs(systems, days=days, rng=rng, start=start, offered_load=level,
                           mean_runtime=XSEDE_MEAN_RUNTIME, min_runtime=XSEDE_MIN_RUNTIME, sizes_to_load=True)
@@ -188,55 +261,72 @@ def xsede_jobs(setting: str, systems, *, days: float, rng: np.random.Generator, 
 @register("murali-xsede", citation="Murali & Vadhiyar, sec. 5.2 Table IV (XSEDE) and Fig. 11",
           summary="XSEDE grid (8 systems): BS vs MCMF(w_t) vs INST (and TWOPRICE), response time and electricity cost")
 def murali_xsede(size: str, seed: int, data: Path | None):
-    """The XSEDE experiment of Murali & Vadhiyar (sec. 5.2, Table IV; Fig. 11 for w_t = 100).
+    """The XSEDE experiment of Murali & Vadhiyar (sec. 5.2, Table IV; Fig. 11 for w_t = 100), at the authors' set-up.
 
-    Eight XSEDE systems of Table I, EASY at every site, the paper's workload
-    (sec. 4.3.1: jobs of at least 30 minutes, 8.8 h mean run time, 3.22
-    arrivals an hour per system over 15 days, Tsafrir estimates per system)
-    with Lublin-Feitelson job sizes scaled to a 0.7 offered load per system
-    (``paper@0.7`` of :data:`XSEDE_WORKLOADS`): the paper does not give job
-    sizes, and its rate and run times with Lublin's sizes offer 2.4-4.1x
-    each system's cores, queues growing without bound (measured,
-    ``benchmarks/RESULTS_reproductions.md``); at 0.7 BS answers in Table
-    IV's 633.7 min. ``murali-xsede-lublin`` runs the earlier workload
-    (Lublin's run times at 0.7). Hourly electricity prices per market region
-    (PJM: the real PJM ComEd day-ahead series from June 2014, as the paper's
-    month; the other regions synthetic, see
-    `gridmarket.scenarios.harnesses.metascheduling.REGION_PRICES`), 10-minute cycles,
-    MaxQ = 2, every job through the metascheduler (f_g = 1), each system's
-    wait predictor trained on 2000 past jobs first (sec. 4.3.2;
-    ``GridConfig.warmup``). The strategies: the baseline BS (every job at
-    its origin), MCMF with w_t = 0, 25, 50 and 100 %, TWOPRICE and INST
-    (w_t = 25 %).
+    Eight XSEDE systems of Table I, EASY at every site, with each site's
+    wall-time limit and largest job as the authors' simulator has them
+    (:data:`AUTHORS_XSEDE_LIMITS`: Blacklight 24 h, Mason 48 h). The
+    paper's workload (sec. 4.3.1: jobs of at least 30 minutes, 8.8 h mean
+    run time, 3.22 arrivals an hour per system over 15 days, Tsafrir
+    estimates per system) with Lublin-Feitelson job sizes up to each site's
+    largest job (``authors`` of :data:`XSEDE_WORKLOADS`), so the systems are
+    unequally loaded (reported per system). One-minute cycles
+    (``SchedulingCycleLength = 60``), MaxQ = 2, every job through the
+    metascheduler (f_g = 1); the first 500 jobs a system of the same trace
+    run at their origins first as the predictors' history, their queues
+    carried into the 15 days (``historySetSize``; sec. 4.3.2), and are not
+    measured. Response time is end minus submission: it counts the
+    metascheduler's hold (the authors' code resets a held job's submission
+    each cycle; the mean hold is reported). Hourly electricity prices per
+    market region (PJM: the real PJM ComEd day-ahead series, the 15 days
+    from 1 June 2014, as the paper's month; the other regions synthetic, see
+    `gridmarket.scenarios.harnesses.metascheduling.REGION_PRICES`). The
+    strategies: the baseline BS (every job at its origin), MCMF with
+    w_t = 0, 25, 50 and 100 %, TWOPRICE and INST (w_t = 25 %).
+    ``murali-xsede-ours`` runs our earlier set-up.
 
     Seed's direction: MCMF with w_t = 25 % improves both the mean response
     time (-24.6 %) and the electricity cost (-$6964) over BS; w_t = 100 %
     cuts the response time by 48-49 % (Fig. 11); w_t = 0 cuts the cost by
     18 %; INST degrades the response time 5.5x.
 
-    Sizes: ``small`` 12 hours of submissions (about 310 jobs), BS, MCMF
+    Sizes: ``small`` 12 hours of submissions after the history, BS, MCMF
     w_t = 100 and 25 %, INST, with day-ahead prices known ahead instead of
-    SARIMA forecasts (seconds; MCMF's queue-wait predictions are its cost).
-    ``full`` 15 days (Table II; about 9,300 jobs), all strategies, SARIMA
-    forecasts as the paper: about 45 CPU seconds a seed.
-    Needs ``prices/pjm_comed_2013-2018_epftoolbox.csv``.
+    SARIMA forecasts. ``full`` 15 days (Table II), all strategies, SARIMA
+    forecasts as the paper. Needs ``prices/pjm_comed_2013-2018_epftoolbox.csv``.
     """
-    return _xsede(size, seed, data, "paper@0.7")
+    return _xsede(size, seed, data, "murali-xsede")
+
+
+@register("murali-xsede-ours", citation="Murali & Vadhiyar, sec. 5.2 Table IV (XSEDE) and Fig. 11",
+          summary="murali-xsede at our earlier set-up: sizes scaled to 0.7 load per system, 10-minute cycles")
+def murali_xsede_ours(size: str, seed: int, data: Path | None):
+    """murali-xsede (Murali & Vadhiyar sec. 5.2) at our set-up before it followed the authors' simulator.
+
+    The ``paper@0.7`` workload of :data:`XSEDE_WORKLOADS` (Lublin-Feitelson
+    job sizes scaled to a 0.7 offered load at every system), the wall-time
+    limits of ``data/xsede_systems.csv``, 10-minute cycles, and each
+    system's predictor trained on 2000 jobs of a separate Lublin workload
+    replayed on the empty system (``GridConfig.warmup``). Everything else,
+    the checks and the sizes as ``murali-xsede``; kept so that the figures
+    recorded under it can be re-made. Seed's direction: as ``murali-xsede``.
+    """
+    return _xsede(size, seed, data, "murali-xsede-ours")
 
 
 @register("murali-xsede-lublin", citation="Murali & Vadhiyar, sec. 5.2 Table IV (XSEDE) and Fig. 11",
           summary="murali-xsede with its earlier workload: Lublin-Feitelson run times stretched to 0.7 offered load")
 def murali_xsede_lublin(size: str, seed: int, data: Path | None):
-    """murali-xsede (Murali & Vadhiyar sec. 5.2) on the ``lublin@0.7`` workload of :data:`XSEDE_WORKLOADS`.
+    """murali-xsede-ours (Murali & Vadhiyar sec. 5.2) on the ``lublin@0.7`` workload of :data:`XSEDE_WORKLOADS`.
 
-    Everything else as ``murali-xsede``: the same systems, prices,
-    strategies, checks and sizes (``small`` 12 hours, ``full`` 15 days).
-    The workload departs from sec. 4.3.1 (2.06 h mean run time, most jobs
-    under 30 minutes; BS answers in about 360 min against Table IV's
-    633.7); it was murali-xsede's before sec. 4.3.1's run times and is kept so that its
-    recorded figures can be re-made. Seed's direction: as ``murali-xsede``.
+    Everything else as ``murali-xsede-ours``: the same systems, prices,
+    cycles, strategies, checks and sizes (``small`` 12 hours, ``full`` 15
+    days). The workload departs from sec. 4.3.1 (2.06 h mean run time, most
+    jobs under 30 minutes; BS answers in about 360 min against Table IV's
+    633.7); it is kept so that its recorded figures can be re-made. Seed's
+    direction: as ``murali-xsede``.
     """
-    return _xsede(size, seed, data, "lublin@0.7")
+    return _xsede(size, seed, data, "murali-xsede-lublin")
 
 
 _XSEDE_REPEAT_HOURS = 8 * 7 * 24
@@ -267,25 +357,38 @@ def _xsede_continued(sites):
     return out, data_end
 
 
-def _xsede(size: str, seed: int, data: Path | None, workload: str):
+def _xsede(size: str, seed: int, data: Path | None, name: str):
+    from gridmarket.energy import xsede_systems
     from gridmarket.metascheduling import GridConfig
     from gridmarket.scenarios.harnesses.metascheduling import TAIL_DAYS, WARMUP_DAYS, xsede_sites
 
-    pjm = data_file(data, "prices/pjm_comed_2013-2018_epftoolbox.csv", needed_by="murali-xsede")
+    setup = SETUPS[name]
+    workload = setup.workload
+    pjm = data_file(data, "prices/pjm_comed_2013-2018_epftoolbox.csv", needed_by=name)
     small = size == "small"
     days = 0.5 if small else 15
+    systems = xsede_systems()
+    if setup.authors_limits:
+        systems = tuple(dataclasses.replace(s, max_walltime=AUTHORS_XSEDE_LIMITS[s.name][0]) for s in systems)
+    lead_in = setup.lead_in_per_system * len(systems)
+    # the history's submissions come before the measured days, which keep their dates (from 1 June 2014)
+    lead_hours = int(np.ceil(lead_in / (len(systems) * XSEDE_JOBS_PER_HOUR)))
+    epoch = np.datetime64("2014-06-01T00", "h") - np.timedelta64(lead_hours, "h")
+    t0 = WARMUP_DAYS * _DAY + lead_hours * 3600  # the measured period's first second
     configs = [GridConfig("bs"), GridConfig("mcmf", w_t=100, maxq=2), GridConfig("mcmf", w_t=25, maxq=2),
                GridConfig("inst", w_t=25, maxq=2)]
     if not small:
         configs += [GridConfig("mcmf", w_t=0, maxq=2),
                     GridConfig("mcmf", w_t=50, maxq=2), GridConfig("twoprice", w_t=25, maxq=2)]
-    sites, data_end = _xsede_continued(xsede_sites(days, seed=seed, pjm_csv=pjm))
+    sites, data_end = _xsede_continued(xsede_sites(days + lead_hours / 24, seed=seed, systems=systems, pjm_csv=pjm,
+                                                   epoch_utc=str(epoch)))
     if small:
         sites = _perfect_foresight(sites)
     streams = np.random.SeedSequence(seed).spawn(2)  # the seeding of gridmarket.scenarios.harnesses.metascheduling.run_experiment
-    jobs, fallback = xsede_jobs(workload, [s.system for s in sites], days=days,
-                                rng=np.random.default_rng(streams[0]), start=WARMUP_DAYS * _DAY)
-    results = _run(jobs, sites, configs, streams[1], data_end=data_end)
+    trace, fallback = xsede_jobs(workload, [s.system for s in sites], days=days + lead_hours / 24,
+                                 rng=np.random.default_rng(streams[0]), start=WARMUP_DAYS * _DAY)
+    results = _run(trace, sites, configs, streams[1], setup, lead_in, data_end=data_end)
+    jobs = trace[lead_in:]  # the measured jobs
     rows = _table_rows(results, _TABLE_IV_XSEDE, "USD", "XSEDE, 15 days, 10,000 jobs")
     runtimes = np.array([j.runtime for j in jobs], dtype=float)
     horizon = days * _DAY
@@ -302,6 +405,17 @@ def _xsede(size: str, seed: int, data: Path | None, workload: str):
                     "sec. 4.3.1"))
     rows.append(Row("offered load, least loaded system", 100 * min(loads), None, "%", f"ours ({workload})"))
     rows.append(Row("offered load, most loaded system", 100 * max(loads), None, "%", f"ours ({workload})"))
+    for s, load in zip(sites, loads):
+        rows.append(Row(f"offered load, {s.system.name}", 100 * load, None, "%",
+                        f"ours ({workload}; sec. 5.6 names Queenbee, Mason, Blacklight loaded, Gordon idle)"))
+    for label, r in results.items():
+        rows.append(Row(f"{label}: mean hold in the metascheduler", r["hold_min"], None, "min",
+                        "counted in our response; the authors' code resets a held job's submission each cycle"))
+    for label in ("bs", "mcmf-w25"):
+        for system, n_jobs in results[label]["jobs_by_system"].items():
+            rows.append(Row(f"{label}: jobs run on {system}", n_jobs, None, "jobs", "sec. 5.5, Fig. 8 (utilization)"))
+            rows.append(Row(f"{label}: mean wait on {system}", results[label]["wait_by_system"].get(system, 0.0),
+                            None, "min", "sec. 5.6: Gordon's baseline jobs wait 'close to zero'"))
     rows.append(Row("mcmf-w100: response change vs BS", _change(results, "mcmf-w100", "response_min"), None, "%",
                     "Fig. 11: -48 to -49 %"))
     rows.append(Row("inst: response change vs BS", _change(results, "inst", "response_min"),
@@ -350,7 +464,7 @@ def _xsede(size: str, seed: int, data: Path | None, workload: str):
                                 "sec. 5.2: hourly prices beat on/off-peak)", results["mcmf-w25"]["cost"] < tp["cost"],
                                 f"{results['mcmf-w25']['cost']:.0f} vs {tp['cost']:.0f} USD"))
     checks += _printed_changes(results)
-    load_mwh, load_cost = full_load(sites, WARMUP_DAYS * _DAY, int(days * _DAY))
+    load_mwh, load_cost = full_load(sites, t0, int(days * _DAY))
     rows.append(Row(f"all cores busy for {days:g} days: energy", load_mwh, None, "MWh",
                     "Table I power x cores (the most any schedule can use in the period)"))
     rows.append(Row(f"all cores busy for {days:g} days: electricity cost", load_cost, None, "USD",
@@ -363,7 +477,7 @@ def _xsede(size: str, seed: int, data: Path | None, workload: str):
     notes = [f"{bs['jobs']} jobs over {days:g} day(s); absolute costs scale with the period (the paper: 15 days)",
              f"workload {workload}: {XSEDE_WORKLOADS[workload]}"]
     past = {label: r for label, r in results.items() if r["past_jobs"]}
-    notes.append(f"prices past each series' end (day {WARMUP_DAYS + days + TAIL_DAYS:g}) are its last 8 weeks "
+    notes.append(f"prices past each series' end (day {t0 / _DAY + days + TAIL_DAYS:.1f}) are its last 8 weeks "
                  "repeated, hour for hour: only a queue a strategy piles up reaches them; " + (
                      "; ".join(f"{label}: {r['past_jobs']} job(s), {r['past_job_hours']:,.0f} job-hours, "
                                f"{100 * r['past_cost'] / r['cost']:.2f} % of its cost" for label, r in past.items())
@@ -376,11 +490,22 @@ def _xsede(size: str, seed: int, data: Path | None, workload: str):
         f"{230985.6 / (power_mw * 360):.0f} USD/MWh if every core had run the whole time: the paper's totals "
         "cannot come from Table I's power at wholesale prices, so absolute costs are not compared; changes vs BS are")
     notes += _fallback_note(fallback)
+    notes.append(_setup_note(setup, lead_in, lead_hours))
     if small:
         notes.append("small size: day-ahead prices known ahead (PriceOutlook without forecaster), not SARIMA")
     settings = {"days": days, "jobs": bs["jobs"], "workload": workload, "configs": [c.name for c in configs], "maxq": 2,
-                "price_forecasts": "perfect" if small else "sarima", "pjm_csv": pjm.name}
+                "price_forecasts": "perfect" if small else "sarima", "pjm_csv": pjm.name, "cycle_s": setup.cycle,
+                "lead_in_jobs": lead_in, "replayed_history": setup.replay_history,
+                "limits": "authors" if setup.authors_limits else "data/xsede_systems.csv"}
     return rows, checks, settings, notes
+
+
+def _setup_note(setup: Setup, lead_in: int, lead_hours: int) -> str:
+    history = (f"the first {lead_in} jobs of the trace ({setup.lead_in_per_system} a system, {lead_hours} h of "
+               "submissions) run at their origins as the predictors' history, queues carried on, not measured"
+               if lead_in else f"each predictor trained on {setup.replay_history} jobs of a separate Lublin workload "
+               "replayed on the empty system")
+    return f"{setup.cycle} s scheduling cycles; {history}"
 
 
 def _printed_changes(results: dict) -> list[Check]:
@@ -468,7 +593,26 @@ def nordugrid_load(bs_cost_eur: float, sites, t0: int, seconds: int, total_cores
           summary="NorduGrid-scale grid (50 systems): BS vs MCMF(w_t = 92.5 %) vs INST with Nord Pool prices",
           sizes=("small", "medium", "full"))
 def murali_nordugrid(size: str, seed: int, data: Path | None):
-    """The NorduGrid experiment of Murali & Vadhiyar (sec. 5.2, Table IV, NorduGrid rows).
+    """The NorduGrid experiment of Murali & Vadhiyar (sec. 5.2, Table IV, NorduGrid rows), at the authors' set-up.
+
+    As ``murali-nordugrid-ours`` (below), with the authors' simulator's
+    cycle and history (:data:`SETUPS`): one-minute scheduling cycles
+    (``SchedulingCycleLength = 60``), and the first 500 jobs a system of
+    the same trace run at their origins as the predictors' history, their
+    queues carried into the measured 90 days, not measured
+    (``historySetSize``; sec. 4.3.2 says "the previous 2000 job submissions
+    at the system", which the predictors' 2000-job window keeps) -- no
+    separate workload replayed. Seed's direction and sizes as
+    ``murali-nordugrid-ours``.
+    """
+    return _nordugrid(size, seed, data, "murali-nordugrid")
+
+
+@register("murali-nordugrid-ours", citation="Murali & Vadhiyar, sec. 5.2 Table IV (NorduGrid)",
+          summary="murali-nordugrid at our earlier set-up: 10-minute cycles, predictors trained on a replayed workload",
+          sizes=("small", "medium", "full"))
+def murali_nordugrid_ours(size: str, seed: int, data: Path | None):
+    """The NorduGrid experiment of Murali & Vadhiyar (sec. 5.2, Table IV, NorduGrid rows), our earlier set-up.
 
     Table II's grid: 50 systems, 356,856 cores, 126,344 jobs over 90 days,
     MaxQ unbounded, w_t = 92.5 %. The paper's system table and its Grid
@@ -502,6 +646,10 @@ def murali_nordugrid(size: str, seed: int, data: Path | None):
     and the share of the cost priced from the repetition, and the last job's
     end, so a reader sees how much of a figure rests on it.
 
+    Ten-minute cycles; each system's predictor trained on 2000 jobs of a
+    separate Lublin workload replayed on the empty system. Kept so that the
+    figures recorded under it can be re-made.
+
     Seed's direction: MCMF (w_t = 92.5 %) improves the mean response time by
     11.7 % and the electricity cost by EUR 3788.7 over BS; INST has by far
     the longest response time.
@@ -514,21 +662,31 @@ def murali_nordugrid(size: str, seed: int, data: Path | None):
     minutes a seed (``benchmarks/RESULTS_reproductions.md``). Needs
     ``prices/nordpool_system_2013-2018_epftoolbox.csv``.
     """
+    return _nordugrid(size, seed, data, "murali-nordugrid-ours")
+
+
+def _nordugrid(size: str, seed: int, data: Path | None, name: str):
     from gridmarket.energy import align_to_utc, continue_by_repeating, fixed_prices, read_prices
     from gridmarket.metascheduling import GridConfig, Site
     from gridmarket.scenarios.harnesses.metascheduling import TAIL_DAYS, WARMUP_DAYS
 
-    path = data_file(data, "prices/nordpool_system_2013-2018_epftoolbox.csv", needed_by="murali-nordugrid")
+    setup = SETUPS[name]
+    path = data_file(data, "prices/nordpool_system_2013-2018_epftoolbox.csv", needed_by=name)
     n, days = {"small": (10, 1), "medium": (_NG_SYSTEMS, _NG_MEDIUM_DAYS)}.get(size, (_NG_SYSTEMS, _NG_DAYS))
     known_ahead = size in ("small", "medium")
     streams = np.random.SeedSequence(seed).spawn(3)
     systems = nordugrid_systems(np.random.default_rng(streams[0]), n, round(_NG_CORES * n / _NG_SYSTEMS))
+    rate = _NG_JOBS / (_NG_DAYS * 24 * _NG_SYSTEMS)
+    lead_in = setup.lead_in_per_system * n
+    # the history's submissions come before the measured days, which keep their dates (from 1 January 2014)
+    lead_hours = int(np.ceil(lead_in / (n * rate)))
+    t0 = WARMUP_DAYS * _DAY + lead_hours * 3600  # the measured period's first second
     # years of prices after the submissions: at 29.9 h mean run times a queue that a policy piles up on one
     # system lasts long past TAIL_DAYS (medium seeds 1-2 ended a job at day 78 of 77; full seed 1, with a year
     # of tail, a job at day 459 of 457), and Nord Pool's file has them
-    n_days = int(np.ceil(days)) + WARMUP_DAYS + max(TAIL_DAYS, _NG_TAIL_DAYS)
+    n_days = int(np.ceil(days + lead_hours / 24)) + WARMUP_DAYS + max(TAIL_DAYS, _NG_TAIL_DAYS)
     epoch = np.datetime64("2014-01-01T00", "h")
-    first = epoch - np.timedelta64(WARMUP_DAYS * 24, "h")  # simulation time 0; jobs start after the warm-up
+    first = epoch - np.timedelta64(WARMUP_DAYS * 24 + lead_hours, "h")  # simulation time 0
     real = read_prices(path, start=str(first - np.timedelta64(24, "h")))  # to the file's end (2018-12-24)
     variable = round(n * _NG_VARIABLE / _NG_SYSTEMS)
     period = align_to_utc(real, str(epoch), 0, int(np.ceil(days * 24)))  # the submission period, UTC
@@ -559,16 +717,15 @@ def murali_nordugrid(size: str, seed: int, data: Path | None):
         sites.append(Site(system, prices, continuation=after))
     if known_ahead:
         sites = _perfect_foresight(sites)
-    load = nordugrid_load(_TABLE_IV_NORDUGRID["bs"][1], sites, WARMUP_DAYS * _DAY, int(days * _DAY), _NG_CORES,
-                          _NG_DAYS)
-    rate = _NG_JOBS / (_NG_DAYS * 24 * _NG_SYSTEMS)
-    jobs, fallback = _grid_jobs(systems, days=days, rng=np.random.default_rng(streams[1]), jobs_per_hour=rate,
-                                start=WARMUP_DAYS * _DAY, offered_load=load, mean_runtime=_NG_MEAN_RUNTIME,
-                                sizes_to_load=True)
+    load = nordugrid_load(_TABLE_IV_NORDUGRID["bs"][1], sites, t0, int(days * _DAY), _NG_CORES, _NG_DAYS)
+    trace, fallback = _grid_jobs(systems, days=days + lead_hours / 24, rng=np.random.default_rng(streams[1]),
+                                 jobs_per_hour=rate, start=WARMUP_DAYS * _DAY, offered_load=load,
+                                 mean_runtime=_NG_MEAN_RUNTIME, sizes_to_load=True)
+    jobs = trace[lead_in:]  # the measured jobs
     configs = [GridConfig("bs"), GridConfig("mcmf", w_t=92.5, maxq=None), GridConfig("inst", w_t=92.5, maxq=None)]
     if size == "full":
         configs.append(GridConfig("twoprice", w_t=92.5, maxq=None))
-    results = _run(jobs, sites, configs, streams[2], data_end=data_end)
+    results = _run(trace, sites, configs, streams[2], setup, lead_in, data_end=data_end)
     rows = _table_rows(results, _TABLE_IV_NORDUGRID, "EUR", "NorduGrid, 90 days, 126,344 jobs")
     rows.append(Row("mcmf-w92.5: response change vs BS", _change(results, "mcmf-w92.5", "response_min"), -11.7, "%",
                     "sec. 5.2 text"))
@@ -615,7 +772,9 @@ def murali_nordugrid(size: str, seed: int, data: Path | None):
         rows.append(Row(f"{label}: cost priced from the repeated year", 100 * r["past_cost"] / r["cost"]
                         if r["cost"] else 0.0, None, "%", "of its electricity cost (ours)"))
         rows.append(Row(f"{label}: last job's end", r["last_end_days"], None, "days",
-                        f"from second 0; the submissions end at day {WARMUP_DAYS + days:g}"))
+                        f"from second 0; the submissions end at day {t0 / _DAY + days:.1f}"))
+        rows.append(Row(f"{label}: mean hold in the metascheduler", r["hold_min"], None, "min",
+                        "counted in our response; the authors' code resets a held job's submission each cycle"))
     horizon = days * _DAY
     offered = sum(j.procs * j.runtime for j in jobs) / (sum(s.system.cores for s in sites) * horizon)
     rows.append(Row("offered load (work / (cores x period))", 100 * offered, round(100 * load, 2), "%",
@@ -636,9 +795,11 @@ def murali_nordugrid(size: str, seed: int, data: Path | None):
                                f"{100 * r['past_cost'] / r['cost']:.2f} % of its cost"
                                for label, r in past.items()) if past else "no job ran past it"))
     notes += _fallback_note(fallback)
+    notes.append(_setup_note(setup, lead_in, lead_hours))
     if known_ahead:
         notes.append(f"{size} size: day-ahead prices known ahead (PriceOutlook without forecaster), not SARIMA")
-    settings = {"systems": n, "days": days, "jobs": bs["jobs"], "configs": [c.name for c in configs],
+    settings = {"cycle_s": setup.cycle, "lead_in_jobs": lead_in, "replayed_history": setup.replay_history,
+                "systems": n, "days": days, "jobs": bs["jobs"], "configs": [c.name for c in configs],
                 "price_forecasts": "perfect" if known_ahead else "sarima", "prices": path.name,
                 "offered_load": load, "fixed_eur_per_mwh": fixed_eur}
     return rows, checks, settings, notes
