@@ -6,7 +6,9 @@ Solara and with Solara's telemetry off. The server binds 127.0.0.1 unless
 ``--host`` names another address; a non-loopback address coming only from
 the environment (``$HOST`` or ``$SOLARA_HOST``, which ``solara run`` would
 otherwise obey) is refused, so a page that runs models is never exposed to a
-network by accident.
+network by accident: the page has no authentication (whoever reaches it runs
+models, and the plug-ins a scenario names). The child runs as ``python -P``,
+so no module in the folder the command starts from is imported.
 
 Offline machines: Solara fetches the page's JavaScript through a proxy to the
 jsDelivr CDN, caching it in ``SOLARA_ASSETS_PROXY_CACHE_DIR``. Without the CDN
@@ -287,7 +289,8 @@ def add_subcommand(subparsers) -> None:
                    "workflows: it fills every panel; else best-effort); a plug-in "
                    "'package.module:Name' too (docs/extending.md)")
     p.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"port (default {DEFAULT_PORT}; 0 = a free one)")
-    p.add_argument("--host", help="address to bind (default 127.0.0.1; other addresses expose the page)")
+    p.add_argument("--host", help="address to bind (default 127.0.0.1; the page has no authentication: any other "
+                   "address lets whoever reaches it run models)")
     p.add_argument("--timeout", type=float, default=READY_TIMEOUT,
                    help=f"seconds to wait for the server to answer (default {READY_TIMEOUT:g})")
     p.set_defaults(run=run_viz)
