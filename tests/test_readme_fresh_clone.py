@@ -1,7 +1,8 @@
 """The README's shell blocks, rendered as CommonMark, run in a fresh clone of this checkout.
 
 A chosen subset runs: every ``gridmarket`` command that names a file of ``docs/examples/`` or the
-example scenario (a small one, with ``--models best-effort --out`` into the clone), each in its own
+example scenario (a small one, with ``--models best-effort --out`` into the clone), and every
+``gridmarket simulate`` of a sample trace shipped in ``data/samples/``, each in its own
 shell from the clone's root, as a reader following the README line by line after the install
 would. A fresh clone holds only committed files, so a command that depends on a git-ignored or
 uncommitted file fails here even when it works in the developer's working tree. The two install
@@ -27,9 +28,14 @@ def _readme_commands() -> list[str]:
     from markdown_it import MarkdownIt
 
     tokens = MarkdownIt("commonmark").parse((ROOT / "README.md").read_text(encoding="utf-8"))
-    lines = [line for t in tokens if t.type == "fence" and t.info.strip() == "bash" for line in t.content.splitlines()]
+    lines = []
+    for t in tokens:
+        if t.type == "fence" and t.info.strip() == "bash":
+            # a command continued with a trailing backslash is one command: join it (comments removed below)
+            lines += t.content.replace("\\\n", " ").splitlines()
     chosen = [line.split("  #")[0].strip() for line in lines
-              if line.startswith("gridmarket ") and ("docs/examples/" in line or "docs/example-scenario.toml" in line)]
+              if line.startswith("gridmarket ") and ("docs/examples/" in line or "docs/example-scenario.toml" in line
+                                                     or line.startswith("gridmarket simulate --trace data/samples/"))]
     return chosen
 
 
@@ -67,6 +73,7 @@ def test_the_readme_names_the_example_commands():
     assert any(c.startswith("gridmarket quote ") for c in commands)
     assert any(c.startswith("gridmarket provision ") for c in commands)
     assert any("docs/example-scenario.toml" in c for c in commands)
+    assert sum(c.startswith("gridmarket simulate --trace data/samples/") for c in commands) == 3
 
 
 @pytest.mark.slow

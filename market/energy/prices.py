@@ -157,7 +157,8 @@ def read_prices(
     ----------
     path : path-like
         CSV with a ``timestamp`` column (local wall clock, ``YYYY-MM-DDTHH:MM:SS``)
-        and a ``price`` column (currency per MWh), as in ``shared/data/prices``.
+        and a ``price`` column (currency per MWh), as in the registered ``prices/`` files
+        (:mod:`gridmarket.datasets`).
     start, end : str, optional
         Keep hours with ``start <= timestamp < end`` (ISO dates or date-times).
     on_irregular : {"raise", "regularize"}

@@ -15,7 +15,7 @@ as 7."
 Provenance of the numbers. The paper's parameter tables were not available to this project, so
 :data:`JANN97_CTC` re-derives them by the model's own method from the model's own data:
 :func:`fit_jann97` applied to the jobs of the Parallel Workloads Archive's cleaned CTC SP2 log
-(``CTC-SP2-1996-3.1-cln.swf.gz``, ``../shared/data/traces``) submitted before 1996-09-12 00:00
+(``traces/CTC-SP2-1996-3.1-cln.swf.gz`` of :mod:`gridmarket.datasets`) submitted before 1996-09-12 00:00
 US/Eastern (17,534 jobs; the log starts on June 26) with the ten power-of-two ranges 1, 2,
 3-4, ..., 257-512. The test suite re-fits the table from the log when the log is present. The
 generated workload's mean parallelism (about 10.7) and share of serial jobs (about 41.5 %) agree

@@ -68,7 +68,7 @@ def xsede_sites(
 
     Regions get independent seeded synthetic series (systems of one region
     share theirs); ``TVA-fixed`` is a flat tariff. With ``pjm_csv`` (e.g.
-    ``shared/data/prices/pjm_comed_2013-2018_epftoolbox.csv``) the PJM region
+    ``prices/pjm_comed_2013-2018_epftoolbox.csv`` of :mod:`gridmarket.datasets`) the PJM region
     uses the real PJM ComEd day-ahead prices from ``epoch_utc`` minus the
     warm-up. Series start at simulation time 0 in UTC, each in its site's
     local hours.
