@@ -1,4 +1,4 @@
-"""Where each negotiation mechanism wins as the load grows: the auction-market scenario swept over load (issue 17).
+"""Where each negotiation mechanism wins as the load grows: the auction-market scenario swept over load.
 
 Runs (or reads, with ``--from``) ``gridmarket sweep auction-market --grid workload.load_factor=...
 --grid seed=...`` and prints, as Markdown, the mean over seeds and 95 % t interval of social

@@ -1,6 +1,6 @@
 """One metascheduling clearing cycle: OR-Tools vs networkx on the same instance, in one run.
 
-Issue 5's instance: 1000 pending jobs x 58 systems (XSEDE's 8 + 50 NorduGrid
+The instance: 1000 pending jobs x 58 systems (XSEDE's 8 + 50 NorduGrid
 systems), eq. (6) costs built from random predicted response times and
 electricity costs, ~80 % of pairs compatible. The paper reports 16.3 s per
 cycle for its networkx network simplex. Prints both times, their ratio and

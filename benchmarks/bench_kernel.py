@@ -1,6 +1,6 @@
 """Whole ``gridmarket simulate`` commands on a full trace, compiled kernel vs the pure-Python reference.
 
-Issue 18's goals: conservative whole command <= 1.5x fcfs; slots <= 1.5x conservative. Every command
+The goals: conservative whole command <= 1.5x fcfs; slots <= 1.5x conservative. Every command
 runs in its own process (imports, trace reading, the loop and the CSV writing all count); best of
 ``--repeat`` runs. Rows are written to identical files under both kernels (checked here).
 
@@ -8,7 +8,7 @@ runs in its own process (imports, trace reading, the loop and the CSV writing al
 
 With ``--accasim`` the same run also times AccaSim 1.1.3's EASY loop (its fastest layout, one node of
 all the trace's processors; ``accasim_peer.py``, a child process) on the trace's jobs as we read them,
-run times cut at the estimate, for issue 18's goal: our whole easy command >= 10x faster than its loop.
+run times cut at the estimate, for the goal that our whole easy command be >= 10x faster than its loop.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """MOGA plan evaluation with the compiled slot-capacity loops and slot choice (``_cplan.pyx``) vs the pure-Python references.
 
-Issue 18 (singh-advertisement's full size spends ~90 % in ``PlanEvaluator.evaluate``). The instance
+Why: singh-advertisement's full size spends ~90 % in ``PlanEvaluator.evaluate``. The instance
 is ``bench_provisioning.py``'s part 1: a 100-task layered workflow on the slots SDSC-SP2 advertises at
 the submission of its job 1400 (slot scheduler); 300 random plans, then MOGA 100 x 10, each under both
 implementations in one run, results checked identical.

@@ -1,4 +1,4 @@
-"""Whole-command cost of the priced replay against the plain replay (issue 18's goal: <= 2x).
+"""Whole-command cost of the priced replay against the plain replay (the goal: <= 2x).
 
 Run from the repository root::
 

@@ -1,6 +1,6 @@
 """Provisioning benchmark: plan evaluation speed, MOGA time and front quality, greedy, best effort, VAR.
 
-Measured in one run on the machine at hand (Singh 2008, ch. 4, 6, 7; issue 4):
+Measured in one run on the machine at hand (Singh 2008, ch. 4, 6, 7):
 
 1. plans evaluated per second: a 100-task layered workflow (10 levels, mean
    6 processors, mean runtime 1000 s) scheduled on random plans over the 40
@@ -11,7 +11,7 @@ Measured in one run on the machine at hand (Singh 2008, ch. 4, 6, 7; issue 4):
    allocation cost and makespan, reference point (1.5, 1.5)), against a
    100 x 50 run of the same seed;
 3. small instances (11-18 slots): MOGA's front against the exact front by
-   enumeration, hypervolume ratio (issue 4 asks >= 0.95);
+   enumeration, hypervolume ratio (the goal: >= 0.95);
 4. provisioned (MOGA at alpha 0 / 0.5 / 1; greedy over f = 0 quotes and over
    adaptive externality quotes of ``gridmarket.pricing``) against best effort just
    in time (conservative backfilling), at several submission times on

@@ -1,4 +1,4 @@
-"""A deadline-and-budget-constrained broker over providers that quote, post or auction (issue 17).
+"""A deadline-and-budget-constrained broker over providers that quote, post or auction.
 
 The auction-market scenario's ``dbc`` model with its three providers (north 32, south 32, west 64
 processors) selling in different ways (``ProviderConfig.sells``): every provider quoting (the

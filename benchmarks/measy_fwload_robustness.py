@@ -1,6 +1,6 @@
 """Liu et al. 2012 sec. 3.5.1-3.5.2 (Figs. 9-12): why FWload's two-tier gain vanishes without usage information.
 
-Issue 14: `gridmarket run measy-robustness --size full` (ten seeds) finds that on FWload neither
+`gridmarket run measy-robustness --size full` (ten seeds) finds that on FWload neither
 KEASY nor MEASY beats EASY without CPU-usage information (sec. 3.5.1) or with every process at
 100 % usage (sec. 3.5.2): 0/10 seeds at every load (MEASY -8.5 % at load 0.9), against +21-26 %
 with the usages known (``measy``). The paper: "both MEASY and KEASY outperform EASY even without

@@ -1,6 +1,6 @@
 """Why REASY beats EASY on JWload in our two-tier machine: serial and parallel jobs' responses and waits.
 
-Issue 14: the paper (Liu et al., sec. 3.4 (1)) says REASY is worse than EASY on JWload because it delays
+The paper (Liu et al., sec. 3.4 (1)) says REASY is worse than EASY on JWload because it delays
 the single-process jobs EASY would backfill. This prints, per seed and policy, the mean response of
 all, serial and parallel jobs, the serial jobs' mean wait and the share of jobs that finished on a
 background VM, for JWload at one offered load (``benchmarks/RESULTS_reproductions.md``, measy).

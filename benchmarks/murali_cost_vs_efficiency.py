@@ -1,6 +1,6 @@
 """Murali & Vadhiyar (XSEDE, Table IV): where the electricity-cost changes come from, energy or prices paid.
 
-Issue 14: the paper's cost changes against BS are small (MCMF w_t = 25 % -3.0 %, w_t = 0 % -18.9 %,
+The paper's cost changes against BS are small (MCMF w_t = 25 % -3.0 %, w_t = 0 % -18.9 %,
 TWOPRICE +0.7 %, w_t = 50 % "almost the same", sec. 5.2 and 5.7.2), and it explains MCMF's edge
 over TWOPRICE by prices alone ("TWOPRICE is unaware of fine grained price fluctuations every
 hour"). `gridmarket run murali-xsede --size full` finds every policy that weighs electricity about

@@ -1,6 +1,6 @@
 """Murali & Vadhiyar (XSEDE, Table IV, Fig. 11, sec. 5.7.2): the printed response changes against the offered load.
 
-Issue 14: `gridmarket run murali-xsede --size full` keeps a 0.7 offered load per system (run times of
+`gridmarket run murali-xsede --size full` keeps a 0.7 offered load per system (run times of
 the Lublin-Feitelson jobs scaled to reach it), because the paper's stated workload (jobs under 30 min
 left out, 8.8 h mean run time, 3.22 arrivals per hour per system; sec. 4.3.1) offers 2.4-4.1x each
 system's capacity with Lublin's job sizes (``benchmarks/murali_workload_load.py``). Its printed
@@ -11,7 +11,7 @@ PJM ComEd + synthetic regional prices, SARIMA day-ahead forecasts, 10-minute cyc
 predictors, f_g = 1, the same seed streams), in two workload families:
 
 * ``lublin@L``: Lublin run times scaled to offered load L per system (``lublin@0.7`` is
-  ``murali-xsede-lublin``, seed for seed: murali-xsede's workload until 2026-11-25);
+  ``murali-xsede-lublin``, seed for seed: murali-xsede's earlier workload);
 * ``paper@L``: the paper's stated run times (>= 30 min, 8.8 h mean, 3.22 arrivals an hour per system)
   with the job sizes scaled to offered load L (``grid_workload(sizes_to_load=True)``: the paper does
   not give its sizes);

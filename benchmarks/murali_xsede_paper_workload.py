@@ -1,6 +1,6 @@
 """Murali & Vadhiyar (XSEDE, Table IV, Fig. 11): why MCMF's response directions fail under ``paper@0.7``.
 
-Issue 14. Since ccf676b ``gridmarket run murali-xsede`` uses the ``paper@0.7`` workload (sec. 4.3.1's
+Since ccf676b ``gridmarket run murali-xsede`` uses the ``paper@0.7`` workload (sec. 4.3.1's
 run times, >= 30 min and 8.8 h mean, and 3.22 arrivals an hour per system; Lublin sizes scaled to a
 0.7 offered load per system). BS answers in Table IV's 633.7 min, but MCMF w_t = 100 % cuts the
 response by 14 % (Fig. 11: 48-49 %) and w_t = 25 % lengthens it by 67 % (Table IV: -24.6 %). Under

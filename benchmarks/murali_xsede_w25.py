@@ -1,6 +1,6 @@
 """Murali & Vadhiyar (XSEDE, Table IV): why MCMF w_t = 25 % is slower than BS here (paper: 24.6 % faster).
 
-Issue 14: over ten seeds MCMF w_t = 25 % is 32.8 % slower than BS (and 43 % cheaper), where Table IV
+Over ten seeds MCMF w_t = 25 % is 32.8 % slower than BS (and 43 % cheaper), where Table IV
 has it 24.6 % faster and 3.0 % cheaper: "better than BS on both" holds 0/10. Hypothesis: here w_t =
 25 % is a cost-led policy -- eq. 6 normalises the response and electricity terms over each cycle's
 jobs and systems (nadir-utopia, sec. 3.3), and with Table I's 9.3x spread of watts per GFlop the

@@ -1,6 +1,6 @@
 """murali-nordugrid (Table IV, sec. 5.2): where MCMF's cost and response changes vs BS come from.
 
-Issue 14: at full size MCMF (w_t = 92.5 %) is 27-59 % cheaper than BS over seeds 1-5 (Table IV:
+At full size MCMF (w_t = 92.5 %) is 27-59 % cheaper than BS over seeds 1-5 (Table IV:
 -22.8 %, checked within 5 points: 1/5), and in the two seeds where it does not pile jobs onto one
 system it is 29-33 % faster than BS (the paper: -11.7 %). A cost is energy x the price paid per MWh
 and a response is wait + run time; this splits both changes, per seed, and varies the systems' two

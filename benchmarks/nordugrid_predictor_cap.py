@@ -1,6 +1,6 @@
 """murali-nordugrid with the wait predictor's ridge capped at the longest wait seen (ours) and uncapped (the paper).
 
-Issue 14: at medium and full size MCMF piles jobs onto one system whose waits it under-predicts by
+At medium and full size MCMF piles jobs onto one system whose waits it under-predicts by
 orders of magnitude (``RESULTS_reproductions.md``). Our predictor caps a ridge prediction at the longest
 wait in its history of *started* jobs, a cap the paper does not state; a growing queue's waits reach
 that history only when its jobs start. This runs the reproduction once per seed with each reading

@@ -1,6 +1,6 @@
 """Rocchetti et al. Sec. 6 (Table 3): the spread between accuracy classes against how much PSP's class weighs.
 
-Issue 14: Sec. 6 prints the most accurate class's wait 2.25-2.88x below the least accurate's (CF
+Sec. 6 prints the most accurate class's wait 2.25-2.88x below the least accurate's (CF
 2.43, CFG 2.88, DI 2.43, HDI 2.25); `gridmarket run rocchetti-psp --size full` finds 5-33x under
 both readings (strict PSP over EASY, PSP as the dominant factor of SLURM's multifactor priority).
 Table 3 also says how far PSP moved the classes from the all-equal case: BE (every user in a1)

@@ -1,6 +1,6 @@
 """Singh ch. 7.3 (Fig. 56): the two-provider allocation cost ratio (thesis: "about 43 % more") against the load.
 
-Issue 14: with the two loaded providers of ch. 4.9 (CTC at 88 %, SDSC at 84 %) the thesis's greedy
+With the two loaded providers of ch. 4.9 (CTC at 88 %, SDSC at 84 %) the thesis's greedy
 provisioning at alpha = 0.5 costs "about 43% more than that of the best effort allocation cost"
 and explains it by the load: "when workload is high, more tasks are delayed in order to provide an
 earlier start time for the application tasks". `gridmarket run singh-greedy --size full` finds

@@ -1,6 +1,6 @@
 """Singh ch. 5.3 (Figs. 24 and 29): which factor, the estimates or the backfilling policy, decides two directions.
 
-Issue 14: in the reproduction's AB+recorded reading (EASY backfilling, the trace's requested
+In the reproduction's AB+recorded reading (EASY backfilling, the trace's requested
 estimates) two SDSC directions fall below 80 % of ten seeds: "at alpha = 0 reservations wait less
 than best-effort jobs" (Fig. 24; 7/10) and "EASY (aggressive) backfilling prices above conservative"
 (Fig. 29; 6/10, CTC 1/10); in the CB+actual reading (conservative, exact estimates) they hold 10/10
@@ -62,7 +62,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seeds", default="1..10")
     parser.add_argument("--site", choices=("sdsc", "ctc"), default="sdsc")
     parser.add_argument("--plan-without", choices=("recreated", "scheduler"), default="recreated",
-                        help="v_q from the queue planned afresh (the reproduction's since 2026-11-26) or from the "
+                        help="v_q from the queue planned afresh (the reproduction's since 138b487) or from the "
                         "scheduler's compressed plan (the figures measured before)")
     args = parser.parse_args(argv)
     runs = []

@@ -1,6 +1,6 @@
 """Singh ch. 5.3, Figs. 23-31: the factors behind the singh-pricing directions that fail, measured.
 
-Issue 14's audit left seven singh-pricing directions below 80 % of ten full-size seeds without a
+The reproductions' audit left seven singh-pricing directions below 80 % of ten full-size seeds without a
 measured explanation (k of 10 in the audit table of ``benchmarks/RESULTS_reproductions.md``).
 This varies, one at a time, the factor the thesis's text and our set-up point to, with everything
 else as in the reproduction (``gridmarket.scenarios.reproductions.singh.singh_pricing``: first 30 days of the
@@ -358,7 +358,7 @@ def estimates_report(runs: dict, seeds: list[int], bare: dict) -> None:
 _FIG30 = {  # name: (policy, estimates, slot_estimates, plan_without)
     "CB+actual": ("conservative", "exact", None, "scheduler"),
     "CB+actual, v_q recreated": ("conservative", "exact", None, "recreated"),
-    # "(reproduction)": the reproduction until 2026-11-26; since then it counts v_q as "v_q recreated" does
+    # "(reproduction)": the reproduction before 138b487; since then it counts v_q as "v_q recreated" does
     "CB+recorded (reproduction)": ("conservative", "requested", "exact", "scheduler"),
     "CB+recorded, v_q recreated": ("conservative", "requested", "exact", "recreated"),
     "AB+actual": ("easy", "exact", None, "scheduler"),
@@ -461,7 +461,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="fig30 family: comma-separated groups of base, recreated, easy, replan (default base,recreated,easy)")
     parser.add_argument("--plan-without", choices=("recreated", "scheduler"), default="recreated",
                         help="load/share/estimates families: v_q from the queue planned afresh (the reproduction's "
-                        "since 2026-11-26) or from the scheduler's compressed plan (the sections measured before)")
+                        "since 138b487) or from the scheduler's compressed plan (the sections measured before)")
     args = parser.parse_args(argv)
     seeds = parse_seeds(args.seeds)
     global _fig30_names, _plan_without

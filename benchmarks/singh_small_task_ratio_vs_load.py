@@ -1,6 +1,6 @@
 """Singh's small-task ratios (Fig. 15 MOGA and Fig. 54 greedy on CTC; Fig. 54 cost on SDSC) against site load.
 
-Issue 14: with 3 processors per task on CTC-SP2 (430 processors) the thesis prints a provisioned /
+With 3 processors per task on CTC-SP2 (430 processors) the thesis prints a provisioned /
 best-effort makespan ratio of 0.87 (MOGA, ch. 4.7 Fig. 15) and 0.85 (greedy at adaptive prices,
 ch. 7.2 Fig. 54, cost ratio 2.2); the reproductions get ~0.71 and ~0.53. This reruns exactly the
 reproductions' CTC 3-procs/task sweeps (same workflow stream, same instants, same MOGA seeds; a
@@ -74,7 +74,7 @@ def _loaded(jobs, own: float, target: float | str, rng: np.random.Generator):
 
 
 def _index_points(jobs, count: int, before: int = 1500, after: int = 3000) -> list[int]:
-    """The reproduction's instants until 2026-11-26: ``count`` submission jobs evenly spaced over the job indices.
+    """The reproduction's instants before 2354ed9: ``count`` submission jobs evenly spaced over the job indices.
 
     That puts more of them where submissions are dense; ``singh._points`` (``--instants time``) spaces
     them evenly in time, as ch. 4.7's "submitting the application at different times during the
@@ -201,7 +201,7 @@ def main(argv: list[str] | None = None) -> int:
                     help="the site's policy for the best-effort run (ch. 4.7: conservative); the provisioned "
                          "plans always use the conservative plan's slots or quotes")
     ap.add_argument("--instants", choices=("jobs", "time"), default="time",
-                    help="instants evenly spaced in time (the reproduction's since 2026-11-26) or over the job "
+                    help="instants evenly spaced in time (the reproduction's since 2354ed9) or over the job "
                          "indices (the reproduction's before; the earlier tables in RESULTS_reproductions.md)")
     ap.add_argument("--runtime-shape", choices=("uniform", "constant"), default="uniform",
                     help="task runtimes: uniform on 1 .. 1999 s (the generator's, the reproduction's) or all 1000 s "

@@ -1,6 +1,6 @@
 """Singh ch. 6 (Figs. 40, 44): how often VAR is cheaper than adaptive pricing, against the site load.
 
-Issue 14: the thesis finds VAR cheaper than the adaptive-pricing reservation in a majority of the
+The thesis finds VAR cheaper than the adaptive-pricing reservation in a majority of the
 cases where both succeed for 32 nodes x 4 h (Fig. 40) and for 64 nodes (Fig. 44); the
 reproduction (`gridmarket run singh-var`) finds it in ~16-20 % of them. This reruns exactly the
 reproduction's requests (same seed -> same first job, 30 rounds of the twelve requests of ch. 6.2,

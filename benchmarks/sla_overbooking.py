@@ -1,5 +1,5 @@
 """What overbooking does to service-level agreements: the auction-market scenario's ``sla`` model as every
-provider signs on more and more of its processors (issue 17).
+provider signs on more and more of its processors.
 
 For each load factor and seed the scenario's jobs, prices and valuations are built once; the ``sla``
 model then runs with every provider's ``overbooking`` set to each factor (1 signs only what the plan can
