@@ -35,6 +35,7 @@ __all__ = [
     "Source",
     "cache_dir",
     "data_root",
+    "derive_prices",
     "fetch",
     "get",
     "is_cached",
@@ -95,6 +96,10 @@ class Dataset:
         Counts taken by parsing the file: SWF records, price rows (hours), workflow tasks and edges.
     cut_from : str
         For a sample: the registered file it was cut from.
+    derive : mapping or None
+        How :func:`fetch` remakes a derived price file from its origin CSV (keys ``from``, ``sha256``,
+        ``size``, ``format``, ``zone``, ``currency``, optional ``decimals`` and ``zone_from``;
+        :func:`derive_prices`).
     """
 
     path: str
@@ -112,6 +117,7 @@ class Dataset:
     tasks: int | None = None
     edges: int | None = None
     cut_from: str = ""
+    derive: Mapping | None = None
 
     def __post_init__(self):
         if not self.path or self.path.startswith("/") or ".." in self.path.split("/"):
@@ -125,8 +131,9 @@ class Dataset:
 
     @property
     def fetchable(self) -> bool:
-        """Whether a public URL serves these exact bytes (else only a mirror can: ``fetch(..., mirror=...)``)."""
-        return bool(self.urls)
+        """Whether :func:`fetch` can get it without a mirror: a public URL serves its bytes, or its public origin
+        is rewritten into them (``derive``); else only a mirror can (``fetch(..., mirror=...)``)."""
+        return bool(self.urls or self.derive)
 
 
 # ----------------------------------------------------------------------------- the registry
@@ -147,6 +154,8 @@ def _load() -> tuple[dict[str, Source], dict[str, Dataset], dict[str, Dataset]]:
             if unknown:
                 raise InvalidInput(f"{_REGISTRY}: {entry.get('path', '?')}: unknown key(s) {', '.join(unknown)}")
             entry = {k: tuple(v) if isinstance(v, list) else v for k, v in entry.items()}
+            if "derive" in entry:
+                _check_derive(entry.get("path", "?"), entry["derive"])
             ds = Dataset(**entry)
             if ds.source not in srcs:
                 raise InvalidInput(f"{_REGISTRY}: {ds.path}: unknown source {ds.source!r}")
@@ -303,6 +312,72 @@ def is_cached(path: str) -> bool:
     return found.is_file() and found.stat().st_size == get(path).size
 
 
+# ----------------------------------------------------------------------------- derived price files
+_DERIVE_KEYS = {"from", "sha256", "size", "format", "zone", "currency", "decimals", "zone_from"}
+_TIME_FORMATS = {"epftoolbox": "%Y-%m-%d %H:%M:%S", "deepforkit": "%m/%d/%Y %H:%M"}
+
+
+def _check_derive(path: str, spec: Mapping) -> None:
+    unknown = sorted(set(spec) - _DERIVE_KEYS)
+    missing = sorted({"from", "sha256", "size", "format", "zone", "currency"} - set(spec))
+    if unknown or missing or spec.get("format") not in _TIME_FORMATS:
+        raise InvalidInput(f"{_REGISTRY}: {path}: derive needs from, sha256, size, format "
+                           f"({' or '.join(_TIME_FORMATS)}), zone, currency"
+                           + (f"; unknown {', '.join(unknown)}" if unknown else "")
+                           + (f"; missing {', '.join(missing)}" if missing else ""))
+
+
+def derive_prices(origin: str | os.PathLike, out: str | os.PathLike, spec: Mapping) -> None:
+    """Rewrite an origin price CSV as gridmarket's ``timestamp,price,zone,currency`` file (prices per MWh).
+
+    The origin's first column is the local start of the delivery hour and its second the day-ahead price
+    (currency per MWh); the other columns (load, wind and solar forecasts) are left out. Each row becomes
+    ``YYYY-MM-DDTHH:MM:SS,price,zone,currency``. The price keeps the origin's digits (``epftoolbox``) or is
+    printed as Python prints the float (``deepforkit``, whose integers lack the ``.0``); with ``decimals``
+    it is rounded half to even on the decimal digits first (the PJM copy prints ``28.440990000000003``).
+    The zone is ``zone``, or ``zone_from[1]`` from the local hour ``zone_from[0]`` on (Germany's bidding
+    zone split of 2018-10-01). Lines end in ``\\n``. This is how the registered ``prices/`` files were
+    made from their origins, byte for byte (their sha256 is checked after it).
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> folder = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (folder / "PJM.csv").write_text(", Zonal COMED price, load\\n2013-11-03 01:00:00,22.7684975,66142.0\\n")
+    >>> derive_prices(folder / "PJM.csv", folder / "out.csv", {"format": "epftoolbox", "zone": "PJM_COMED",
+    ...                                                        "currency": "USD", "decimals": 6})
+    >>> print((folder / "out.csv").read_text(), end="")
+    timestamp,price,zone,currency
+    2013-11-03T01:00:00,22.768498,PJM_COMED,USD
+    """
+    import datetime as dt
+    from decimal import ROUND_HALF_EVEN, Decimal
+
+    fmt = _TIME_FORMATS[spec["format"]]
+    decimals = spec.get("decimals")
+    switch_at, switch_zone = spec.get("zone_from") or (None, None)
+    switch_at = dt.datetime.fromisoformat(switch_at) if switch_at else None
+    rows = ["timestamp,price,zone,currency"]
+    with open(origin, encoding="utf-8") as fh:
+        next(fh)  # the header
+        for n, line in enumerate(fh, start=2):
+            if not line.strip():
+                continue
+            stamp, price = line.rstrip("\n").split(",")[:2]
+            try:
+                hour = dt.datetime.strptime(stamp, fmt)
+                if decimals is not None:
+                    price = repr(float(Decimal(price).quantize(Decimal(1).scaleb(-decimals), rounding=ROUND_HALF_EVEN)))
+                elif spec["format"] == "deepforkit":
+                    price = repr(float(price))
+            except ValueError as err:
+                raise InvalidInput(f"{origin}: line {n}: {err}") from None
+            zone = switch_zone if switch_at is not None and hour >= switch_at else spec["zone"]
+            rows.append(f"{hour:%Y-%m-%dT%H:%M:%S},{price},{zone},{spec['currency']}")
+    with open(out, "w", encoding="utf-8", newline="") as fh:
+        fh.write("\n".join(rows) + "\n")
+
+
 # ----------------------------------------------------------------------------- fetching
 def _mirror_location(mirror: str, path: str) -> str:
     """Where a mirror keeps ``path``: a local file path for a folder or ``file://`` URL, else a URL."""
@@ -340,7 +415,8 @@ def fetch(paths: Iterable[str], *, mirror: str | None = None, progress: bool = F
         Registered paths (:func:`registry`).
     mirror : str, optional
         A folder laid out like the data root, or its URL (``file://``, ``https://``, ...): ``mirror/path`` is
-        read instead of the registered URLs. The only way to get a derived file (``Dataset.derived``).
+        read instead of the registered URLs (or origins). The only way to get a generated file (no ``urls``, no
+        ``derive``).
     progress : bool
         Show pooch's download bar.
 
@@ -352,16 +428,16 @@ def fetch(paths: Iterable[str], *, mirror: str | None = None, progress: bool = F
     Raises
     ------
     InvalidInput
-        An unknown path; a derived file without a mirror; a file whose sha256 differs from the registry's (one
-        line naming it and both hashes; nothing is cached); every source unreachable (one line naming the URLs
-        tried and ``--from``).
+        An unknown path; a generated file without a mirror; a file (or a derived file's origin) whose sha256
+        differs from the registry's (one line naming it and both hashes; nothing is cached); every source
+        unreachable (one line naming the URLs tried and ``--from``).
     """
     wanted = [get(p) for p in paths]
     for ds in wanted:
         if ds.path in samples():
             raise InvalidInput(f"{ds.path} ships with gridmarket (`gridmarket data path {ds.path}`); nothing to fetch")
         if mirror is None and not ds.fetchable:
-            raise InvalidInput(f"{ds.path} is derived from {', '.join(ds.origin)} and no public URL serves its exact "
+            raise InvalidInput(f"{ds.path} was made from {', '.join(ds.origin)} and no public URL serves its exact "
                                f"bytes; fetch it from a mirror: `gridmarket data fetch {ds.path} --from DIR_OR_URL`")
     cache = cache_dir()
     done = []
@@ -372,18 +448,31 @@ def fetch(paths: Iterable[str], *, mirror: str | None = None, progress: bool = F
             continue
         dest.parent.mkdir(parents=True, exist_ok=True)
         part = dest.with_name(f".{dest.name}.{os.getpid()}.part")  # same folder: the final rename is atomic
-        locations = [_mirror_location(mirror, ds.path)] if mirror is not None else list(ds.urls)
+        derive = ds.derive if mirror is None and not ds.urls else None  # remade from its public origin
+        if mirror is not None:
+            locations = [_mirror_location(mirror, ds.path)]
+        else:
+            locations = [derive["from"]] if derive else list(ds.urls)
+        fetched = part.with_name(part.name + ".origin") if derive else part
         failures = []
         try:
             for location in locations:
                 try:
-                    _download(location, part, progress=progress)
+                    _download(location, fetched, progress=progress)
                 except (OSError, ValueError) as err:  # requests' errors are OSErrors; pooch: ValueError for a scheme it lacks
                     failures.append(f"{location} ({_reason(err)})")
                     continue
+                source = location
+                if derive:
+                    got = sha256(fetched)
+                    if got != derive["sha256"]:
+                        raise InvalidInput(f"{ds.path}: sha256 of its origin {location} is {got}, the registry's is "
+                                           f"{derive['sha256']}; refused, nothing cached")
+                    derive_prices(fetched, part, derive)
+                    source = f"{location} rewritten"
                 got = sha256(part)
                 if got != ds.sha256:
-                    raise InvalidInput(f"{ds.path}: sha256 of {location} is {got}, the registry's is {ds.sha256}; "
+                    raise InvalidInput(f"{ds.path}: sha256 of {source} is {got}, the registry's is {ds.sha256}; "
                                        "refused, nothing cached")
                 os.replace(part, dest)
                 done.append(dest)
@@ -393,6 +482,7 @@ def fetch(paths: Iterable[str], *, mirror: str | None = None, progress: bool = F
                                    f"mirror instead: `gridmarket data fetch {ds.path} --from DIR_OR_URL`")
         finally:
             part.unlink(missing_ok=True)
+            fetched.unlink(missing_ok=True)
     return done
 
 

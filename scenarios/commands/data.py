@@ -30,7 +30,8 @@ def _size(n: int) -> str:
 
 def format_list(kind: str | None = None) -> str:
     """The registry as a table: path, size, sha256 (first 12 hex digits), cached?, the reproductions using it,
-    then the source's title and first URL (or, for a derived file, that only a mirror serves it)."""
+    then the source's title and first URL (for a derived file: the origin it is remade from; for a generated
+    one: that only a mirror serves it)."""
     files = [ds for p, ds in datasets.registry().items() if kind is None or p.startswith(kind + "/")]
     cache = datasets.cache_dir()
     width = max(len(ds.path) for ds in files)
@@ -41,7 +42,12 @@ def format_list(kind: str | None = None) -> str:
         cached = "yes" if datasets.is_cached(ds.path) else "no"
         lines.append(f"{ds.path:<{width}}  {_size(ds.size):>7}  {ds.sha256[:12]}  {cached:<6}  "
                      f"{', '.join(ds.used_by) or '-'}")
-        where = ds.urls[0] if ds.urls else f"derived from {ds.origin[0]}; fetch from a mirror (--from)"
+        if ds.urls:
+            where = ds.urls[0]
+        elif ds.derive:
+            where = f"remade from {ds.derive['from']} (its column of prices, rewritten; sha256-checked)"
+        else:
+            where = f"generated ({ds.origin[0]}); only a mirror serves it (--from)"
         lines.append(f"    {srcs[ds.source].title}: {where}")
     total = sum(ds.size for ds in files)
     lines.append(f"{len(files)} files, {_size(total)}; samples shipped with gridmarket: "

@@ -41,8 +41,11 @@ def test_every_entry_names_a_known_source_and_a_way_to_get_it():
         assert srcs[ds.source].licence and srcs[ds.source].cite, path
         assert ds.urls or (ds.origin and ds.derived), path  # a URL serves the bytes, or the entry says how they were made
         assert all(u.startswith("https://") for u in ds.urls + ds.origin), path
-    # the price files are one column of a public CSV, rewritten: no URL may claim to serve their bytes
-    assert all(not ds.urls and ds.derived for p, ds in datasets.registry().items() if p.startswith("prices/"))
+    # the price files are one column of a public CSV, rewritten: no URL may claim to serve their bytes, and
+    # fetch remakes them from their pinned origin
+    prices = [ds for p, ds in datasets.registry().items() if p.startswith("prices/")]
+    assert len(prices) == 8 and all(not ds.urls and ds.derived and ds.derive for ds in prices)
+    assert all(ds.derive["from"] == ds.origin[0] and ds.fetchable for ds in prices)
 
 
 def test_every_reproduction_named_in_used_by_exists():
@@ -115,9 +118,8 @@ def test_a_missing_file_is_one_line_naming_it_the_folder_and_the_fetch_command(c
     message = str(err.value)
     assert "\n" not in message and message.startswith("singh-var needs traces/SDSC-SP2-1998-4.2-cln.swf.gz")
     assert str(cache) in message and "`gridmarket data fetch traces/SDSC-SP2-1998-4.2-cln.swf.gz`" in message
-    with pytest.raises(InvalidInput, match=r"gridmarket data fetch prices/pjm_comed_2013-2018_epftoolbox\.csv "
-                                           r"--from MIRROR"):
-        datasets.locate("prices/pjm_comed_2013-2018_epftoolbox.csv")
+    with pytest.raises(InvalidInput, match=r"gridmarket data fetch workflows/wfcommons-generated/wfcommons-montage-100-seed42[.]json --from MIRROR"):
+        datasets.locate("workflows/wfcommons-generated/wfcommons-montage-100-seed42.json")
 
 
 @pytest.mark.parametrize("as_url", [False, True], ids=["folder", "file-url"])
@@ -170,10 +172,73 @@ def test_unreachable_sources_give_one_line_naming_each_url_and_the_mirror_option
     assert not (cache / MONTAGE).exists()
 
 
-def test_a_derived_file_needs_a_mirror(cache):
-    with pytest.raises(InvalidInput, match=r"prices/pjm_comed_2013-2018_epftoolbox\.csv is derived from https://\S+"
-                                           r"PJM\.csv.* no public URL serves its exact bytes.*--from DIR_OR_URL"):
-        datasets.fetch(["prices/pjm_comed_2013-2018_epftoolbox.csv"])
+def test_a_generated_file_needs_a_mirror(cache):
+    with pytest.raises(InvalidInput, match=r"wfcommons-montage-100-seed42\.json was made from https://pypi\.org\S+ "
+                                           r"and no public URL serves its exact bytes.*--from DIR_OR_URL"):
+        datasets.fetch(["workflows/wfcommons-generated/wfcommons-montage-100-seed42.json"])
+
+
+# A derived price file is remade from its origin CSV: the lines below are the origins' own (epftoolbox's PJM.csv,
+# Deepforkit's DE.csv around Germany's bidding-zone split) and what the registered files hold for them.
+PJM_ORIGIN = """, Zonal COMED price, System load forecast, Zonal COMED load foecast
+2013-01-01 00:00:00,25.464211,85049.0,11509.0
+2013-11-03 01:00:00,22.7684975,66142.0,8793.0
+2015-11-01 01:00:00,14.7332125,64846.0,8655.0
+"""
+PJM_DERIVED = """timestamp,price,zone,currency
+2013-01-01T00:00:00,25.464211,PJM_COMED,USD
+2013-11-03T01:00:00,22.768498,PJM_COMED,USD
+2015-11-01T01:00:00,14.733212,PJM_COMED,USD
+"""
+DE_ORIGIN = """,Price_DA,Load_DA,Load_AC,Gen_SC,Sol_DA,Won_DA
+9/30/2018 23:00,60.87,1,2,3,4,5
+10/1/2018 0:00,59.53,1,2,3,4,5
+1/5/2015 14:00,42,1,2,3,4,5
+"""
+DE_DERIVED = """timestamp,price,zone,currency
+2018-09-30T23:00:00,60.87,DE_AT_LU,EUR
+2018-10-01T00:00:00,59.53,DE_LU,EUR
+2015-01-05T14:00:00,42.0,DE_AT_LU,EUR
+"""
+
+
+@pytest.mark.parametrize("path, origin, derived", [
+    ("prices/pjm_comed_2013-2018_epftoolbox.csv", PJM_ORIGIN, PJM_DERIVED),
+    ("prices/entsoe_da_DE_2015-2023.csv", DE_ORIGIN, DE_DERIVED),
+], ids=["epftoolbox-rounded", "deepforkit-zone-split"])
+def test_derive_prices_rewrites_the_origin_as_the_registered_files_hold_it(path, origin, derived, tmp_path):
+    (tmp_path / "origin.csv").write_text(origin)
+    datasets.derive_prices(tmp_path / "origin.csv", tmp_path / "out.csv", datasets.registry()[path].derive)
+    assert (tmp_path / "out.csv").read_bytes() == derived.encode()
+
+
+@pytest.fixture
+def tiny_pjm(cache, tmp_path, monkeypatch):
+    """The PJM entry pointed at a four-line origin on disk, with the sha256 and size of its derivation."""
+    (tmp_path / "PJM.csv").write_text(PJM_ORIGIN)
+    path = "prices/pjm_comed_2013-2018_epftoolbox.csv"
+    ds = datasets.registry()[path]
+    digest = hashlib.sha256(PJM_DERIVED.encode()).hexdigest()
+    derive = {**ds.derive, "from": (tmp_path / "PJM.csv").as_uri(), "sha256": datasets.sha256(tmp_path / "PJM.csv")}
+    monkeypatch.setitem(datasets.registry(), path, dataclasses.replace(ds, derive=derive, sha256=digest,
+                                                                       size=len(PJM_DERIVED)))
+    return path, tmp_path / "PJM.csv"
+
+
+def test_fetch_remakes_a_derived_file_from_its_origin_and_checks_both_hashes(tiny_pjm, cache):
+    path, _ = tiny_pjm
+    assert datasets.fetch([path]) == [cache / path]
+    assert (cache / path).read_text() == PJM_DERIVED
+    assert sorted(p.name for p in (cache / path).parent.iterdir()) == [path.split("/")[1]]  # no origin left
+
+
+def test_a_changed_origin_is_refused_and_nothing_is_cached(tiny_pjm, cache):
+    path, origin = tiny_pjm
+    origin.write_text(PJM_ORIGIN.replace("25.464211", "25.464212"))
+    with pytest.raises(InvalidInput, match=r"sha256 of its origin file://\S+PJM\.csv is [0-9a-f]{64}, the registry's "
+                                           r"is [0-9a-f]{64}; refused, nothing cached"):
+        datasets.fetch([path])
+    assert not (cache / path).parent.exists() or list((cache / path).parent.iterdir()) == []
 
 
 def test_a_missing_mirror_folder_is_named(cache, tmp_path):

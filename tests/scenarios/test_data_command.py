@@ -41,7 +41,8 @@ def test_list_names_every_file_its_size_sha256_users_and_whether_it_is_cached(ca
     assert _row(out, MONTAGE).split()[4] == "yes"  # path, size, unit, sha256, cached
     sdsc = _row(out, "traces/SDSC-SP2-1998-4.2-cln.swf.gz")
     assert "1.2 MB" in sdsc and " no " in sdsc and "singh-var" in sdsc
-    assert "derived from https://raw.githubusercontent.com/clara-catalina/epftoolbox" in out
+    assert "remade from https://raw.githubusercontent.com/clara-catalina/epftoolbox" in out
+    assert "generated (https://pypi.org/project/wfcommons/1.6/); only a mirror serves it (--from)" in out
     assert f"cache: {cache}" in out
 
 
@@ -117,7 +118,7 @@ def test_run_list_names_each_reproductions_data_and_whether_it_is_found(cache, m
     assert "data: traces/SDSC-SP2-1998-4.2-cln.swf.gz (missing; `gridmarket data fetch " \
            "traces/SDSC-SP2-1998-4.2-cln.swf.gz`)" in text
     assert "data: prices/pjm_comed_2013-2018_epftoolbox.csv (missing; `gridmarket data fetch " \
-           "prices/pjm_comed_2013-2018_epftoolbox.csv --from MIRROR`)" in text
+           "prices/pjm_comed_2013-2018_epftoolbox.csv`)" in text
     (mirror / "traces").mkdir()
     (mirror / "traces" / "SDSC-SP2-1998-4.2-cln.swf.gz").write_bytes(b"")
     assert "data: traces/SDSC-SP2-1998-4.2-cln.swf.gz (found)" in format_list(mirror)
