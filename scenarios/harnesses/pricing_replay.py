@@ -167,6 +167,45 @@ def pricing_replay(
     >>> len(r.reservations), len(r.jobs), r.summary["run_id"]
     (2, 6, 'singh-pricing-conservative-a0.5-seed2')
     """
+    _check_settings(policy, fraction, alpha, estimates, slot_estimates, plan_without)
+    if estimates == "exact":
+        jobs = [j if j.estimate == j.runtime else replace(j, estimate=j.runtime) for j in jobs]
+    kept = [j for j in jobs if j.procs <= procs]
+    if len(kept) < len(jobs):
+        warnings.warn(f"dropped {len(jobs) - len(kept)} job(s) wider than the machine's {procs} processors",
+                      stacklevel=2)
+    if not kept:
+        raise InvalidInput("no jobs to replay")
+    requests, best_effort, alphas = _draw_requests(kept, fraction, alpha, seed, slot_estimates)
+    sim, rows = _replay(requests, alphas, best_effort, procs=procs, policy=policy, decisions=decisions,
+                        release=release, plan_without=plan_without)
+    table = _best_effort_table(sim, best_effort)
+    res = pd.DataFrame(rows, columns=["job_id", "submit", "procs", "duration", "start", "wait", "price",
+                                      "n_quotes", "alpha", "runtime"])
+    n = len(best_effort)
+    summary = {
+        "run_id": run_id(policy, alpha, seed),
+        "policy": policy,
+        "procs": procs,
+        "seed": seed,
+        "alpha": alpha,
+        "fraction": fraction,
+        "estimates": estimates,
+        "slot_estimates": slot_estimates or estimates,
+        "plan_without": plan_without,
+        "n_jobs": len(kept),
+        "n_reservations": len(res),
+        "mean_price_su": float(res["price"].mean()) if len(res) else 0.0,
+        "mean_reservation_wait_h": float(res["wait"].mean() / 3600) if len(res) else 0.0,
+        "mean_best_effort_wait_h": float(table["wait"].mean() / 3600) if n else 0.0,
+        "mean_quotes": float(res["n_quotes"].mean()) if len(res) else 0.0,
+    }
+    return ReplayResult(table, res, summary)
+
+
+def _check_settings(policy: str, fraction: float, alpha: float | None, estimates: str, slot_estimates: str | None,
+                    plan_without: str) -> None:
+    """``InvalidInput`` for a setting :func:`pricing_replay` cannot run, before any work."""
     check_policy(policy)
     if not 0 <= fraction <= 1:
         raise InvalidInput(f"fraction must be in [0, 1], got {fraction}")
@@ -181,14 +220,14 @@ def pricing_replay(
                            "trace's requested ones)")
     if plan_without not in PLANS_WITHOUT:
         raise InvalidInput(f"plan_without must be one of {PLANS_WITHOUT}, got {plan_without!r}")
-    if estimates == "exact":
-        jobs = [j if j.estimate == j.runtime else replace(j, estimate=j.runtime) for j in jobs]
-    kept = [j for j in jobs if j.procs <= procs]
-    if len(kept) < len(jobs):
-        warnings.warn(f"dropped {len(jobs) - len(kept)} job(s) wider than the machine's {procs} processors",
-                      stacklevel=2)
-    if not kept:
-        raise InvalidInput("no jobs to replay")
+
+
+def _draw_requests(kept: list[Job], fraction: float, alpha: float | None, seed: int, slot_estimates: str | None):
+    """``(requests, best_effort, alphas)``: a seeded share ``fraction`` of ``kept`` reserves, the rest queue.
+
+    The draw depends on ``seed`` and the number of jobs only (never on ``slot_estimates``), so runs that
+    differ in what the requests ask for reserve for the same jobs.
+    """
     rng = np.random.default_rng(seed)
     n_requests = round(fraction * len(kept))
     chosen = set(rng.choice(len(kept), size=n_requests, replace=False).tolist()) if n_requests else set()
@@ -197,7 +236,16 @@ def pricing_replay(
     if slot_estimates == "exact":
         requests = [j if j.estimate == j.runtime else replace(j, estimate=j.runtime) for j in requests]
     alphas = rng.uniform(0, 1, len(requests)) if alpha is None else np.full(len(requests), alpha)
+    return requests, best_effort, alphas
 
+
+def _replay(requests: list[Job], alphas, best_effort: list[Job], *, procs: int, policy: str,
+            decisions: Mapping[int, int] | None, release: bool, plan_without: str) -> tuple[MachineSimulation, list]:
+    """Run the best-effort jobs on the policy's machine and place each request where it chooses (form 18, eq. 20).
+
+    Returns the finished simulation and one row per request (job id, submit, procs, duration, start, wait,
+    price SU, quotes, alpha, runtime).
+    """
     scheduler = make_scheduler(policy, procs)
     sim = MachineSimulation(scheduler, best_effort)
     rows = []
@@ -244,11 +292,15 @@ def pricing_replay(
                      job.runtime))
     release_until(None)
     sim.run_until(None)
+    return sim, rows
 
+
+def _best_effort_table(sim: MachineSimulation, best_effort: list[Job]) -> pd.DataFrame:
+    """One row per best-effort job of the finished ``sim``: id, submit, start, end, procs, estimate, wait (s)."""
     n = len(best_effort)
     starts = np.fromiter((sim.start[j.id] for j in best_effort), np.int64, n)
     submits = np.fromiter((j.submit for j in best_effort), np.int64, n)
-    table = pd.DataFrame({
+    return pd.DataFrame({
         "job_id": np.fromiter((j.id for j in best_effort), np.int64, n),
         "submit": submits,
         "start": starts,
@@ -257,26 +309,6 @@ def pricing_replay(
         "estimate": np.fromiter((j.estimate for j in best_effort), np.int64, n),
         "wait": starts - submits,
     })
-    res = pd.DataFrame(rows, columns=["job_id", "submit", "procs", "duration", "start", "wait", "price",
-                                      "n_quotes", "alpha", "runtime"])
-    summary = {
-        "run_id": run_id(policy, alpha, seed),
-        "policy": policy,
-        "procs": procs,
-        "seed": seed,
-        "alpha": alpha,
-        "fraction": fraction,
-        "estimates": estimates,
-        "slot_estimates": slot_estimates or estimates,
-        "plan_without": plan_without,
-        "n_jobs": len(kept),
-        "n_reservations": len(res),
-        "mean_price_su": float(res["price"].mean()) if len(res) else 0.0,
-        "mean_reservation_wait_h": float(res["wait"].mean() / 3600) if len(res) else 0.0,
-        "mean_best_effort_wait_h": float(table["wait"].mean() / 3600) if n else 0.0,
-        "mean_quotes": float(res["n_quotes"].mean()) if len(res) else 0.0,
-    }
-    return ReplayResult(table, res, summary)
 
 
 def _parser() -> argparse.ArgumentParser:
