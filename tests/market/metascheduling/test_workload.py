@@ -38,3 +38,23 @@ def test_too_few_jobs_for_tsafrir_fall_back_to_the_walltime_with_a_warning():
 def test_bad_parameters_are_rejected(kwargs, match):
     with pytest.raises(InvalidInput, match=match):
         grid_workload(xsede_systems()[:1], rng=np.random.default_rng(0), **kwargs)
+
+
+def test_max_procs_bounds_each_systems_job_sizes_and_lowers_its_load():
+    systems = xsede_systems()[:2]  # Blacklight 4096 cores, Darter 11968
+    kwargs = {"days": 4, "mean_runtime": 8.8 * 3600, "min_runtime": 1800}
+    capped = grid_workload(systems, rng=np.random.default_rng(1), max_procs={"Darter": 128}, **kwargs)
+    whole = grid_workload(systems, rng=np.random.default_rng(1), **kwargs)
+    darter = [j.procs for j in capped if j.site == "Darter"]
+    assert max(darter) <= 128 < max(j.procs for j in whole if j.site == "Darter")
+    assert sum(darter) < sum(j.procs for j in whole if j.site == "Darter")
+
+
+@pytest.mark.parametrize("max_procs, match", [
+    ({"Nowhere": 8}, r"max_procs names unknown system 'Nowhere'; systems are \['Blacklight'\]"),
+    ({"Blacklight": 0}, r"max_procs\['Blacklight'\] must be an int in \[1, 4096\] \(its cores\), got 0"),
+    ({"Blacklight": 5000}, r"max_procs\['Blacklight'\] must be an int in \[1, 4096\] \(its cores\), got 5000"),
+])
+def test_bad_max_procs_is_named(max_procs, match):
+    with pytest.raises(InvalidInput, match=match):
+        grid_workload(xsede_systems()[:1], days=1, rng=np.random.default_rng(0), max_procs=max_procs)
