@@ -58,6 +58,17 @@ def main(folders: list[str]) -> None:
               f"{_cell([r[f'mcmf-w25: mean wait on {name}'] for r in runs])} | "
               f"{_cell([r[f'bs: jobs run on {name}'] for r in runs], 0)} | "
               f"{_cell([r[f'mcmf-w25: jobs run on {name}'] for r in runs], 0)} |")
+    print()
+    # what the most loaded system adds to BS's mean (response = wait + run time; the waits are per system)
+    for label in ("bs", "mcmf-w25"):
+        def mean_wait(r, skip=()):
+            jobs = {n: r[f"{label}: jobs run on {n}"] for n in SYSTEMS if n not in skip}
+            return sum(jobs[n] * r[f"{label}: mean wait on {n}"] for n in jobs) / sum(jobs.values())
+        print(f"{label}: mean wait {_cell([mean_wait(r) for r in runs])} min; without Queenbee's jobs "
+              f"{_cell([mean_wait(r, ('Queenbee',)) for r in runs])} min")
+    share = [100 * r["mcmf-w25: jobs run on Gordon"] / sum(r[f"mcmf-w25: jobs run on {n}"] for n in SYSTEMS)
+             for r in runs]
+    print(f"mcmf-w25: share of the jobs on Gordon {_cell(share)} %")
 
 
 if __name__ == "__main__":
