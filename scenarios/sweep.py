@@ -364,6 +364,27 @@ def check_executor(executor: str, workers: int | None, scheduler: str | None) ->
                            "brings its own workers")
 
 
+@contextlib.contextmanager
+def children_without_working_folder() -> Iterator[None]:
+    """Context in which the Python processes started (worker pools, clusters) keep the working folder off sys.path.
+
+    ``multiprocessing`` starts its forkserver and spawned processes as ``python -c ...``, which puts
+    the working folder first on ``sys.path`` while the child imports ``multiprocessing`` and pickle's
+    modules: a ``struct.py`` lying in the folder a sweep starts from would run in every worker. Inside
+    the context ``PYTHONSAFEPATH=1`` (what ``python -P`` sets) is in the environment the children
+    inherit; this process's own environment is restored when it ends.
+    """
+    old = os.environ.get("PYTHONSAFEPATH")
+    os.environ["PYTHONSAFEPATH"] = "1"
+    try:
+        yield
+    finally:
+        if old is None:
+            os.environ.pop("PYTHONSAFEPATH", None)
+        else:
+            os.environ["PYTHONSAFEPATH"] = old
+
+
 def run_local(fn: Callable, tasks: Sequence[tuple[object, tuple]], workers: int) -> Iterator[tuple[object, object]]:
     """``(key, fn(*args))`` for each ``(key, args)`` of ``tasks``, in completion order, on ``workers`` processes.
 
@@ -375,8 +396,15 @@ def run_local(fn: Callable, tasks: Sequence[tuple[object, tuple]], workers: int)
             yield key, fn(*args)
         return
     # forkserver: workers start from a clean interpreter, not a fork of this (maybe threaded) process
-    with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("forkserver")) as pool:
-        futures = {pool.submit(fn, *args): key for key, args in tasks}
+    # the resource tracker starts with the pool, the forkserver and the workers at the first submits
+    with children_without_working_folder():
+        pool = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("forkserver"))
+        try:
+            futures = {pool.submit(fn, *args): key for key, args in tasks}
+        except BaseException:
+            pool.shutdown(wait=False, cancel_futures=True)
+            raise
+    with pool:
         finished = False
         try:
             for fut in as_completed(futures):
@@ -412,8 +440,10 @@ def _dask_client(scheduler: str | None, workers: int, timeout_seconds: float):
     except ImportError:
         raise InvalidInput(f"the dask executor needs dask.distributed, which is not installed: {DASK_HINT}") from None
     if scheduler is None:
-        with (_closed_within(LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, host="127.0.0.1",
-                                          dashboard_address=None), "the Dask LocalCluster") as cluster,
+        with children_without_working_folder():  # the nannies and workers start here
+            local = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, host="127.0.0.1",
+                                 dashboard_address=None)
+        with (_closed_within(local, "the Dask LocalCluster") as cluster,
               _closed_within(Client(cluster), "the Dask client") as client):
             yield client
         return

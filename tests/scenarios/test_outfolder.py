@@ -5,6 +5,7 @@ Each test here is a case where a result was lost or a partial result was taken a
 
 import json
 import subprocess
+import sys
 
 import pandas as pd
 import pytest
@@ -219,3 +220,26 @@ def test_documented_python_m_forms_keep_the_working_folder_off_sys_path():
     bad = [f"{f.relative_to(root)}:{k}" for f in files
            for k, line in enumerate(f.read_text(encoding="utf-8").splitlines(), 1) if "python -m gridmarket" in line]
     assert not bad
+
+
+@pytest.mark.parametrize("executor", ["local", "dask"])
+def test_the_sweep_workers_do_not_import_from_the_working_folder(tmp_path, executor):
+    """multiprocessing starts workers as ``python -c``, which would import a ``struct.py`` lying in the folder."""
+    if executor == "dask":
+        pytest.importorskip("distributed")
+    folder = tmp_path / "scenario-folder"
+    folder.mkdir()
+    marker = tmp_path / "imported"
+    (folder / "struct.py").write_text(f"open({str(marker)!r}, 'w').close()\n")
+    child = (
+        "import os, sys\n"
+        "del sys.path[0]  # as under the gridmarket console script: no working folder in this process\n"
+        "from gridmarket.scenarios.sweep import executor_runs\n"
+        "os.chdir(sys.argv[1])\n"
+        f"with executor_runs(abs, [(k, (-k,)) for k in range(3)], executor={executor!r}, workers=2) as runs:\n"
+        "    print(sorted(value for _, value in runs))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", child, str(folder)], cwd=tmp_path, capture_output=True,
+                          text=True, timeout=300, check=False)
+    assert not marker.exists()
+    assert done.returncode == 0 and done.stdout.strip() == "[0, 1, 2]", done.stderr[-2000:]
