@@ -84,8 +84,11 @@ def claim(out: str | os.PathLike[str]) -> Iterator[Path]:
             break
         os.close(fd)  # the holder removed the file between our open and our lock: lock the new one
     try:
-        os.ftruncate(fd, 0)
-        os.write(fd, (_holder() + "\n").encode("utf-8"))
+        try:
+            os.ftruncate(fd, 0)
+            os.write(fd, (_holder() + "\n").encode("utf-8"))
+        except OSError as err:  # a full disk: say which file, as every other write does
+            raise OSError(err.errno, err.strerror, str(path)) from None
         yield out
     finally:
         with contextlib.suppress(OSError):
