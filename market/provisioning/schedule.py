@@ -422,9 +422,35 @@ class PlanEvaluator:
                 task = self.order[i]
                 placements[task] = Placement(task, self.resources[r], start, end, need, tuple(members))
 
-        # allocation cost: eq. 4 over the touched slots, Table 1 per slot type. Paid
-        # processor-seconds are summed as ints per unit cost and divided once, so equal
-        # plans cost exactly the same whatever the order their slots were met in.
+        ac, costs = self._allocation_cost(used_area, used_end, n_subslots)
+        if reason is None:
+            last = max(finish) if n else release
+            makespan: int | float = last - release
+        else:
+            makespan = INF
+        if not record:
+            return ac, makespan, n - placed
+        return PlanSchedule(
+            plan=tuple(chosen),
+            placements=placements,
+            makespan=makespan,
+            allocation_cost=ac,
+            bought=tuple(sorted(used_area)),
+            reason=reason,
+            release=release,
+            slot_costs=costs,
+        )
+
+    def _allocation_cost(self, used_area: dict[int, int], used_end: dict[int, int],
+                         n_subslots: dict[int, int]) -> tuple[float, dict[int, float]]:
+        """Eq. 4 over the touched slots, Table 1 per slot type: the plan's cost (SU) and each slot's.
+
+        ``used_area``: processor-seconds used per touched slot; ``used_end``: when its last use ends (s);
+        ``n_subslots``: how many sub-slots were cut from it. Paid processor-seconds are summed as ints per
+        unit cost and divided once, so equal plans cost exactly the same whatever the order their slots
+        were met in.
+        """
+        slots = self.slots
         costs: dict[int, float] = {}
         area_by_rate: dict[float, int] = {}
         fixed: list[float] = []
@@ -443,23 +469,7 @@ class PlanEvaluator:
             fixed.append(f)
             costs[k] = area * s.unit_cost / SECONDS_PER_HOUR + f
         ac = math.fsum(c * a / SECONDS_PER_HOUR for c, a in sorted(area_by_rate.items())) + math.fsum(fixed)
-        if reason is None:
-            last = max(finish) if n else release
-            makespan: int | float = last - release
-        else:
-            makespan = INF
-        if not record:
-            return ac, makespan, n - placed
-        return PlanSchedule(
-            plan=tuple(chosen),
-            placements=placements,
-            makespan=makespan,
-            allocation_cost=ac,
-            bought=tuple(sorted(used_area)),
-            reason=reason,
-            release=release,
-            slot_costs=costs,
-        )
+        return ac, costs
 
 def reference_pick(stack: list[tuple], need: int, bought: set[int], divisible: list[bool],
                    unit_cost: list[float], total_cost: list[float]) -> list[tuple[int, int]]:
