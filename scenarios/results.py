@@ -261,11 +261,21 @@ def write_results(out: Path, jobs: pd.DataFrame, summary: pd.DataFrame, manifest
     ``runs`` (the :class:`gridmarket.scenarios.experiment.ModelRun` list) adds
     workflows.csv, reservations.csv, pareto.png, prices.png and gantt.png;
     ``procs`` (provider -> processors) sizes the Gantt chart; ``extra(out)``
-    writes more files (returning their paths) before the manifest.
+    writes more files (returning their paths) before the manifest. Stopped
+    (Ctrl-C, SIGTERM) before the manifest, it deletes what it wrote: no file
+    of an unfinished result is left to be taken for one.
     """
+    try:
+        return _write_results(Path(out), jobs, summary, manifest_doc, title, runs, procs, extra)
+    except KeyboardInterrupt:
+        if not (Path(out) / MANIFEST_NAME).exists():
+            remove_written(Path(out), RESULT_FILES)
+        raise
+
+
+def _write_results(out: Path, jobs, summary, manifest_doc, title, runs, procs, extra) -> list[Path]:
     from gridmarket.scenarios import plots
 
-    out = Path(out)
     written = []
     tables = [("jobs.csv", jobs), ("summary.csv", summary)]
     for attr in ("workflows", "reservations"):

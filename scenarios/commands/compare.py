@@ -19,9 +19,8 @@ from gridmarket.scenarios.config import INTERACTION_MODELS, with_overrides
 from gridmarket.scenarios.experiment import compare
 from gridmarket.scenarios.registry import get_scenario, scenario_names
 from gridmarket.scenarios.interrupts import with_hint
-from gridmarket.scenarios.outfolder import claim, remove_written
+from gridmarket.scenarios.outfolder import claim
 from gridmarket.scenarios.results import (
-    RESULT_FILES,
     format_table,
     manifest,
     prepare_out,
@@ -89,8 +88,7 @@ def _compare_into(out: Path, config, args: argparse.Namespace) -> int:
     try:
         written = write_results(out, jobs, summary, doc, title, runs, {p.name: p.procs for p in config.providers},
                                 extra=extra)
-    except KeyboardInterrupt as exc:  # stopped before the manifest: what was written is not a result
-        remove_written(out, RESULT_FILES)
+    except KeyboardInterrupt as exc:  # stopped before the manifest: write_results deleted what it wrote
         removed = remove_if_empty(out)
         raise with_hint(exc, f"stopped while writing; the unfinished files were deleted"
                              f"{f' ({out}/ removed)' if removed else ''}; run the command again") from None

@@ -259,7 +259,8 @@ def _run_reproduction(args: argparse.Namespace) -> int:
         raise InvalidInput("give --seed N or --seeds A..B, not both")
     if args.seeds is None and (args.workers is not None or args.executor != "local" or args.scheduler):
         raise InvalidInput("--executor, --workers and --scheduler run several seeds: add --seeds A..B")
-    out = prepare_out(args.out, force=args.force, ours=REPORT_FILES) if args.out else None  # refuse before the work, not after
+    # refuse before the work, not after
+    out = prepare_out(args.out, force=args.force, ours=REPORT_FILES) if args.out else None
     if args.seeds is not None or args.json:
         seeds = parse_seeds(args.seeds) if args.seeds is not None else [
             DEFAULT_SEED if args.seed is None else args.seed]
