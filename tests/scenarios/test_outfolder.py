@@ -104,7 +104,7 @@ def test_sweep_force_in_a_folder_holding_no_sweep_deletes_none_of_its_files(tmp_
     assert (out / "runs" / "results-of-mine.json").exists() and (out / "sweep.csv").exists()
 
 
-@pytest.mark.parametrize("damage", ["no rows", "n_rows", "other point"])
+@pytest.mark.parametrize("damage", ["no rows", "n_rows", "other point", "a row per model twice"])
 def test_resume_runs_again_a_run_file_with_missing_rows_or_another_point(tmp_path, quick, damage):
     out = tmp_path / "sw"
     run_sweep(quick, {"seed": [1, 2]}, out)
@@ -114,6 +114,8 @@ def test_resume_runs_again_a_run_file_with_missing_rows_or_another_point(tmp_pat
         doc["rows"] = []
     elif damage == "n_rows":
         doc["n_rows"] = 2
+    elif damage == "a row per model twice":
+        doc["rows"], doc["n_rows"] = doc["rows"] * 2, 2
     else:
         doc["point"] = {"seed": 1}
     path.write_text(json.dumps(doc))
@@ -130,7 +132,7 @@ def _report(seed: int) -> Report:
     return Report("rocchetti-psp", "a seed", "small", seed, rows, checks, seconds=1.0)
 
 
-@pytest.mark.parametrize("cut", ["tail", "figure rows"])
+@pytest.mark.parametrize("cut", ["tail", "figure rows", "a figure edited"])
 def test_join_refuses_a_truncated_report_csv_naming_it(tmp_path, capsys, cut):
     folders = []
     for seed in (1, 2):
@@ -142,10 +144,14 @@ def test_join_refuses_a_truncated_report_csv_naming_it(tmp_path, capsys, cut):
     capsys.readouterr()
     csv = folders[1] / "report.csv"
     lines = csv.read_text().splitlines(keepends=True)
-    csv.write_text("".join(lines[:-2] if cut == "tail" else lines[:1] + lines[3:]))  # still a valid CSV
+    if cut == "a figure edited":  # the same size: only the checksum tells
+        csv.write_text(csv.read_text().replace("figure 1,3.5,", "figure 1,9.5,"))
+    else:
+        csv.write_text("".join(lines[:-2] if cut == "tail" else lines[:1] + lines[3:]))  # still a valid CSV
     assert main(["run", "--join", *map(str, folders)]) == 2
     err = capsys.readouterr().err
-    assert len(err.strip().splitlines()) == 1 and f"{csv}:" in err and "manifest.json says" in err
+    assert len(err.strip().splitlines()) == 1 and f"{csv}:" in err
+    assert ("SHA-256 differs" if cut == "a figure edited" else "manifest.json says") in err
 
 
 def test_join_refuses_a_truncated_report_of_a_manifest_without_checksums(tmp_path, capsys):
