@@ -35,8 +35,9 @@ def format_list(kind: str | None = None) -> str:
     files = [ds for p, ds in datasets.registry().items() if kind is None or p.startswith(kind + "/")]
     cache = datasets.cache_dir()
     width = max(len(ds.path) for ds in files)
-    lines = [f"cache: {cache} (${datasets.CACHE_ENV} to move it); reads: --data, else ${datasets.DATA_ENV}, "
-             "else the cache", f"{'path':<{width}}  {'size':>7}  {'sha256':<12}  cached  used by"]
+    lines = [(f"cache: {cache} (${datasets.CACHE_ENV} to move it); reads: --data, else ${datasets.DATA_ENV}, "
+              "else the cache"),
+             f"{'path':<{width}}  {'size':>7}  {'sha256':<12}  cached  used by"]
     srcs = datasets.sources()
     for ds in files:
         cached = "yes" if datasets.is_cached(ds.path) else "no"

@@ -15,6 +15,12 @@ CTC = "traces/CTC-SP2-1996-3.1-cln.swf.gz"
 CTC_SAMPLE = "samples/CTC-SP2-1996-3.1-cln-first5000.swf.gz"
 
 
+def _lines(path) -> list[str]:
+    """The lines of a gzip'd text file."""
+    with gzip.open(path, "rt") as fh:
+        return fh.read().splitlines()
+
+
 @pytest.fixture
 def cache(tmp_path, monkeypatch):
     """An empty user cache, and no $GRIDMARKET_DATA: files are read from the cache alone."""
@@ -70,7 +76,7 @@ def test_the_montage_sample_is_the_registered_file():
 def test_the_ctc_sample_keeps_the_pwa_header_says_it_was_cut_and_holds_5000_records():
     from gridmarket.workloads import read_swf
 
-    lines = gzip.open(datasets.sample(CTC_SAMPLE), "rt").read().splitlines()
+    lines = _lines(datasets.sample(CTC_SAMPLE))
     header = [line for line in lines if line.startswith(";")]
     assert "; Acknowledge: Dan Dwyer and Steve Hotovy" in header
     assert any("the first 5000 of the 77222 records" in line for line in header)
@@ -80,8 +86,8 @@ def test_the_ctc_sample_keeps_the_pwa_header_says_it_was_cut_and_holds_5000_reco
 
 @pytest.mark.data(CTC)
 def test_the_ctc_sample_is_the_head_of_the_registered_trace(data_dir):
-    full = gzip.open(data_dir / CTC, "rt").read().splitlines()
-    cut = gzip.open(datasets.sample(CTC_SAMPLE), "rt").read().splitlines()
+    full = _lines(data_dir / CTC)
+    cut = _lines(datasets.sample(CTC_SAMPLE))
     records = [line for line in full if not line.startswith(";")]
     assert [line for line in cut if not line.startswith(";")] == records[:5000]
     assert [line for line in cut if line.startswith(";") and "gridmarket sample" not in line
@@ -168,7 +174,7 @@ def test_unreachable_sources_give_one_line_naming_each_url_and_the_mirror_option
         datasets.fetch([MONTAGE])
     message = str(err.value)
     assert "\n" not in message and message.startswith(f"could not get {MONTAGE} from ")
-    assert all(u in message for u in urls) and f"--from DIR_OR_URL" in message
+    assert all(u in message for u in urls) and "--from DIR_OR_URL" in message
     assert not (cache / MONTAGE).exists()
 
 
