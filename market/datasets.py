@@ -202,7 +202,7 @@ def get(path: str) -> Dataset:
         # a file named by the start of its name (traces/KTH.swf.gz) first: whole-path similarity alone
         # prefers any path of the same length
         stem = path.rsplit("/", 1)[-1].split(".")[0].lower()
-        close = []
+        close: list[str] = []
         for pool in (registry(), samples()):  # a registered file before its sample
             close = close or [k for k in pool if stem and k.rsplit("/", 1)[-1].lower().startswith(stem)]
         close = close or difflib.get_close_matches(path, known, n=1, cutoff=0.4)
@@ -486,10 +486,10 @@ def fetch(paths: Iterable[str], *, mirror: str | None = None, progress: bool = F
     return done
 
 
-def _reason(err: OSError) -> str:
+def _reason(err: OSError | ValueError) -> str:
     """A short reason for a failed download: the errno text, or the cause requests wraps (after its ``): ``)."""
     if isinstance(err, FileNotFoundError):
         return "no such file"
     cause = getattr(err.args[0], "reason", None) if err.args else None  # urllib3's MaxRetryError inside requests'
-    text = str(cause or err.strerror or err or type(err).__name__).splitlines()[0]
+    text = str(cause or getattr(err, "strerror", None) or err or type(err).__name__).splitlines()[0]
     return text.rsplit("): ", 1)[-1][:120]
