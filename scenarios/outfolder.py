@@ -162,7 +162,7 @@ def remove_written(out: Path, names: Collection[str], *, manifest: str = MANIFES
                 parent.rmdir()
     for path in entries(out):
         if is_temporary(path) or any(fnmatch.fnmatch(path.name, pattern) for pattern in names):
-            if path.is_dir():
+            if path.is_dir() and not path.is_symlink():  # a link is removed, never what it points to
                 shutil.rmtree(path)
             else:
                 path.unlink()

@@ -249,3 +249,17 @@ def test_the_sweep_workers_do_not_import_from_the_working_folder(tmp_path, execu
                           text=True, timeout=300, check=False)
     assert not marker.exists()
     assert done.returncode == 0 and done.stdout.strip() == "[0, 1, 2]", done.stderr[-2000:]
+
+
+def test_force_removes_a_link_named_like_its_output_never_what_it_points_to(tmp_path):
+    from gridmarket.scenarios.results import prepare_out
+
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "jobs.csv").write_text("keep")
+    out = tmp_path / "res"
+    out.mkdir()
+    (out / "batsim").symlink_to(elsewhere, target_is_directory=True)
+    (out / "manifest.json").write_text(json.dumps({"files": {"../elsewhere/jobs.csv": {}}}))
+    prepare_out(out, force=True)
+    assert (elsewhere / "jobs.csv").read_text() == "keep" and not list(out.iterdir())
