@@ -263,3 +263,13 @@ def test_force_removes_a_link_named_like_its_output_never_what_it_points_to(tmp_
     (out / "manifest.json").write_text(json.dumps({"files": {"../elsewhere/jobs.csv": {}}}))
     prepare_out(out, force=True)
     assert (elsewhere / "jobs.csv").read_text() == "keep" and not list(out.iterdir())
+
+
+def test_the_lock_of_a_killed_command_does_not_block_the_next(tmp_path):
+    """The lock is the kernel's (flock), not the file: a lock file left by a SIGKILL is taken over."""
+    out = tmp_path / "res"
+    out.mkdir()
+    (out / ".gridmarket.lock").write_text("pid 1 on gone since 2026-01-01 00:00:00 UTC: gridmarket sweep x\n")
+    with claim(out):
+        assert "pid 1 on gone" not in (out / ".gridmarket.lock").read_text()
+    assert not (out / ".gridmarket.lock").exists() and out.is_dir()
