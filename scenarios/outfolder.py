@@ -1,15 +1,16 @@
 """Output folders: one writer at a time, complete when the manifest is there, checked when read back.
 
 A command that writes a folder (``compare``, ``sweep``, ``run --out``) first
-:func:`claim`\\ s it: a lock file ``OUT/.gridmarket.lock``, held with
+takes it with :func:`claim`: a lock file ``OUT/.gridmarket.lock``, held with
 ``fcntl.flock`` for the command's life, so a second command writing into the
 same folder is refused in one line naming the folder and the holder (its pid,
 host, start time and command). The kernel drops the lock when its process
 dies, so a killed command leaves no stale lock to clean by hand.
 
-Files are written whole (:mod:`gridmarket.atomicfile`) and the manifest
-(``manifest.json``, a sweep's ``sweep.json``) last: its presence means the
-folder is complete. The manifest lists every file written with its size,
+Files are written whole (:mod:`gridmarket.atomicfile`) and ``manifest.json``
+last: its presence means the folder is complete (a sweep writes its
+``sweep.json`` first, the specification a resume must match, and its table
+``sweep.csv`` last). The manifest lists every file written with its size,
 SHA-256 and, for tables, its row count (:func:`file_record`); readers
 (``run --join``) check them (:func:`check_files`), so a truncated or edited
 file is refused, not taken as a result. Local POSIX file systems only: on
