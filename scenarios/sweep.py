@@ -7,16 +7,20 @@ instead (e.g. a Latin hypercube read by :func:`read_points` from a CSV file).
 Layout of ``OUT/``::
 
     sweep.json          the sweep's manifest: scenario and grid or points (a resume must match it), versions
-    runs/<run_id>.json  one file per finished run: its grid point and summary rows
-    sweep.csv           the combined table (one row per run and interaction model), written at the end
+    runs/<run_id>.json  one file per finished run: its grid point, n_rows and summary rows (one per model)
+    sweep.csv           the combined table (one row per run and interaction model), written last
     sweep.parquet       the same table, typed (pandas, Polars, DuckDB and Dask read it without parsing)
     sweep.png           each metric per design point and model: mean over seeds, 95 % t interval
 
 A run's file is written atomically (temporary file + rename) by the process
 that ran it, the moment it finishes, so a sweep killed at any instant leaves
 only whole files: finished runs, plus perhaps a hidden ``.*.tmp`` that a
-resume deletes. ``resume=True`` skips every run whose file exists; an
-existing folder is refused unless ``resume`` or ``force`` (start over).
+resume deletes. ``resume=True`` skips every run whose file is whole (its
+point, a row per interaction model, as many as its ``n_rows``); another is
+logged and run again. An existing folder is refused unless ``resume`` or
+``force`` (start over: the sweep's own files are deleted, and in a folder
+without ``sweep.json`` nothing is). One sweep writes a folder at a time
+(:func:`gridmarket.scenarios.outfolder.claim`); a second is refused.
 
 Executors: ``"local"`` (``workers`` processes; 1 = in this process) or
 ``"dask"``: a ``distributed`` scheduler at ``scheduler`` (``tcp://HOST:PORT``,
@@ -650,9 +654,11 @@ def run_sweep(
         Instead of ``grid`` (which must then be None): the design points to
         run, each a mapping of parameter name -> value (:func:`read_points`).
     out
-        The sweep folder. An existing non-empty one is refused unless
-        ``resume`` (same scenario and grid: finished runs are skipped) or
-        ``force`` (its run files, table and manifest are deleted first).
+        The sweep folder, locked for the sweep's life (a second writer is
+        refused). An existing non-empty one is refused unless ``resume``
+        (same scenario and grid: finished runs are skipped) or ``force``
+        (its run files, table and manifest are deleted first; in a folder
+        holding no ``sweep.json`` nothing is deleted).
     executor, workers, scheduler
         ``"local"``: ``workers`` processes (default 1 = in this process).
         ``"dask"``: connect to ``scheduler`` (``tcp://HOST:PORT``; its own
