@@ -463,34 +463,7 @@ def singh_pricing(size: str, seed: int, data: Path | None, *, copy: str = DEFAUL
                 _pricing_load_and_share(site, w, jobs, days, procs, alphas, draw, policy, estimates, by_alpha,
                                         rows, checks, copy=copy, base_utilisation=util)
                 accurate = by_alpha
-        # Figs. 30-31: conservative backfilling, the best-effort jobs with their recorded (inaccurate) estimates,
-        # against accurate ones; the reservations ask for `slot_estimates`
-        inaccurate = {a: pricing_replay(jobs, procs=procs, policy="conservative", alpha=a, seed=draw,
-                                        estimates="requested", slot_estimates=slot_estimates).summary
-                      for a in steps(alphas, f"{up} CB+recorded")}
-        for a in alphas:
-            s = inaccurate[a]
-            rows.append(Row(f"{up} CB+recorded: mean price, alpha={a:g}", s["mean_price_su"], None, "SU",
-                            "Fig. 30: above accurate estimates (chart, 0-50 SU axis)"))
-            rows.append(Row(f"{up} CB+recorded: reservation wait, alpha={a:g}", s["mean_reservation_wait_h"], None,
-                            "h", "Fig. 31 (chart)"))
-            rows.append(Row(f"{up} CB+recorded: best-effort wait, alpha={a:g}", s["mean_best_effort_wait_h"], None,
-                            "h", "Fig. 31 (chart)"))
-        pairs = [(accurate[a]["mean_price_su"], inaccurate[a]["mean_price_su"]) for a in alphas[:-1]]
-        checks.append(Check(f"{up}: prices higher with inaccurate (recorded) than accurate estimates for every "
-                            "alpha < 1 (Fig. 30)", all(x < y for x, y in pairs),
-                            ", ".join(f"a={a:g}: {x:.1f} -> {y:.1f} SU" for a, (x, y) in zip(alphas, pairs))))
-        top = max(inaccurate[a]["mean_price_su"] for a in alphas)
-        checks.append(Check(f"{up}: prices with inaccurate estimates within Fig. 30's 0-50 SU axis", top <= 50.0,
-                            f"highest {top:.1f} SU"))
-        for key, what in (("mean_reservation_wait_h", "reservation"), ("mean_best_effort_wait_h", "best-effort")):
-            acc, inacc = mean([accurate[a][key] for a in alphas]), mean([inaccurate[a][key] for a in alphas])
-            checks.append(Check(f"{up}: {what} waits longer with inaccurate estimates (Fig. 31 vs Fig. 24, mean "
-                                "over alpha)", inacc > acc, f"{acc:.2f} h -> {inacc:.2f} h"))
-        s1 = inaccurate[alphas[-1]]
-        checks.append(Check(f"{up}: with inaccurate estimates at alpha = 1 reservations wait longer than best-effort "
-                            "jobs (Fig. 31 text)", s1["mean_reservation_wait_h"] > s1["mean_best_effort_wait_h"],
-                            f"{s1['mean_reservation_wait_h']:.2f} h vs {s1['mean_best_effort_wait_h']:.2f} h"))
+        _pricing_inaccurate(up, jobs, procs, alphas, draw, slot_estimates, accurate, rows, checks)
     if len(sites) == 2:
         for reading in _READINGS:
             a, b = price0["sdsc", reading], price0["ctc", reading]
@@ -508,6 +481,45 @@ def singh_pricing(size: str, seed: int, data: Path | None, *, copy: str = DEFAUL
                 "readings": {k: {"policy": p, "estimates": e} for k, (p, e) in _READINGS.items()},
                 "copy": copy, "fig30_slot_estimates": slot_estimates}
     return rows, checks, settings, notes
+
+
+def _pricing_inaccurate(up: str, jobs, procs: int, alphas, draw: int, slot_estimates: str, accurate: dict,
+                        rows: list, checks: list) -> None:
+    """Figs. 30-31 of one site ``up``: its rows and checks with the best-effort jobs' recorded estimates.
+
+    ``accurate``: the CB+actual summaries by alpha (Figs. 23-24) they are compared with; the replays share
+    their seed ``draw``, so the same jobs reserve.
+    """
+    from gridmarket.scenarios.harnesses.pricing_replay import pricing_replay
+
+    # conservative backfilling, the best-effort jobs with their recorded (inaccurate) estimates,
+    # against accurate ones; the reservations ask for `slot_estimates`
+    inaccurate = {a: pricing_replay(jobs, procs=procs, policy="conservative", alpha=a, seed=draw,
+                                    estimates="requested", slot_estimates=slot_estimates).summary
+                  for a in steps(alphas, f"{up} CB+recorded")}
+    for a in alphas:
+        s = inaccurate[a]
+        rows.append(Row(f"{up} CB+recorded: mean price, alpha={a:g}", s["mean_price_su"], None, "SU",
+                        "Fig. 30: above accurate estimates (chart, 0-50 SU axis)"))
+        rows.append(Row(f"{up} CB+recorded: reservation wait, alpha={a:g}", s["mean_reservation_wait_h"], None,
+                        "h", "Fig. 31 (chart)"))
+        rows.append(Row(f"{up} CB+recorded: best-effort wait, alpha={a:g}", s["mean_best_effort_wait_h"], None,
+                        "h", "Fig. 31 (chart)"))
+    pairs = [(accurate[a]["mean_price_su"], inaccurate[a]["mean_price_su"]) for a in alphas[:-1]]
+    checks.append(Check(f"{up}: prices higher with inaccurate (recorded) than accurate estimates for every "
+                        "alpha < 1 (Fig. 30)", all(x < y for x, y in pairs),
+                        ", ".join(f"a={a:g}: {x:.1f} -> {y:.1f} SU" for a, (x, y) in zip(alphas, pairs))))
+    top = max(inaccurate[a]["mean_price_su"] for a in alphas)
+    checks.append(Check(f"{up}: prices with inaccurate estimates within Fig. 30's 0-50 SU axis", top <= 50.0,
+                        f"highest {top:.1f} SU"))
+    for key, what in (("mean_reservation_wait_h", "reservation"), ("mean_best_effort_wait_h", "best-effort")):
+        acc, inacc = mean([accurate[a][key] for a in alphas]), mean([inaccurate[a][key] for a in alphas])
+        checks.append(Check(f"{up}: {what} waits longer with inaccurate estimates (Fig. 31 vs Fig. 24, mean "
+                            "over alpha)", inacc > acc, f"{acc:.2f} h -> {inacc:.2f} h"))
+    s1 = inaccurate[alphas[-1]]
+    checks.append(Check(f"{up}: with inaccurate estimates at alpha = 1 reservations wait longer than best-effort "
+                        "jobs (Fig. 31 text)", s1["mean_reservation_wait_h"] > s1["mean_best_effort_wait_h"],
+                        f"{s1['mean_reservation_wait_h']:.2f} h vs {s1['mean_best_effort_wait_h']:.2f} h"))
 
 
 # ----------------------------------------------------------------------------- ch. 6
