@@ -159,7 +159,8 @@ def add_subcommands(subparsers) -> None:
                      "'package.module:Name' names a broker strategy, a clearing method or a whole model "
                      "(docs/extending.md)")
     cmp.add_argument("--out", help="results folder (default results-SCENARIO-seedN); must not exist")
-    cmp.add_argument("--force", action="store_true", help="write into an existing results folder")
+    cmp.add_argument("--force", action="store_true", help="write into an existing results folder, deleting what "
+                     "gridmarket wrote there first (other files are kept)")
     cmp.add_argument("--batsim", action="store_true",
                      help="also write batsim/MODEL/PROVIDER/jobs.csv (Batsim's format, energy in joules from each "
                           "provider's watts_per_proc; evalys reads it)")

@@ -329,7 +329,8 @@ def add_subcommands(subparsers) -> None:
     p.add_argument("--json", action="store_true", help="print one JSON document: name, size, seeds, directions "
                    "(claim, held, of), metrics (metric, mean, ci95, paper)")
     p.add_argument("--out", help="write the report (or the comparison's results folder) here; must not exist")
-    p.add_argument("--force", action="store_true", help="write into an existing folder")
+    p.add_argument("--force", action="store_true", help="write into an existing folder, deleting what gridmarket "
+                   "wrote there first (other files are kept)")
     p.add_argument("--data", help=f"folder laid out like the data registry, traces/ and prices/ (default ${DATA_ENV}, "
                    "else the cache that 'gridmarket data fetch' fills)")
     p.add_argument("--join", nargs="+", metavar="DIR", help="instead of running: join the seeds' reports in "
