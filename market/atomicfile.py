@@ -26,6 +26,30 @@ TMP_SUFFIX = ".tmp"
 """The suffix of the temporary files (``.NAME.XXXX.tmp``), which a resumed command may delete."""
 
 
+def _read_umask() -> int:
+    umask = os.umask(0)
+    os.umask(umask)
+    return umask
+
+
+# read once, at import: setting the umask to read it is not safe while other threads create files
+_UMASK = _read_umask()
+
+
+def _sync_folder(folder: Path) -> None:
+    """fsync ``folder`` so that a rename in it survives a crash of the machine (where the system allows it)."""
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass  # some file systems do not sync folders; the rename itself is still atomic
+    finally:
+        os.close(fd)
+
+
 def is_temporary(path: str | os.PathLike[str]) -> bool:
     """Whether ``path`` is one of :func:`atomic_path`'s temporary files (left only by a killed process).
 
@@ -52,8 +76,9 @@ def atomic_path(path: str | os.PathLike[str]) -> Iterator[Path]:
     Write the file to the yielded path (any writer that takes a path); leaving the
     block fsyncs it and renames it to ``path``. An exception (or a stop) inside the
     block, or a failed fsync/rename, deletes the temporary file and leaves any
-    previous ``path`` as it was. The new file gets the permissions of an ordinary
-    new file (``0o666`` less the umask), not ``mkstemp``'s ``0o600``. A symbolic link
+    previous ``path`` as it was. The new file keeps the permissions of the file it
+    replaces, or gets those of an ordinary new file (``0o666`` less the umask), not
+    ``mkstemp``'s ``0o600``. A symbolic link
     to a file is followed (the file it names is replaced, the link kept); a path that is
     no regular file (``/dev/stdout``, a named pipe) has nothing to replace and is yielded
     as it is, to be written in place.
@@ -88,10 +113,9 @@ def atomic_path(path: str | os.PathLike[str]) -> Iterator[Path]:
         yield tmp
         with open(tmp, "rb+") as fh:
             os.fsync(fh.fileno())  # on disk before the rename makes it a finished file
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)
+        os.chmod(tmp, stat.S_IMODE(mode) if mode is not None else 0o666 & ~_UMASK)
         os.replace(tmp, path)
+        _sync_folder(path.parent)
     except OSError as err:
         tmp.unlink(missing_ok=True)
         raise _named(err, path) from None

@@ -77,3 +77,16 @@ def test_a_link_is_followed_and_a_device_written_in_place(tmp_path):
     finally:
         os.close(reader)
     assert stat.S_ISFIFO(os.stat(fifo).st_mode)  # still the pipe, not replaced by a file
+
+
+def test_a_replaced_file_keeps_its_permissions_and_a_new_one_gets_the_umasks(tmp_path):
+    private = tmp_path / "private.csv"
+    private.write_text("old")
+    private.chmod(0o600)
+    write_atomic(private, "new")
+    assert stat.S_IMODE(os.stat(private).st_mode) == 0o600 and private.read_text() == "new"
+    fresh = tmp_path / "fresh.csv"
+    umask = os.umask(0o022)
+    os.umask(umask)
+    write_atomic(fresh, "x")
+    assert stat.S_IMODE(os.stat(fresh).st_mode) == 0o666 & ~umask  # not mkstemp's 0o600
