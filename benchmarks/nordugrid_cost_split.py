@@ -106,7 +106,7 @@ def one(size: str, seed: int, data: Path, variant: str) -> dict:
         shim = [SimpleNamespace(system=captured["original"][s.system.name], prices=s.prices) for s in sites]
         return original_load(bs_cost, shim, t0, seconds, total_cores, days)
 
-    def run_fn(jobs, sites, configs, seed_stream):
+    def run_fn(jobs, sites, configs, seed_stream, *_, **__):
         out = {}
         for config in configs:
             if config.strategy not in ("bs", "mcmf"):
@@ -129,7 +129,7 @@ def one(size: str, seed: int, data: Path, variant: str) -> dict:
 
     murali.nordugrid_systems, murali.nordugrid_load, murali._run = systems_fn, load_fn, run_fn
     try:
-        murali.murali_nordugrid(size, seed, data)
+        murali.murali_nordugrid_ours(size, seed, data)  # the set-up these measurements were recorded under
     except StopIteration:
         pass
     finally:

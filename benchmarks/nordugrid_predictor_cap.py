@@ -30,13 +30,13 @@ from datafiles import data_file  # noqa: E402
 def run(size: str, seed: int, data: Path, cap: bool) -> dict:
     import gridmarket.metascheduling.grid as grid
     from gridmarket.prediction.queue_wait import QueueWaitPredictor
-    from gridmarket.scenarios.reproductions.murali import murali_nordugrid
+    from gridmarket.scenarios.reproductions.murali import murali_nordugrid_ours
 
     original = grid.QueueWaitPredictor
     grid.QueueWaitPredictor = functools.partial(QueueWaitPredictor, cap=cap)
     try:
         t0 = time.perf_counter()
-        rows, checks, _, _ = murali_nordugrid(size, seed, data)
+        rows, checks, _, _ = murali_nordugrid_ours(size, seed, data)
         seconds = time.perf_counter() - t0
     finally:
         grid.QueueWaitPredictor = original
@@ -83,7 +83,7 @@ def branches(size: str, seed: int, data: Path) -> list[dict]:
     captured = {}
     original_run, original_cls = murali._run, grid.QueueWaitPredictor
 
-    def only_mcmf(jobs, sites, configs, seed_stream):
+    def only_mcmf(jobs, sites, configs, seed_stream, *_, **__):
         from gridmarket.metascheduling import run_grid, stream_rng
 
         config = next(c for c in configs if c.strategy == "mcmf")
@@ -95,7 +95,7 @@ def branches(size: str, seed: int, data: Path) -> list[dict]:
 
     murali._run, grid.QueueWaitPredictor = only_mcmf, factory
     try:
-        murali.murali_nordugrid(size, seed, data)
+        murali.murali_nordugrid_ours(size, seed, data)  # the set-up these measurements were recorded under
     except StopIteration:
         pass
     finally:
