@@ -3,8 +3,10 @@
 :func:`install` turns SIGTERM into :class:`Terminated`, a ``KeyboardInterrupt``,
 so both signals unwind through the same ``finally`` blocks: executors cancel
 the runs not yet started and :func:`stop_workers` ends the running ones; files
-are written atomically (temporary file and rename), so none is left half
-written. A command may attach a hint (:func:`with_hint`) that the CLI prints
+are written atomically (temporary file and rename, :mod:`gridmarket.atomicfile`),
+so none is left half written, and a results folder's manifest comes last: a
+stop before it deletes what was written (:func:`gridmarket.scenarios.results.write_results`),
+so no unfinished folder looks finished. A command may attach a hint (:func:`with_hint`) that the CLI prints
 in its one line; the exit status is 130 for SIGINT and 143 for SIGTERM.
 """
 
