@@ -1,4 +1,4 @@
-"""Real Parallel Workloads Archive traces through every policy (when ../shared/data exists)."""
+"""Real Parallel Workloads Archive traces through every policy (when $GRIDMARKET_DATA or the cache holds them; else skipped)."""
 
 import pytest
 

@@ -1,4 +1,4 @@
-"""KEASY, REASY and MEASY on a real Parallel Workloads Archive trace (when ../shared/data exists)."""
+"""KEASY, REASY and MEASY on a real Parallel Workloads Archive trace (when $GRIDMARKET_DATA or the cache holds it; else skipped)."""
 
 import warnings
 
