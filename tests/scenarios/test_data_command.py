@@ -1,5 +1,6 @@
 """``gridmarket data list|fetch|path``: the registry on the command line, one-line errors, no heavy imports."""
 
+import os
 import subprocess
 import sys
 
@@ -105,7 +106,8 @@ def test_a_corrupted_mirror_file_is_refused_on_the_command_line(cache, mirror, c
 def test_data_list_imports_neither_mesa_nor_pandas(tmp_path):
     code = ("import sys; from gridmarket.scenarios.commands.cli import main; main(['data', 'list']); "
             "print(sorted(m for m in ('mesa', 'pandas', 'requests') if m in sys.modules), file=sys.stderr)")
-    env = {"PATH": "/usr/bin:/bin", datasets.CACHE_ENV: str(tmp_path)}
+    # the caller's environment (an interpreter may need its library path), without a data folder
+    env = {k: v for k, v in os.environ.items() if k != datasets.DATA_ENV} | {datasets.CACHE_ENV: str(tmp_path)}
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=60,
                           check=False)
     assert done.returncode == 0, done.stderr
