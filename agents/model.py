@@ -17,16 +17,16 @@ import pandas as pd
 from mesa.time import Schedule
 
 from gridmarket.agents.broker import Broker, WorkflowRequest
-from gridmarket.agents.strategies import resolve_strategy
 from gridmarket.agents.messages import Message
 from gridmarket.agents.metascheduler import Metascheduler, MetaschedulerSpec
 from gridmarket.agents.provider import ResourceProvider
 from gridmarket.agents.registry import resolve_provider_agent, resolve_user_agent
+from gridmarket.agents.strategies import resolve_strategy
 from gridmarket.agents.twotier_provider import TwoTierProvider
 from gridmarket.agents.user import User
+from gridmarket.energy.electricity_cost import electricity_costs
 from gridmarket.energy.prices import HourlyPrices
 from gridmarket.errors import InvalidInput
-from gridmarket.energy.electricity_cost import electricity_costs
 from gridmarket.metrics import summarize
 from gridmarket.pricing import BASE_RATE, SECONDS_PER_HOUR, check_policy
 from gridmarket.twotier.simulation import TWO_TIER_POLICIES

@@ -25,10 +25,10 @@ from gridmarket.prediction.queue_wait import QueueWaitPredictor, queue_features
 from gridmarket.prediction.wait_replay import warm_predictor
 from gridmarket.pricing import ProviderPlan, resolve_pricing, withdraw_reservation
 from gridmarket.pricing.state import ProviderState, state_from_scheduler
+from gridmarket.provisioning.dbc import DBC_SELLERS
 from gridmarket.reservation import Reservation
 from gridmarket.scheduling import make_scheduler
 from gridmarket.simulation import MachineSimulation, job_records
-from gridmarket.provisioning.dbc import DBC_SELLERS
 from gridmarket.sla import book_capacity
 
 __all__ = ["ResourceProvider"]

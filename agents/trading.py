@@ -86,18 +86,28 @@ from dataclasses import replace
 
 from gridmarket.agents.messages import Reserve, Submit
 from gridmarket.agents.strategies import BrokerStrategy, register_strategy
+from gridmarket.auctions.single import vickrey
 from gridmarket.auctions.slot import SlotRequest, auction_round
 from gridmarket.auctions.window import trade_window
-from gridmarket.negotiation import negotiate_slot
-from gridmarket.auctions.single import vickrey
-from gridmarket.provisioning.dbc import DBCOffer, auctioned_offers, dbc_buy, dbc_plan, posted_offers, quoted_offers
 from gridmarket.errors import InvalidInput
 from gridmarket.job import Job
+from gridmarket.negotiation import negotiate_slot
 from gridmarket.pricing import BASE_RATE, SECONDS_PER_HOUR
-from gridmarket.reservation import Reservation
 from gridmarket.pricing.state import base_profile
-from gridmarket.sla import (SLA, PenaltySchedule, SLARequest, book_plan, honours, make_room, offer_sla, overrun_charge,
-                        predict_runtime, settle)
+from gridmarket.provisioning.dbc import DBCOffer, auctioned_offers, dbc_buy, dbc_plan, posted_offers, quoted_offers
+from gridmarket.reservation import Reservation
+from gridmarket.sla import (
+    SLA,
+    PenaltySchedule,
+    SLARequest,
+    book_plan,
+    honours,
+    make_room,
+    offer_sla,
+    overrun_charge,
+    predict_runtime,
+    settle,
+)
 from gridmarket.valuation import VALUE_FACTOR, Valuation
 
 __all__ = ["AUCTION_METHODS", "CLOCK_STEP", "DUTCH_OPENING", "JOB_MARKETS", "SLA_COLUMNS", "CycleDBCDesk", "DBCDesk",

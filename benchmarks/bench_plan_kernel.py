@@ -22,9 +22,9 @@ from datafiles import data_file  # noqa: E402
 
 from gridmarket.provisioning import PlanEvaluator, moga  # noqa: E402
 from gridmarket.provisioning import schedule as sched  # noqa: E402
+from gridmarket.scenarios.harnesses.provisioning import Provider  # noqa: E402
 from gridmarket.workflows import layered_workflow  # noqa: E402
 from gridmarket.workloads import read_swf  # noqa: E402
-from gridmarket.scenarios.harnesses.provisioning import Provider  # noqa: E402
 
 
 def main() -> int:

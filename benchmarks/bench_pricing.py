@@ -40,9 +40,9 @@ sys.path.insert(0, str(HERE))
 
 from datafiles import given_or_registered  # noqa: E402
 
+from gridmarket.scenarios.harnesses.pricing_replay import pricing_replay  # noqa: E402
 from gridmarket.simulation import simulate  # noqa: E402
 from gridmarket.workloads import read_swf  # noqa: E402
-from gridmarket.scenarios.harnesses.pricing_replay import pricing_replay  # noqa: E402
 
 CTC = "traces/CTC-SP2-1996-3.1-cln.swf.gz"
 GOAL = 5.0

@@ -40,10 +40,16 @@ from datafiles import data_file  # noqa: E402
 
 from gridmarket.job import Job  # noqa: E402
 from gridmarket.provisioning import PlanEvaluator, advertise, exact_front, hypervolume, moga
+from gridmarket.scenarios.harnesses.provisioning import (
+    Provider,
+    compare_greedy,
+    compare_moga,
+    reservation_schemes,
+    var_requests,
+)
 from gridmarket.scheduling import SlotScheduler
 from gridmarket.workflows import layered_workflow
 from gridmarket.workloads import read_swf, scale_load
-from gridmarket.scenarios.harnesses.provisioning import Provider, compare_greedy, compare_moga, reservation_schemes, var_requests
 
 SDSC, CTC = "traces/SDSC-SP2-1998-4.2-cln.swf.gz", "traces/CTC-SP2-1996-3.1-cln.swf.gz"
 

@@ -17,9 +17,9 @@ import time
 
 import numpy as np
 
+from gridmarket.scenarios.harnesses.twotier_tables import base_workload, offered_load
 from gridmarket.twotier import simulate_twotier
 from gridmarket.workloads import scale_interarrival
-from gridmarket.scenarios.harnesses.twotier_tables import base_workload, offered_load
 
 PROCS = 320
 

@@ -122,9 +122,9 @@ def _shared_loss(on: bool):
 def _workload(seed: int, n_jobs: int, serial: float | None, name: str = "feitelson96"):
     """FWload (or ``name``) as the reproductions build it for ``seed`` (``run_tables`` with one workload:
     index 0), optionally FWload with another serial share."""
+    from gridmarket.scenarios.harnesses.twotier_tables import base_workload
     from gridmarket.workloads import tsafrir_estimates
     from gridmarket.workloads.feitelson96 import FEITELSON96_LIU2012, feitelson96_workload
-    from gridmarket.scenarios.harnesses.twotier_tables import base_workload
 
     seeds = np.random.SeedSequence(seed).spawn(3)
     if serial is None:
@@ -138,10 +138,10 @@ def run(setting: str, seed: int, loads: list[float], n_jobs: int, workload: str 
         costs: tuple[int, ...] = ()) -> list[dict]:
     """Every load of one seed under one setting: EASY and KEASY/MEASY in the three usage cases, and MEASY
     (usages known) at each migration cost of ``costs``."""
+    from gridmarket.scenarios.harnesses.twotier_tables import offered_load
     from gridmarket.simulation import simulate
     from gridmarket.twotier import paper_metrics, simulate_twotier
     from gridmarket.workloads import scale_interarrival
-    from gridmarket.scenarios.harnesses.twotier_tables import offered_load
 
     parts = set(setting.split("+"))
     if "serial41" in parts and workload != "feitelson96":

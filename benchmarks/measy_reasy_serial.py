@@ -19,11 +19,11 @@ import numpy as np
 
 
 def main(argv: list[str] | None = None) -> int:
+    from gridmarket.scenarios.harnesses.twotier_tables import base_workload, offered_load
     from gridmarket.simulation import simulate
     from gridmarket.twotier.progress import BG_MODELS, DEFAULT_BG_MODEL
     from gridmarket.twotier.simulation import simulate_twotier
     from gridmarket.workloads import scale_load
-    from gridmarket.scenarios.harnesses.twotier_tables import base_workload, offered_load
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--jobs", type=int, default=5000)

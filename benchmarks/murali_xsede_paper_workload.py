@@ -149,12 +149,12 @@ def with_estimates(jobs, systems, variant: str, seed: int) -> tuple[tuple, dict]
 
 def matched_predictors(systems, seed: int, exact: bool) -> list:
     """Per system, a `QueueWaitPredictor` warmed on 2000 past jobs of the run's own generator (paper@0.7)."""
+    import warnings
+
     from gridmarket.metascheduling import grid_workload
     from gridmarket.prediction import QueueWaitPredictor
     from gridmarket.prediction.wait_replay import replay_wait_predictions
     from gridmarket.scenarios.reproductions.murali import XSEDE_MEAN_RUNTIME, XSEDE_MIN_RUNTIME
-
-    import warnings
 
     rng = np.random.default_rng(np.random.SeedSequence([seed, 14, 2]))
     days = _HISTORY_JOBS / (3.22 * 24) + 1.0

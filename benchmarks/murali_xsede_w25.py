@@ -46,9 +46,10 @@ def _systems(variant: str):
 
 
 def one(seed: int, sites, setting: str, days: float, w_t: float) -> dict:
+    from murali_xsede_load import workload
+
     import gridmarket.metascheduling.grid as grid
     from gridmarket.metascheduling import GridConfig, run_grid, stream_rng
-    from murali_xsede_load import workload
     from gridmarket.scenarios.harnesses.metascheduling import WARMUP_DAYS
     from gridmarket.scenarios.reproductions.murali import _HISTORY
 

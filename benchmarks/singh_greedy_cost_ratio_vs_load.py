@@ -43,11 +43,11 @@ from gridmarket.scenarios.commands.run import parse_seeds  # noqa: E402 (the CLI
 
 def providers_at(seed: int, scale):
     """The six providers of ch. 4.9 as the reproduction builds them, with every load scaled by ``scale``."""
-    from gridmarket.workloads import duplicate_trace
-    from gridmarket.workloads.workload import Workload
+    from gridmarket.scenarios.harnesses.twotier_tables import offered_load
     from gridmarket.scenarios.reproductions.report import sequence_ints
     from gridmarket.scenarios.reproductions.singh import _MULTI_SITE, _TRACES, _admission, _trace
-    from gridmarket.scenarios.harnesses.twotier_tables import offered_load
+    from gridmarket.workloads import duplicate_trace
+    from gridmarket.workloads.workload import Workload
 
     streams = sequence_ints(seed, len(_MULTI_SITE) + 1)
     out = []
@@ -72,9 +72,9 @@ def providers_at(seed: int, scale):
 
 
 def one(seed: int, scale, counts: list[int]) -> dict:
-    from gridmarket.workflows import Network, layered_workflow
     from gridmarket.scenarios.harnesses.provisioning import Provider, compare_greedy
     from gridmarket.scenarios.reproductions.singh import _offered_load
+    from gridmarket.workflows import Network, layered_workflow
 
     loaded, graph_stream = providers_at(seed, scale)
     network = Network(latency=150, bytes_per_second=1.25e9)

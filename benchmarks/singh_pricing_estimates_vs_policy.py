@@ -26,7 +26,6 @@ import argparse
 import sys
 import time
 
-
 _COMBOS = (("easy", "requested"), ("easy", "exact"), ("conservative", "requested"), ("conservative", "exact"))
 _NAMES = {("easy", "requested"): "AB+recorded", ("easy", "exact"): "AB+actual",
           ("conservative", "requested"): "CB+recorded", ("conservative", "exact"): "CB+actual"}

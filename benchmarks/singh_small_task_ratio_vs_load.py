@@ -92,11 +92,11 @@ def sweep(method: str, seed: int, target, every: int, procs_per_task: int, data,
           best_effort_policy: str = "conservative", instants: str = "time", runtime_shape: str = "uniform") -> dict:
     """One seed at one load: the reproduction's sweep at ``procs_per_task`` (every ``every``-th instant)."""
     from gridmarket.provisioning import run_best_effort
-    from gridmarket.workflows import layered_workflow
-    from gridmarket.scenarios.harnesses.provisioning import Provider, compare_moga, compare_greedy
+    from gridmarket.scenarios.harnesses.provisioning import Provider, compare_greedy, compare_moga
+    from gridmarket.scenarios.harnesses.twotier_tables import offered_load
     from gridmarket.scenarios.reproductions.report import sequence_ints
     from gridmarket.scenarios.reproductions.singh import _TRACES, _points, _trace
-    from gridmarket.scenarios.harnesses.twotier_tables import offered_load
+    from gridmarket.workflows import layered_workflow
 
     w = _trace(site, data, "benchmark")
     procs = _TRACES[site][1]

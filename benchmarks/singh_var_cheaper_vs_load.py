@@ -60,8 +60,8 @@ def _loaded(jobs, own: float, target, rng: np.random.Generator):
 def run(seed: int, target, rounds: int) -> dict:
     """One seed at one load: the reproduction's request list on the loaded trace."""
     from gridmarket.scenarios.harnesses.provisioning import Provider, reservation_schemes
-    from gridmarket.scenarios.reproductions.singh import _TWELVE, _offered_load, _trace
     from gridmarket.scenarios.harnesses.twotier_tables import offered_load
+    from gridmarket.scenarios.reproductions.singh import _TWELVE, _offered_load, _trace
     from gridmarket.workloads.workload import Workload
 
     jobs = _trace("sdsc", None, "benchmark").jobs

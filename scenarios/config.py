@@ -40,12 +40,12 @@ from pathlib import Path
 from typing import Any
 
 from gridmarket.errors import InvalidInput
+from gridmarket.scenarios.interaction import INTERACTION_MODELS, check_model
 from gridmarket.scheduling import resolve_policy
 from gridmarket.twotier.simulation import TWO_TIER_POLICIES
-from gridmarket.workflows import Network
 from gridmarket.validation import check_path_name, suggest
+from gridmarket.workflows import Network
 from gridmarket.workloads.behaviour import SCENARIOS as BEHAVIOURS
-from gridmarket.scenarios.interaction import INTERACTION_MODELS, check_model
 
 __all__ = [
     "INTERACTION_MODELS",

@@ -37,14 +37,14 @@ from gridmarket.energy.prices import (
 from gridmarket.errors import InvalidInput
 from gridmarket.metrics import summarize
 from gridmarket.pricing import BASE_RATE, SECONDS_PER_HOUR
+from gridmarket.scenarios.config import ProviderConfig, ScenarioConfig, check_model
+from gridmarket.scenarios.interaction import resolve_model
 from gridmarket.valuation import Valuation, draw_valuations, realised_values
+from gridmarket.workflows.generators import layered_workflow
 from gridmarket.workloads import DroppedJobsWarning, lublin_workload, read_gwf, read_swf, scale_load, truncate
 from gridmarket.workloads.behaviour import SCENARIOS as BEHAVIOURS
 from gridmarket.workloads.behaviour import apply_behaviour
-from gridmarket.workflows.generators import layered_workflow
 from gridmarket.workloads.workload import Workload
-from gridmarket.scenarios.config import ProviderConfig, ScenarioConfig, check_model
-from gridmarket.scenarios.interaction import resolve_model
 
 __all__ = [
     "SUMMARY_COLUMNS", "ModelRun", "Requests", "build_inputs", "build_market", "build_prices", "build_requests", "build_valuations", "build_workload", "compare", "read_workflow_file",

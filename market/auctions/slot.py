@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-
 from dataclasses import dataclass
 
 from gridmarket.auctions.bidding import auction_per_unit

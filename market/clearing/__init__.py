@@ -7,6 +7,14 @@ unit-less; capacities are jobs per cycle (``MaxQ``).
 
 from gridmarket.clearing.costs import combined_cost, nadir_utopia
 from gridmarket.clearing.mcmf import BACKENDS, clear_mcmf
+from gridmarket.clearing.methods import (
+    CLEARING_METHODS,
+    ClearingMethod,
+    CycleCosts,
+    check_result,
+    register_clearing,
+    resolve_clearing,
+)
 from gridmarket.clearing.problem import (
     COST_SCALE,
     NO_COMPATIBLE_SYSTEM,
@@ -16,14 +24,6 @@ from gridmarket.clearing.problem import (
     integer_costs,
 )
 from gridmarket.clearing.stable import blocking_pairs, stable_match
-from gridmarket.clearing.methods import (
-    CLEARING_METHODS,
-    ClearingMethod,
-    CycleCosts,
-    check_result,
-    register_clearing,
-    resolve_clearing,
-)
 
 __all__ = [
     "BACKENDS",

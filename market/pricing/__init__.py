@@ -10,8 +10,8 @@ from gridmarket.pricing.cancellation import withdraw_reservation
 from gridmarket.pricing.externality import ExternalityPricer, slot_price
 from gridmarket.pricing.forecast import PRICING_POLICIES, check_policy, forecast, greedy_plan
 from gridmarket.pricing.plan import Booking, ProviderPlan
-from gridmarket.pricing.rules import PRICING_RULES, PricingRule, register_pricing, resolve_pricing
 from gridmarket.pricing.quotes import Quote, choose, choose_flexible, quote_at, quote_earliest, quote_flexible
+from gridmarket.pricing.rules import PRICING_RULES, PricingRule, register_pricing, resolve_pricing
 from gridmarket.pricing.slot import BASE_RATE, PENALTY_FACTOR, SECONDS_PER_HOUR, Slot, subslot_cost
 from gridmarket.pricing.state import (
     ProviderState,

@@ -34,9 +34,9 @@ from collections.abc import Mapping, Sequence
 
 from gridmarket.errors import Infeasible, InvalidInput
 from gridmarket.job import Job
+from gridmarket.plugins import is_plugin_name
 from gridmarket.pricing.state import ProviderState, base_profile
 from gridmarket.reservation import Reservation
-from gridmarket.plugins import is_plugin_name
 from gridmarket.scheduling import policy_names, resolve_policy
 from gridmarket.scheduling.base import no_planning_state
 from gridmarket.scheduling.profile import Profile

@@ -172,7 +172,7 @@ class FreeCapacityProvider:
 
     def quotes(self, procs: int, duration: int, earliest: int) -> list[PriceQuote]:
         """Starts ``>= earliest`` where ``procs`` x ``duration`` delays nobody, at ``n d c``."""
-        if not isinstance(procs, int) or not 1 <= procs:
+        if not isinstance(procs, int) or not procs >= 1:
             raise InvalidInput(f"query: procs must be an int >= 1, got {procs!r}")
         if not isinstance(duration, int) or duration < 1:
             raise InvalidInput(f"query: duration must be an int >= 1 s, got {duration!r}")

@@ -16,7 +16,6 @@ import math
 from bisect import bisect_right, insort
 from collections import deque
 from collections.abc import Mapping
-
 from typing import TYPE_CHECKING
 
 import numpy as np

@@ -28,8 +28,8 @@ from gridmarket.clearing import (
 )
 from gridmarket.errors import InvalidInput
 from gridmarket.plugins import is_plugin_name
-from gridmarket.validation import check_keys, suggest
 from gridmarket.scenarios.options import checked, run_standalone
+from gridmarket.validation import check_keys, suggest
 
 __all__ = ["COSTS_KEYS", "DEFAULT_W_T", "METHODS", "add_clear_parser", "check_clear_method", "clear_from_json",
            "main", "run_clear"]

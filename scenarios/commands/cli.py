@@ -112,9 +112,9 @@ def _simulate_policy(name: str) -> object:
 
 
 def _add_simulate(sub) -> None:
+    from gridmarket.scenarios.options import checked
     from gridmarket.scheduling import policy_names
     from gridmarket.simulation import ESTIMATES, TWO_TIER_NAMES
-    from gridmarket.scenarios.options import checked
 
     sim = sub.add_parser(
         "simulate",

@@ -17,9 +17,9 @@ import pandas as pd
 from gridmarket.errors import InvalidInput
 from gridmarket.scenarios.config import INTERACTION_MODELS, with_overrides
 from gridmarket.scenarios.experiment import compare
-from gridmarket.scenarios.registry import get_scenario, scenario_names
 from gridmarket.scenarios.interrupts import with_hint
 from gridmarket.scenarios.outfolder import claim
+from gridmarket.scenarios.registry import get_scenario, scenario_names
 from gridmarket.scenarios.results import (
     format_table,
     manifest,

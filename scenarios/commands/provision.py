@@ -25,9 +25,9 @@ from gridmarket.provisioning import (
     check_provisioning,
     resolve_provisioning,
 )
+from gridmarket.scenarios.harnesses.provisioning import run_id
 from gridmarket.validation import check_keys, read_json
 from gridmarket.workflows import Network, read_dax, read_workflow_json
-from gridmarket.scenarios.harnesses.provisioning import run_id
 
 __all__ = ["add_arguments", "main", "run"]
 

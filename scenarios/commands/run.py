@@ -22,6 +22,8 @@ from pathlib import Path
 
 from gridmarket.errors import InvalidInput, MarketError
 from gridmarket.scenarios.config import suggest
+from gridmarket.scenarios.interrupts import with_hint
+from gridmarket.scenarios.outfolder import claim
 from gridmarket.scenarios.registry import SCENARIOS, get_scenario, scenario_names
 from gridmarket.scenarios.reproductions.report import (
     DATA_ENV,
@@ -33,8 +35,6 @@ from gridmarket.scenarios.reproductions.report import (
     write_report,
     write_seeds_report,
 )
-from gridmarket.scenarios.interrupts import with_hint
-from gridmarket.scenarios.outfolder import claim
 from gridmarket.scenarios.results import RESULT_FILES, prepare_out, remove_if_empty
 
 __all__ = ["add_subcommands", "format_list", "parse_seeds", "run_command", "run_seed"]

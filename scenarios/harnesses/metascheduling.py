@@ -26,7 +26,15 @@ import pandas as pd
 
 from gridmarket.atomicfile import write_atomic
 from gridmarket.csvout import write_csv
-from gridmarket.energy import GridSystem, HourlyPrices, align_to_utc, fixed_prices, read_prices, synthetic_prices, xsede_systems
+from gridmarket.energy import (
+    GridSystem,
+    HourlyPrices,
+    align_to_utc,
+    fixed_prices,
+    read_prices,
+    synthetic_prices,
+    xsede_systems,
+)
 from gridmarket.errors import InvalidInput, MarketError
 from gridmarket.metascheduling import GridConfig, Site, fairness_scores, grid_workload, run_grid, stream_rng
 

@@ -46,8 +46,8 @@ from gridmarket.pricing import (
     withdraw_reservation,
 )
 from gridmarket.reservation import Reservation
-from gridmarket.scheduling import make_scheduler
 from gridmarket.scenarios.options import checked
+from gridmarket.scheduling import make_scheduler
 from gridmarket.simulation import ESTIMATES, MachineSimulation
 
 __all__ = ["DEFAULT_FRACTION", "PLANS_WITHOUT", "ReplayResult", "main", "pricing_replay", "run_id"]

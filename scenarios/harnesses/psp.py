@@ -24,10 +24,10 @@ import pandas as pd
 
 from gridmarket.atomicfile import write_atomic
 from gridmarket.errors import InvalidInput, MarketError
+from gridmarket.scenarios.options import checked
 from gridmarket.scheduling import policy_names, resolve_policy
 from gridmarket.scheduling.psp import CLASSES, class_waits
 from gridmarket.simulation import simulate
-from gridmarket.scenarios.options import checked
 from gridmarket.workloads.behaviour import PAPER_N_JOBS, PAPER_N_USERS, SCENARIOS, apply_behaviour, paper_workload
 
 __all__ = ["DEFAULT_PROCS", "DEFAULT_WORKLOADS", "class_wait_table", "main"]

@@ -45,8 +45,8 @@ from gridmarket.csvout import write_csv
 from gridmarket.errors import MarketError
 from gridmarket.simulation import simulate
 from gridmarket.twotier import DEFAULT_MIGRATION_COST, paper_metrics, simulate_twotier
-from gridmarket.workloads import scale_interarrival, tsafrir_estimates
 from gridmarket.twotier.progress import BG_MODELS, DEFAULT_BG_MODEL
+from gridmarket.workloads import scale_interarrival, tsafrir_estimates
 from gridmarket.workloads.feitelson96 import FEITELSON96_LIU2012, feitelson96_workload
 from gridmarket.workloads.jann97 import JANN97_MAX_RUNTIME, jann97_workload
 from gridmarket.workloads.workload import Workload

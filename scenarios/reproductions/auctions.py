@@ -17,8 +17,8 @@ from pathlib import Path
 import numpy as np
 
 from gridmarket.pricing import BASE_RATE, SECONDS_PER_HOUR
-from gridmarket.valuation import VALUE_FACTOR
 from gridmarket.scenarios.reproductions.report import Check, Row, register
+from gridmarket.valuation import VALUE_FACTOR
 
 __all__ = ["MARKET_METRICS", "SLA_METRICS", "auction_market", "pooled_checks", "run_auction_market"]
 

@@ -18,7 +18,6 @@ from pathlib import Path
 import numpy as np
 
 from gridmarket.errors import InvalidInput
-
 from gridmarket.scenarios.reproductions.report import (
     Check,
     Row,
@@ -107,9 +106,9 @@ def singh_advertisement(size: str, seed: int, data: Path | None):
     n_tasks, depth = (30, 5) if small else (100, 10)
     population, generations = (30, 4) if small else (100, 10)
     count = 4 if small else 50
-    from gridmarket.workflows import layered_workflow
     from gridmarket.scenarios.harnesses.provisioning import Provider, compare_moga
     from gridmarket.scenarios.harnesses.twotier_tables import offered_load
+    from gridmarket.workflows import layered_workflow
 
     rows, checks, notes = [], [], []
     streams = iter(sequence_ints(seed, 8))
@@ -394,9 +393,9 @@ def singh_pricing(size: str, seed: int, data: Path | None, *, copy: str = DEFAUL
     shares 10 / 40 / 90 %. ``full`` SDSC and CTC, first 30 days, alpha 0 /
     0.25 / 0.5 / 0.75 / 1, both readings, shares 10 / 20 / 40 / 60 / 80 / 90 %.
     """
-    from gridmarket.workloads.workload import Workload
     from gridmarket.scenarios.harnesses.pricing_replay import pricing_replay
     from gridmarket.scenarios.harnesses.twotier_tables import offered_load
+    from gridmarket.workloads.workload import Workload
 
     if copy not in COPY_PLACEMENTS:
         raise InvalidInput(f"singh-pricing: copy must be one of {', '.join(COPY_PLACEMENTS)}, got {copy!r}")
@@ -567,9 +566,9 @@ def singh_var(size: str, seed: int, data: Path | None):
     30 rounds a simulated day apart, as the thesis's 30 days: about 1
     minute (measured). The seed picks where in the trace the rounds start.
     """
-    from gridmarket.workloads.workload import Workload
     from gridmarket.scenarios.harnesses.provisioning import Provider, reservation_schemes
     from gridmarket.scenarios.harnesses.twotier_tables import offered_load
+    from gridmarket.workloads.workload import Workload
 
     small = size == "small"
     rounds = 5 if small else 30
@@ -697,8 +696,8 @@ def _single_site(size: str, seed: int, data: Path | None):
     full size, 10, 20, 30) for alpha = 0 and 1 (Fig. 54). Returns rows, checks
     and notes.
     """
-    from gridmarket.workflows import layered_workflow
     from gridmarket.scenarios.harnesses.provisioning import Provider, compare_greedy
+    from gridmarket.workflows import layered_workflow
 
     small = size == "small"
     n_tasks, depth = (30, 5) if small else (100, 10)
@@ -821,9 +820,9 @@ def singh_greedy(size: str, seed: int, data: Path | None):
     workflow at 50 instants per site (the thesis's) and 3/10/20/30 processors
     per task (Fig. 54's bars).
     """
+    from gridmarket.scenarios.harnesses.provisioning import Provider, compare_greedy
     from gridmarket.workflows import Network, layered_workflow
     from gridmarket.workloads import duplicate_trace
-    from gridmarket.scenarios.harnesses.provisioning import Provider, compare_greedy
 
     small = size == "small"
     n_tasks, depth = (20, 4) if small else (100, 10)

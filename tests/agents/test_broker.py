@@ -220,9 +220,9 @@ def test_same_seed_same_market():
 
 def test_provisioned_workflows_finish_sooner_than_best_effort_on_a_loaded_grid():
     """Singh ch. 4.7 (Fig. 13) and ch. 7 (Fig. 52): provisioning beats just-in-time best effort under load."""
+    from gridmarket.scenarios.config import with_overrides
     from gridmarket.scenarios.experiment import compare
     from gridmarket.scenarios.registry import get_scenario
-    from gridmarket.scenarios.config import with_overrides
 
     runs = {r.model: r.summary for r in compare(with_overrides(get_scenario("quickstart"),
                                                                {"models": ("best-effort", "moga", "greedy")}))}
@@ -233,7 +233,6 @@ def test_provisioned_workflows_finish_sooner_than_best_effort_on_a_loaded_grid()
 
 def test_metascheduler_logs_dispatches_per_site_and_cycle():
     from gridmarket.agents.metascheduler import MetaschedulerSpec
-
     from gridmarket.energy.prices import fixed_prices
 
     jobs = [Job(k, 10 * k, 2, 600, 600, site="p0") for k in range(1, 9)]

@@ -9,7 +9,6 @@ from gridmarket.errors import InvalidInput
 from gridmarket.job import Job
 from gridmarket.simulation import simulate
 from gridmarket.workloads.workload import Workload
-
 from tests.market.scheduling.strategies import machines_and_jobs
 
 

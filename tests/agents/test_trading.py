@@ -114,8 +114,8 @@ def test_the_dbc_broker_buys_only_slots_that_end_by_the_deadline_within_the_valu
 def test_a_won_job_that_runs_past_its_estimate_is_killed_at_the_window_end_and_realises_no_value():
     # as the first test, but job 1 would run 5,000 s in its 3,600 s request: it wins [600, 4200), is
     # killed there (every machine here kills at the estimate), and its record says so
-    from gridmarket.valuation import realised_values
     from gridmarket.scenarios.experiment import Requests, _summary
+    from gridmarket.valuation import realised_values
 
     jobs = (Job(1, 10, 4, 5000, 3600, site="a"), Job(2, 10, 4, 3600, 3600, site="a"))
     vals = {1: Valuation(8.0, 10**6, 10), 2: Valuation(6.0, 10**6, 10)}

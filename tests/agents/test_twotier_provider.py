@@ -14,12 +14,12 @@ import pytest
 from gridmarket.agents import MarketModel, ProviderSpec, Query
 from gridmarket.agents.twotier_provider import TwoTierProvider
 from gridmarket.errors import InvalidInput
+from gridmarket.scenarios.config import ProviderConfig, ScenarioConfig, WorkloadConfig
+from gridmarket.scenarios.experiment import compare
 from gridmarket.twotier.progress import DEFAULT_BG_MODEL, USAGE_THRESHOLD
 from gridmarket.twotier.simulation import DEFAULT_MIGRATION_COST, TWO_TIER_POLICIES, reference_run_events
 from gridmarket.workloads import lublin_workload, scale_load
 from gridmarket.workloads.workload import Workload
-from gridmarket.scenarios.config import ProviderConfig, ScenarioConfig, WorkloadConfig
-from gridmarket.scenarios.experiment import compare
 
 
 def _workload(n=300, procs=32, load=30.0, seed=3) -> Workload:

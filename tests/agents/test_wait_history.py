@@ -11,10 +11,10 @@ from gridmarket.agents.model import BrokerSpec
 from gridmarket.errors import InvalidInput
 from gridmarket.job import Job
 from gridmarket.prediction import past_jobs, simulated_waits
-from gridmarket.workloads import lublin_workload
-from gridmarket.workloads.workload import Workload
 from gridmarket.scenarios.experiment import build_inputs, build_market
 from gridmarket.scenarios.registry import get_scenario
+from gridmarket.workloads import lublin_workload
+from gridmarket.workloads.workload import Workload
 
 
 def _quickstart_mcmf(history: int):

@@ -253,8 +253,8 @@ def test_trace_jobs_wider_than_every_provider_are_dropped_and_counted(tiny, tmp_
     import numpy as np
 
     from gridmarket.job import Job
-    from gridmarket.workloads import DroppedJobsWarning, Workload, write_swf
     from gridmarket.scenarios.experiment import build_workload
+    from gridmarket.workloads import DroppedJobsWarning, Workload, write_swf
 
     jobs = [Job(i, 60 * i, procs, 600, 900, user=i % 3) for i, procs in enumerate([4, 40, 8, 33, 32, 2])]
     trace = tmp_path / "wide.swf"

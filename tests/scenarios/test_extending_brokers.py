@@ -22,17 +22,25 @@ import pandas as pd
 import pytest
 
 import gridmarket.agents.strategies
-from gridmarket.agents import (BROKER_METHODS, BrokerSpec, BrokerStrategy, MarketModel, ProviderSpec, WorkflowPlan,
-                    register_strategy, resolve_strategy)
+from gridmarket.agents import (
+    BROKER_METHODS,
+    BrokerSpec,
+    BrokerStrategy,
+    MarketModel,
+    ProviderSpec,
+    WorkflowPlan,
+    register_strategy,
+    resolve_strategy,
+)
 from gridmarket.errors import InvalidInput
 from gridmarket.job import Job
 from gridmarket.provisioning import Placement
-from gridmarket.valuation import Valuation
-from gridmarket.workloads.workload import Workload
 from gridmarket.scenarios.config import with_overrides
 from gridmarket.scenarios.experiment import run_model
 from gridmarket.scenarios.interaction import INTERACTION_MODELS, InteractionModel, register_model, resolve_model
 from gridmarket.scenarios.registry import get_scenario
+from gridmarket.valuation import Valuation
+from gridmarket.workloads.workload import Workload
 
 ROOT = Path(__file__).resolve().parents[2]
 DOC = ROOT / "docs" / "extending.md"

@@ -42,10 +42,10 @@ from gridmarket.provisioning import (
     resolve_provisioning,
 )
 from gridmarket.provisioning.pareto import dominates
+from gridmarket.scenarios.commands.clear import clear_from_json
+from gridmarket.scenarios.commands.cli import main
 from gridmarket.scheduling import SlotScheduler
 from gridmarket.workflows import Network
-from gridmarket.scenarios.commands.cli import main
-from gridmarket.scenarios.commands.clear import clear_from_json
 
 ROOT = Path(__file__).resolve().parents[2]
 DOC = ROOT / "docs" / "extending.md"

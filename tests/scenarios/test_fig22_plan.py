@@ -7,10 +7,10 @@ from gridmarket.errors import MarketError
 from gridmarket.pricing import ProviderPlan, state_from_scheduler
 from gridmarket.pricing.forecast import forecast
 from gridmarket.reservation import Reservation
+from gridmarket.scenarios.harnesses.provisioning import fig22_plan
 from gridmarket.scheduling import make_scheduler
 from gridmarket.simulation import MachineSimulation
 from gridmarket.workloads import lublin_workload, scale_load
-from gridmarket.scenarios.harnesses.provisioning import fig22_plan
 
 
 def _fig22_price(state, start, procs, duration):

@@ -8,8 +8,8 @@ import pytest
 
 from gridmarket.errors import InvalidInput
 from gridmarket.job import Job
-from gridmarket.workloads import lublin_workload, scale_load
 from gridmarket.scenarios.harnesses.pricing_replay import main, pricing_replay, run_id
+from gridmarket.workloads import lublin_workload, scale_load
 
 
 @pytest.fixture(scope="module")

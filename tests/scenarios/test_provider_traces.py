@@ -17,10 +17,10 @@ import pytest
 
 from gridmarket.errors import InvalidInput
 from gridmarket.job import Job
-from gridmarket.workloads import DroppedJobsWarning, write_swf
-from gridmarket.workloads.workload import Workload
 from gridmarket.scenarios.config import ProviderConfig, ScenarioConfig, WorkloadConfig, load_toml_text, with_overrides
 from gridmarket.scenarios.experiment import build_workload, compare
+from gridmarket.workloads import DroppedJobsWarning, write_swf
+from gridmarket.workloads.workload import Workload
 
 ROOT = Path(__file__).resolve().parents[2]
 

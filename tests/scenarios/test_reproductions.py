@@ -9,9 +9,9 @@ import pytest
 
 from gridmarket.datasets import needed_by
 from gridmarket.errors import InvalidInput
+from gridmarket.scenarios.commands import run as run_cli
 from gridmarket.scenarios.commands.cli import main
 from gridmarket.scenarios.reproductions import REPRODUCTIONS, Check, Report, Row, get_reproduction
-from gridmarket.scenarios.commands import run as run_cli
 
 NEEDS_DATA = {n for n in REPRODUCTIONS if needed_by(n)}
 """The reproductions that read real data, and what each reads: the registry's (gridmarket.datasets.needed_by);

@@ -8,8 +8,8 @@ import pytest
 
 from gridmarket.errors import InvalidInput
 from gridmarket.job import Job
-from gridmarket.workloads.workload import Workload
 from gridmarket.scenarios.reproductions.singh import _raised_window, singh_pricing
+from gridmarket.workloads.workload import Workload
 
 DAY = 86400
 

@@ -16,8 +16,8 @@ import psutil
 import pytest
 
 from gridmarket.errors import InvalidInput, MarketError
-from gridmarket.scenarios.commands import compare as compare_cli
 from gridmarket.scenarios import sweep
+from gridmarket.scenarios.commands import compare as compare_cli
 from gridmarket.scenarios.config import with_overrides
 from gridmarket.scenarios.registry import get_scenario
 from gridmarket.scenarios.sweep import MANIFEST, NoWorkers, parse_grid, read_points, run_dask, run_point, run_sweep

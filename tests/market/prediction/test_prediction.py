@@ -4,6 +4,8 @@ from dataclasses import replace
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from gridmarket.energy import HourlyPrices, read_prices, synthetic_prices
 from gridmarket.errors import InvalidInput
@@ -22,7 +24,6 @@ from gridmarket.prediction import (
 )
 from gridmarket.scheduling import EASYScheduler, make_scheduler
 from gridmarket.simulation import MachineSimulation
-from hypothesis import given, settings, strategies as st
 
 
 def test_features_read_queue_and_running_jobs():

@@ -7,8 +7,6 @@ import numpy as np
 import pytest
 
 from gridmarket.provisioning import PlanEvaluator, moga, run_best_effort
-from gridmarket.workflows import Network, layered_workflow, read_dax, upward_rank
-from gridmarket.workloads import read_swf
 from gridmarket.scenarios.harnesses.provisioning import (
     Provider,
     compare_greedy,
@@ -16,6 +14,8 @@ from gridmarket.scenarios.harnesses.provisioning import (
     reservation_schemes,
     var_requests,
 )
+from gridmarket.workflows import Network, layered_workflow, read_dax, upward_rank
+from gridmarket.workloads import read_swf
 
 H = 3600
 

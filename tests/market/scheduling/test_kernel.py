@@ -16,8 +16,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gridmarket.errors import MarketError
 from gridmarket import kernel
+from gridmarket.errors import MarketError
 from gridmarket.job import Job
 from gridmarket.scheduling.profile import (
     ReferenceProfile,

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from gridmarket.errors import InvalidInput
 from gridmarket.job import Job
 from gridmarket.metrics import load_over_time
-from gridmarket.scheduling import POLICIES, EASYScheduler, PSPScheduler, make_scheduler
+from gridmarket.scheduling import POLICIES, PSPScheduler, make_scheduler
 from gridmarket.scheduling.psp import accuracy_class, class_waits, job_accuracy, user_accuracies
 from gridmarket.simulation import MachineSimulation, simulate
 from gridmarket.workloads.behaviour import apply_behaviour, paper_workload

@@ -58,8 +58,8 @@ def test_the_compiled_engine_gives_the_references_records(monkeypatch, case, pol
 @pytest.mark.parametrize("name,load", [("feitelson96", 0.9), ("jann97", 0.6)])
 def test_the_same_records_on_the_papers_workload_models(monkeypatch, name, load):
     """2,000 jobs of the paper's models at a load where every policy kills, migrates, swaps and backfills."""
-    from gridmarket.workloads import scale_interarrival
     from gridmarket.scenarios.harnesses.twotier_tables import base_workload, offered_load
+    from gridmarket.workloads import scale_interarrival
 
     seeds = np.random.SeedSequence(3).spawn(3)
     base = base_workload(name, 2000, 320, seeds)

@@ -70,7 +70,7 @@ def test_the_ctc_table_is_the_fit_of_the_ctc_log(data_dir):
         warnings.simplefilter("ignore")
         log = read_swf(data_dir / "traces" / "CTC-SP2-1996-3.1-cln.swf.gz")
     start = int(log.header["UnixStartTime"])
-    cut = int(dt.datetime(1996, 9, 12, 4, 0, tzinfo=dt.timezone.utc).timestamp()) - start  # 00:00 EDT
+    cut = int(dt.datetime(1996, 9, 12, 4, 0, tzinfo=dt.UTC).timestamp()) - start  # 00:00 EDT
     jobs = [j for j in log.jobs if j.submit < cut]
     assert len(jobs) == 17534
     refit = fit_jann97(jobs)

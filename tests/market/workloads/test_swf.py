@@ -362,7 +362,7 @@ def test_write_swf_writes_a_header_and_18_fields_per_job(tmp_path):
     assert "; MaxProcs: 8" in header and "; MaxJobs: 2" in header
     assert "; Note: first" in header and "; Note: second" in header
     assert all(len(r) == len(SWF_FIELDS) == 18 for r in records)
-    assert records[0] == "1 0 -1 60 4 -1 -1 4 120 -1 -1 7 1 -1 -1 -1 -1 -1".split()
+    assert records[0] == ["1", "0", "-1", "60", "4", "-1", "-1", "4", "120", "-1", "-1", "7", "1", "-1", "-1", "-1", "-1", "-1"]
 
 
 def test_write_then_read_gives_back_jobs_max_procs_and_header(tmp_path):
