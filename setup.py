@@ -7,7 +7,7 @@ saying so once.
 
 import sys
 
-if sys.version_info < (3, 12):  # pip alone would end in "No matching distribution found for mesa"
+if sys.version_info < (3, 12):  # noqa: UP036 - setup.py runs on any Python; pip alone would end in "No matching distribution found for mesa"
     sys.exit(f"gridmarket needs Python 3.12 or newer (Mesa 3.5 does); this is Python {sys.version.split()[0]}. "
              "Make the virtualenv with python3.12 (pyenv picks it from the repository's .python-version).")
 

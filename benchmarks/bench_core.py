@@ -231,7 +231,7 @@ def main(argv: list[str] | None = None) -> int:
 
     print(f"machine : {machine_info()}")
     print(f"command : {' '.join([Path(sys.executable).name, *sys.argv])}")
-    print("load    : %.2f %.2f %.2f (1/5/15 min load average at start; > 0 means other work shares the cores)" % os.getloadavg())
+    print("load    : {:.2f} {:.2f} {:.2f} (1/5/15 min load average at start; > 0 means other work shares the cores)".format(*os.getloadavg()))
     workload, source = load_workload(args.trace, args.jobs, args.lublin)
     procs = machine_size(workload, args.procs)
     jobs = [j for j in workload.jobs if j.procs <= procs]
@@ -346,7 +346,7 @@ def main(argv: list[str] | None = None) -> int:
         print("peak: bytes allocated during the call (tracemalloc), input jobs excluded; "
               "growth vs linear = (peak/peak at smallest size) / (jobs/jobs at smallest size), 1.00 = linear")
     print(f"process maxrss {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MiB")
-    print("load at end: %.2f %.2f %.2f" % os.getloadavg())
+    print("load at end: {:.2f} {:.2f} {:.2f}".format(*os.getloadavg()))
     return 0
 
 

@@ -464,7 +464,7 @@ def overbooked_state(state: ProviderState, factor: float, pending: Iterable[Rese
         # block min(size - committed, size - capacity) at every step: free = max(0, capacity - committed)
         ends = [t for t, _ in steps[1:]] + [steps[-1][0] + BLOCK_SECONDS]
         run_start, run_width = None, 0
-        for (t, committed), end in zip(steps, ends):
+        for (t, committed), _end in zip(steps, ends):
             width = min(size - committed, size - capacity)
             if width != run_width:
                 if run_width > 0:

@@ -196,7 +196,7 @@ def _bars(summary: pd.DataFrame, path: Path, title: str, *, currency: str = ""):
     from matplotlib.figure import Figure
 
     panels = list(_PLOTTED)
-    makespan = summary["makespan"] if "makespan" in summary else None
+    makespan = summary.get("makespan")
     note = ""
     if "workflow_makespan" in summary and summary["workflow_makespan"].notna().any():
         panels[3] = ("workflow_makespan", "workflow makespan (s)")

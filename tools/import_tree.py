@@ -15,6 +15,7 @@ checkout keeps a working tree. Developer tooling: not part of the installed pack
 from __future__ import annotations
 
 import ast
+import contextlib
 import os
 import sys
 from pathlib import Path
@@ -67,10 +68,8 @@ def build(root: Path = ROOT, dest: Path | None = None) -> Path:
             continue
         if path.is_symlink():
             path.unlink(missing_ok=True)
-        try:
+        with contextlib.suppress(FileExistsError):  # another run made it meanwhile
             path.symlink_to(target)
-        except FileExistsError:  # another run made it meanwhile
-            pass
     wanted = {dest / link for link in links}
     for folder, dirs, files in os.walk(dest):  # does not descend into linked folders
         for name in dirs + files:

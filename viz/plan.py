@@ -202,7 +202,7 @@ def machine_plan(machine, now: int, *, window: tuple[int, int], advertised=None)
                     blocks.append(b)
     # free capacity left by running jobs, reservations and the plan (or the forecast)
     profile = Profile(sched.procs, origin=now)
-    for start, end, n in held:
+    for _, end, n in held:
         if end > now:
             _take(profile, now, end, n)
     for r in sched.reservations.values():

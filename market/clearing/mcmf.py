@@ -119,7 +119,7 @@ def _solve_networkx(problem: ClearingProblem, cost: np.ndarray, jobs_idx: np.nda
     flow = nx.max_flow_min_cost(graph, "s", "t")
     pairs = []
     for i in np.unique(jobs_idx):
-        for (kind, k), f in flow[("j", int(i))].items():
+        for (_, k), f in flow[("j", int(i))].items():
             if f > 0:
                 pairs.append((int(i), int(k)))
     return pairs

@@ -433,10 +433,7 @@ def _clear_cycle(ready, states, names, systems, config, now, twoprice, links, rn
         if not rows:
             continue
         rows_a = np.array(rows)
-        if config.strategy == "inst":
-            wait = np.zeros(len(rows))
-        else:
-            wait = state.predictor.predict_many(np.array(feats))
+        wait = np.zeros(len(rows)) if config.strategy == "inst" else state.predictor.predict_many(np.array(feats))
         if config.perturbation_hours:
             wait = perturb_waits(wait, config.perturbation_hours, rng=rng)
         wait = np.rint(wait)

@@ -382,10 +382,7 @@ class ProviderPlan:
         state = dataclasses.replace(
             self.state, reservations=tuple(r for r in self.state.reservations if r.id != res_id)
         )
-        if self.policy in BACKFILL_POLICIES:
-            planned = self._compress(state, held)
-        else:
-            planned = forecast(state, self.policy)
+        planned = self._compress(state, held) if self.policy in BACKFILL_POLICIES else forecast(state, self.policy)
         self._set(state, planned)
         self.bookings.pop(res_id, None)
         return booking.penalty

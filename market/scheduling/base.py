@@ -131,7 +131,7 @@ class LocalScheduler:
         later jobs earlier as after an early end; the caller runs a pass at
         ``now``. Raises ``InvalidInput`` (state unchanged) if it is not queued.
         """
-        for i, job in enumerate(self.queue):
+        for i, job in enumerate(self.queue):  # noqa: B007 - i is used after the loop
             if job.id == job_id:
                 break
         else:

@@ -251,7 +251,7 @@ def read_accuracy_planning_state(
             user = int(key)
         except (TypeError, ValueError):
             raise InvalidInput(f"{where}: accuracy: user {key!r} is not an integer id") from None
-        if isinstance(key, bool) or isinstance(key, float) or user < 0:
+        if isinstance(key, (bool, float)) or user < 0:
             raise InvalidInput(f"{where}: accuracy: user {key!r} is not an integer id >= 0")
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0.0 <= value <= 1.0:
             raise InvalidInput(f"{where}: accuracy[{key!r}] must be a number in [0, 1], got {value!r}")

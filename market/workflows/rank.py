@@ -19,10 +19,7 @@ def _mean_runtime(workflow: nx.DiGraph, task: Hashable, resources: Sequence[Hash
     runtime = workflow.nodes[task]["runtime"]
     if not isinstance(runtime, Mapping):
         return float(runtime)
-    if resources is None:
-        values = list(runtime.values())
-    else:
-        values = [runtime[r] for r in resources if r in runtime]
+    values = list(runtime.values()) if resources is None else [runtime[r] for r in resources if r in runtime]
     if not values:
         raise InvalidInput(f"task {task!r} cannot run on any of the resources {list(resources or [])}")
     return sum(values) / len(values)

@@ -261,10 +261,7 @@ def _runtime(params: Lublin99Params, nodes: int, rng: np.random.Generator) -> in
     """``time_from_nodes``: exp of a hyper-gamma draw whose mixing depends on the size."""
     p = min(max(params.pa * nodes + params.pb, 0.0), 1.0)
     while True:
-        if rng.random() <= p:
-            hg = rng.gamma(params.a1, params.b1)
-        else:
-            hg = rng.gamma(params.a2, params.b2)
+        hg = rng.gamma(params.a1, params.b1) if rng.random() <= p else rng.gamma(params.a2, params.b2)
         if hg <= _MAX_LOG_RUNTIME:
             return int(math.exp(hg))
 
@@ -277,10 +274,7 @@ def _generate(
 
     With ``job_types=False`` every job is of class 0 and uses `LUBLIN99_WHOLE`.
     """
-    if job_types:
-        params = (LUBLIN99_INTERACTIVE, LUBLIN99_BATCH)
-    else:
-        params = (LUBLIN99_WHOLE, LUBLIN99_WHOLE)
+    params = (LUBLIN99_INTERACTIVE, LUBLIN99_BATCH) if job_types else (LUBLIN99_WHOLE, LUBLIN99_WHOLE)
     sizes = tuple(_Sizes.for_machine(p, procs) for p in params)
     arrivals = (_Arrivals(params[_INTERACTIVE]), _Arrivals(params[_BATCH]))
     arrivals[_BATCH].advance(rng)  # the C code's arrive_init order
@@ -288,10 +282,7 @@ def _generate(
     submits, nodes_list, runtimes, kinds = [], [], [], []
     n_capped = 0
     for _ in range(n_jobs):
-        if job_types and arrivals[_BATCH].time < arrivals[_INTERACTIVE].time:
-            kind = _BATCH
-        else:
-            kind = _INTERACTIVE
+        kind = _BATCH if job_types and arrivals[_BATCH].time < arrivals[_INTERACTIVE].time else _INTERACTIVE
         submits.append(arrivals[kind].time)
         arrivals[kind].advance(rng)
         nodes = _size(sizes[kind], rng)

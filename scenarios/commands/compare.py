@@ -76,7 +76,7 @@ def _compare_into(out: Path, config, args: argparse.Namespace) -> int:
         runs = compare(config, progress=True)
     except KeyboardInterrupt as exc:  # nothing is written before every model has run
         removed = remove_if_empty(out)
-        raise with_hint(exc, f"nothing written{f' ({out}/ removed)' if removed else ''}; run the command again")
+        raise with_hint(exc, f"nothing written{f' ({out}/ removed)' if removed else ''}; run the command again")  # noqa: B904 - exc itself, re-raised
     jobs = pd.concat([r.records for r in runs], ignore_index=True)
     summary = pd.DataFrame([r.summary for r in runs])
     title = f"{config.name}, seed {config.seed}"

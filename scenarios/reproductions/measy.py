@@ -183,7 +183,7 @@ def measy_robustness(size: str, seed: int, data: Path | None):
             if cost is not None:
                 sel = sel[sel["migration_cost"] == cost]
             if len(sel) != 1:  # pragma: no cover - run_tables gives one row per setting
-                raise RuntimeError(f"{name} load {load} {policy}: {len(sel)} rows")
+                raise RuntimeError(f"{name} load {load} {policy}: {len(sel)} rows")  # noqa: B023 - at runs within this iteration
             return sel.iloc[0]
 
         for setting, kw, fig in (("without usage information", dict(known=False), "Figs. 9-10"),

@@ -97,7 +97,10 @@ def test_compare_refuses_a_progress_callback_it_would_never_call(tiny):
 def test_compare_is_deterministic_for_a_seed_and_every_model_runs_every_job(tiny):
     first = compare(tiny)
     again = compare(tiny)
-    strip = lambda runs: [{k: v for k, v in r.summary.items() if k != "seconds"} for r in runs]
+
+    def strip(runs):
+        return [{k: v for k, v in r.summary.items() if k != "seconds"} for r in runs]
+
     assert strip(first) == strip(again)
     for a, b in zip(first, again):
         pd.testing.assert_frame_equal(a.records, b.records)

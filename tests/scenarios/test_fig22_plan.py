@@ -1,5 +1,7 @@
 """The provisioning harness prices slots as Singh's Fig. 22 is written: both plans of the queue made afresh."""
 
+import contextlib
+
 import numpy as np
 import pytest
 
@@ -30,10 +32,8 @@ def replaying():
     out = []
     for k, t in enumerate(np.linspace(jobs[50].submit, jobs[350].submit, 40).astype(int)):
         sim.run_until(int(t))
-        try:  # reservations sold along the way, as a priced replay holds them
+        with contextlib.suppress(MarketError):  # reservations sold along the way, as a priced replay holds them
             sim.scheduler.add_reservation(Reservation(f"r{k}", int(t) + 3600, 16, 2 * 3600), int(t))
-        except MarketError:
-            pass
         if sim.scheduler.queue and k % 2:
             out.append((state_from_scheduler(sim.scheduler, int(t)), ProviderPlan.from_scheduler(sim.scheduler, int(t)),
                         fig22_plan(sim.scheduler, int(t))))

@@ -346,9 +346,9 @@ def test_dask_close_that_times_out_is_logged_and_does_not_hide_the_error(caplog)
             assert timeout == sweep._CLOSE_SECONDS
             raise TimeoutError
 
-    with caplog.at_level(logging.WARNING, logger="gridmarket.scenarios.sweep"), pytest.raises(NoWorkers, match="^gone$"):
-        with sweep._closed_within(Stuck(), "the Dask LocalCluster"):
-            raise NoWorkers("gone")
+    with (caplog.at_level(logging.WARNING, logger="gridmarket.scenarios.sweep"),
+          pytest.raises(NoWorkers, match="^gone$"), sweep._closed_within(Stuck(), "the Dask LocalCluster")):
+        raise NoWorkers("gone")
     assert [r.getMessage() for r in caplog.records] == [
         "the Dask LocalCluster did not close within 30 s; left to end with this process"]
     assert issubclass(NoWorkers, MarketError)

@@ -102,7 +102,7 @@ def test_never_over_budget_every_job_by_its_deadline_and_all_placed_when_a_secur
         assert price == clearing[i]
         assert k <= offers[i].resource("x", job_time).capacity(deadline)  # every job ends by the deadline
     assert buy.makespan <= deadline
-    for i, k, cap, price in buy.bids:  # an auction bid never exceeds the remaining budget share
+    for i, _, cap, price in buy.bids:  # an auction bid never exceeds the remaining budget share
         assert offers[i].price <= cap <= budget + 1e-9 and (price is None) == (cap < clearing[i])
     secure = _feasible(offers, [p if o.sells != "auction" else None for o, p in zip(offers, clearing)], n,
                        job_time, deadline, budget)

@@ -138,7 +138,7 @@ def test_greedy_plans_respect_precedence_transfers_and_capacity(seed, alpha, n_s
     for u, v in g.edges:
         pu, pv = plan.placements[u], plan.placements[v]
         assert pv.start >= pu.end + net.transfer(g.edges[u, v]["data_bytes"], pu.resource, pv.resource)
-    for t, p in plan.placements.items():  # every reservation fitted the free capacity, none overlap
+    for p in plan.placements.values():  # every reservation fitted the free capacity, none overlap
         profiles[p.resource].reserve(p.start, p.end - p.start, p.procs)
     assert plan.allocation_cost == pytest.approx(sum(a["procs"] * a["runtime"] for _, a in g.nodes(data=True)) / H)
 

@@ -92,7 +92,7 @@ def test_var_and_combined_schemes_on_sdsc(sdsc):
         last = t + lead + 1
     outcomes, summary = var_requests(provider, reqs, warmup=w.jobs[500].submit)
     assert summary["n"] == len(reqs) and 0 <= summary["success_rate"] <= 1
-    for o, (t, n, d, lead) in zip(outcomes, reqs):
+    for o, (t, _, d, lead) in zip(outcomes, reqs):
         assert t <= o.submit < t + lead
         if o.success:  # eq. 22: the idle time is bounded by the lead over the duration
             assert 0 <= o.normalized_cost <= lead / d

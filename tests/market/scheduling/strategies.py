@@ -17,10 +17,7 @@ def machines_and_jobs(draw, max_jobs=30, max_procs=16, exact=False):
     for i, gap in enumerate(gaps):
         t += gap
         runtime = draw(st.integers(1, 200))
-        if exact:
-            estimate = runtime
-        else:
-            estimate = draw(st.one_of(st.integers(1, 400), st.just(runtime)))
+        estimate = runtime if exact else draw(st.one_of(st.integers(1, 400), st.just(runtime)))
         jobs.append(Job(i, t, draw(st.integers(1, procs)), runtime, estimate, user=draw(st.integers(0, 3))))
     return procs, jobs
 

@@ -130,7 +130,7 @@ def _conservative_day(profile_cls, plan, running, events):
     for i, (dt, kind, a, b) in enumerate(events):
         now += dt
         p.advance(now)
-        for k, (n, end) in list(held.items()):
+        for k, (_, end) in list(held.items()):
             if end <= now:
                 del held[k]
         if kind == "end" and a in held:

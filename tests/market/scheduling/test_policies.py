@@ -116,7 +116,8 @@ def test_early_completion_lets_queued_job_start_earlier(policy):
 def test_conservative_compression_never_moves_a_job_later():
     jobs = [Job(1, 0, 2, 10, 100), Job(2, 0, 1, 50, 50), Job(3, 1, 2, 30, 30), Job(4, 2, 1, 5, 200)]
     s = ConservativeScheduler(2)
-    s.submit(jobs[0], 0); s.submit(jobs[1], 0)
+    s.submit(jobs[0], 0)
+    s.submit(jobs[1], 0)
     assert [j.id for j in s.schedule(0)] == [1]
     s.submit(jobs[2], 1)
     first = dict(s.planned)

@@ -63,7 +63,7 @@ def test_cybershake_follows_table_2():
     assert g.number_of_nodes() == 8039  # ch. 4.8
     modules = Counter(nx.get_node_attributes(g, "module").values())
     assert modules == {m: n for m, (n, _, _) in CYBERSHAKE_MODULES.items()}
-    for t, attrs in g.nodes(data=True):
+    for _, attrs in g.nodes(data=True):
         _, runtime, procs = CYBERSHAKE_MODULES[attrs["module"]]
         assert (attrs["runtime"], attrs["procs"]) == (runtime, procs)
     # five levels; every seismogram synthesis reads both strain Green tensors
