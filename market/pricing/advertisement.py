@@ -18,7 +18,7 @@ import math
 
 from gridmarket.errors import InvalidInput
 from gridmarket.pricing.slot import BASE_RATE, PENALTY_FACTOR, Slot
-from gridmarket.scheduling.profile import Profile
+from gridmarket.scheduling.profile import AvailabilityProfile
 from gridmarket.scheduling.slots import decompose
 
 __all__ = ["ADVERTISEMENT_HORIZON", "ADVERTISEMENT_MARGIN", "advertise", "delineation"]
@@ -30,14 +30,14 @@ ADVERTISEMENT_MARGIN = 5 * 60
 """... or to the plan's last finish time plus 5 minutes, whichever is later."""
 
 
-def delineation(full: Profile, now: int) -> int:
+def delineation(full: AvailabilityProfile, now: int) -> int:
     """End of the advertised period: ``max(now + 48 h, end of the plan + 5 min)`` (ch. 3.1)."""
     plan_end = full.times[-1] if len(full.times) > 1 else now
     return max(now + ADVERTISEMENT_HORIZON, plan_end + ADVERTISEMENT_MARGIN)
 
 
 def advertise(
-    full: Profile,
+    full: AvailabilityProfile,
     now: int,
     *,
     until: int | None = None,

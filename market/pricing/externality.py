@@ -35,7 +35,7 @@ from gridmarket.pricing.slot import SECONDS_PER_HOUR
 from gridmarket.pricing.state import ProviderState, RunningJob, planning_state_of
 from gridmarket.reservation import Reservation
 from gridmarket.scheduling import policy_of
-from gridmarket.scheduling.profile import Profile
+from gridmarket.scheduling.profile import AvailabilityProfile, Profile
 
 __all__ = ["ExternalityPricer", "slot_price"]
 
@@ -199,8 +199,8 @@ class ExternalityPricer:
         return self
 
     def _plan(self, planned: Mapping[int, int] | None) -> None:
-        self._base: Profile | None = None
-        self._full: Profile | None = None
+        self._base: AvailabilityProfile | None = None
+        self._full: AvailabilityProfile | None = None
         self._planned: dict[int, int] | None = None
         if planned is None:
             planned = self._planned = forecast(self.state, self.policy, base=self.base)
@@ -229,14 +229,14 @@ class ExternalityPricer:
         return self._state
 
     @property
-    def base(self) -> Profile:
+    def base(self) -> AvailabilityProfile:
         """Free processors counting running jobs and reservations only (a profile from ``now``)."""
         if self._base is None:
             self._base = _as_profile(self.procs, *self._engine.base_steps())
         return self._base
 
     @property
-    def full(self) -> Profile:
+    def full(self) -> AvailabilityProfile:
         """Free processors of the plan: ``base`` minus every queued job at its planned start."""
         if self._full is None:
             self._full = _as_profile(self.procs, *self._engine.full_steps())
@@ -380,7 +380,7 @@ class ExternalityPricer:
         return total
 
 
-def _as_profile(procs: int, times: list[int], free: list[int]) -> Profile:
+def _as_profile(procs: int, times: list[int], free: list[int]) -> AvailabilityProfile:
     profile = Profile(procs, times[0])
     profile.times, profile.free = times, free
     return profile

@@ -39,7 +39,7 @@ from gridmarket.pricing.state import ProviderState, base_profile
 from gridmarket.reservation import Reservation
 from gridmarket.scheduling import policy_names, resolve_policy
 from gridmarket.scheduling.base import no_planning_state
-from gridmarket.scheduling.profile import Profile
+from gridmarket.scheduling.profile import AvailabilityProfile
 
 __all__ = [
     "BACKFILL_POLICIES",
@@ -120,7 +120,7 @@ def plans_as_itself(scheduler, policy: str | type) -> bool:
     return policy not in BACKFILL_POLICIES and resolve_policy(policy) is type(scheduler)
 
 
-def greedy_plan(base: Profile, queue: Sequence[Job], now: int) -> tuple[dict[int, int], Profile]:
+def greedy_plan(base: AvailabilityProfile, queue: Sequence[Job], now: int) -> tuple[dict[int, int], AvailabilityProfile]:
     """Conservative backfilling of ``queue`` (arrival order) onto ``base``: starts and the full profile.
 
     ``base`` is not modified. O(Q x steps).
@@ -146,7 +146,7 @@ def greedy_plan(base: Profile, queue: Sequence[Job], now: int) -> tuple[dict[int
 
 
 def forecast(
-    state: ProviderState, policy: str, *, extra: Reservation | None = None, base: Profile | None = None
+    state: ProviderState, policy: str, *, extra: Reservation | None = None, base: AvailabilityProfile | None = None
 ) -> dict[int, int]:
     """Planned start of every queued job of ``state`` under ``policy``, optionally with one more reservation.
 

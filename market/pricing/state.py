@@ -36,7 +36,7 @@ from pathlib import Path
 from gridmarket.errors import InvalidInput
 from gridmarket.job import Job
 from gridmarket.reservation import Reservation
-from gridmarket.scheduling.profile import Profile
+from gridmarket.scheduling.profile import AvailabilityProfile, Profile
 from gridmarket.validation import check_keys, read_json
 
 __all__ = [
@@ -163,7 +163,7 @@ class ProviderState:
         raise InvalidInput(f"unknown reservation id {reservation_id!r}; held: {known}")
 
 
-def base_profile(state: ProviderState) -> Profile:
+def base_profile(state: ProviderState) -> AvailabilityProfile:
     """Free processors from ``state.now`` on, counting running jobs and reservations only.
 
     The "existing slots and running tasks" of Fig. 22: what a new slot must

@@ -15,13 +15,14 @@ from gridmarket.scheduling.base import LocalScheduler
 from gridmarket.scheduling.conservative import ConservativeScheduler
 from gridmarket.scheduling.easy import EASYScheduler
 from gridmarket.scheduling.fcfs import FCFSScheduler
-from gridmarket.scheduling.profile import Profile
+from gridmarket.scheduling.profile import AvailabilityProfile, Profile
 from gridmarket.scheduling.psp import PSPScheduler
 from gridmarket.scheduling.slots import FreeSlot, SlotScheduler
 from gridmarket.scheduling.slurm import SlurmPSPScheduler
 
 __all__ = [
     "POLICIES",
+    "AvailabilityProfile",
     "ConservativeScheduler",
     "EASYScheduler",
     "FCFSScheduler",

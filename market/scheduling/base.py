@@ -22,7 +22,7 @@ from typing import ClassVar
 from gridmarket.errors import Infeasible, InvalidInput
 from gridmarket.job import Job
 from gridmarket.reservation import Reservation
-from gridmarket.scheduling.profile import Profile
+from gridmarket.scheduling.profile import AvailabilityProfile, Profile
 
 __all__ = ["LocalScheduler", "no_planning_state"]
 
@@ -169,7 +169,7 @@ class LocalScheduler:
     # ------------------------------------------------------------- helpers
     # ------------------------------------------------------------- profile
     @property
-    def profile(self) -> Profile:
+    def profile(self) -> AvailabilityProfile:
         """Free processors over time: running jobs to their estimates, and reservations.
 
         Counting policies (FCFS and EASY with no reservation ahead) do not need
@@ -182,11 +182,11 @@ class LocalScheduler:
         return self._profile
 
     @profile.setter
-    def profile(self, profile: Profile) -> None:
+    def profile(self, profile: AvailabilityProfile) -> None:
         self._profile = profile
         self._stale = False
 
-    def _rebuild_profile(self) -> Profile:
+    def _rebuild_profile(self) -> AvailabilityProfile:
         now = self._now
         deltas: dict[int, int] = {}
         blocks = [(start, start + job.estimate, job.procs) for job, start in self.running.values()]

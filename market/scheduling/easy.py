@@ -25,7 +25,7 @@ from bisect import bisect_left, insort
 
 from gridmarket.job import Job
 from gridmarket.scheduling.base import LocalScheduler
-from gridmarket.scheduling.profile import QueueKeys, backfill_by_counting
+from gridmarket.scheduling.profile import AvailabilityProfile, QueueKeys, backfill_by_counting
 
 __all__ = ["EASYScheduler"]
 
@@ -101,11 +101,11 @@ class EASYScheduler(LocalScheduler):
         # needs no profile: it is left stale until someone reads it.
         simple = now >= self._reserved_until
         arrived, self._arrived = self._arrived, []
+        profile: AvailabilityProfile  # read on the profile path only
         if simple:
             self._stale = True
             if queue and queue[0] is self._last_head:
                 return self._backfill_arrivals(now, arrived)
-            profile = None
         else:
             profile = self.profile
         fits = (lambda job: job.procs <= self.n_free) if simple else (

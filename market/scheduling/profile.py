@@ -17,11 +17,13 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from itertools import accumulate
+from typing import Protocol, runtime_checkable
 
 from gridmarket.errors import Infeasible, InvalidInput
 from gridmarket.kernel import compiled_module
 
 __all__ = [
+    "AvailabilityProfile",
     "Profile",
     "QueueKeys",
     "QueuePlan",
@@ -32,6 +34,39 @@ __all__ = [
     "reference_split_due",
     "split_due",
 ]
+
+
+@runtime_checkable
+class AvailabilityProfile(Protocol):
+    """What an availability profile offers: :class:`ReferenceProfile` and the compiled ``Profile`` both do.
+
+    :data:`Profile` is one of the two classes, chosen at import time, so code
+    that holds a profile is annotated with this protocol and calls
+    ``Profile(...)`` to make one. Type checkers cannot read the compiled
+    class (``_cprofile.pyx``); tests check that it has every member here, with
+    the same parameters (``tests/market/scheduling/test_kernel.py``).
+    """
+
+    procs: int
+    times: list[int]
+    free: list[int]
+
+    def __init__(self, procs: int, origin: int = 0) -> None: ...
+    def steps(self) -> list[tuple[int, int]]: ...
+    def free_at(self, t: int) -> int: ...
+    def min_free(self, start: int, duration: int) -> int: ...
+    def running_min(self, start: int) -> tuple[int, list[int]]: ...
+    def max_free(self, start: int, duration: int) -> int: ...
+    def earliest_start(self, procs: int, duration: int, after: int | None = None) -> int: ...
+    def earliest_move(self, procs: int, duration: int, after: int, current: int) -> int: ...
+    def reserve(self, start: int, duration: int, procs: int) -> int: ...
+    def release(self, start: int, duration: int, procs: int) -> None: ...
+    def advance(self, now: int) -> None: ...
+    def _add(self, start: int, duration: int, delta: int) -> None: ...  # unchecked update, for the schedulers
+    def copy(self) -> AvailabilityProfile: ...
+    def compress(self, jobs: list, planned: dict[int, int], now: int) -> int | None: ...
+    def release_jobs(self, jobs: list, planned: dict[int, int]) -> None: ...
+    def replan(self, jobs: list, planned: dict[int, int], now: int) -> int | None: ...
 
 
 class ReferenceProfile:
@@ -444,8 +479,9 @@ _compiled = compiled_module("gridmarket.scheduling._cprofile")
 #: The availability profile every scheduler, pricer and planner uses: the
 #: Cython build of ``_cprofile.pyx`` (same methods, results and errors as
 #: :class:`ReferenceProfile`) unless ``GRIDMARKET_KERNEL=reference`` or it was
-#: not built (:data:`gridmarket.kernel.KERNEL` says which runs).
-Profile = ReferenceProfile if _compiled is None else _compiled.Profile
+#: not built (:data:`gridmarket.kernel.KERNEL` says which runs). Either is an
+#: :class:`AvailabilityProfile`, the type to annotate with.
+Profile: type[AvailabilityProfile] = ReferenceProfile if _compiled is None else _compiled.Profile
 split_due = reference_split_due if _compiled is None else _compiled.split_due
 QueuePlan = ReferenceQueuePlan if _compiled is None else _compiled.QueuePlan
 backfill_by_counting = reference_backfill_by_counting if _compiled is None else _compiled.backfill_by_counting

@@ -45,7 +45,7 @@ from gridmarket.job import Job
 from gridmarket.reservation import Reservation
 from gridmarket.scheduling.base import LocalScheduler
 from gridmarket.scheduling.conservative import ConservativeScheduler
-from gridmarket.scheduling.profile import Profile
+from gridmarket.scheduling.profile import AvailabilityProfile
 
 __all__ = ["FreeSlot", "LayeredSlotScheduler", "SlotScheduler", "decompose"]
 
@@ -143,7 +143,7 @@ def _layers(steps: list[tuple[int, int]]) -> list[FreeSlot]:
     return out
 
 
-def decompose(profile: Profile) -> list[FreeSlot]:
+def decompose(profile: AvailabilityProfile) -> list[FreeSlot]:
     """Cut the free capacity of ``profile`` into its layered free slots (thesis Fig. 1).
 
     Parameters

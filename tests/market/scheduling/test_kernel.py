@@ -7,6 +7,7 @@ Whole simulations of every policy run under ``GRIDMARKET_KERNEL=reference``
 and the compiled default in subprocesses and must give the same rows.
 """
 
+import inspect
 import os
 import subprocess
 import sys
@@ -20,6 +21,7 @@ from gridmarket import kernel
 from gridmarket.errors import MarketError
 from gridmarket.job import Job
 from gridmarket.scheduling.profile import (
+    AvailabilityProfile,
     ReferenceProfile,
     ReferenceQueuePlan,
     reference_backfill_by_counting,
@@ -29,6 +31,18 @@ from gridmarket.scheduling.profile import (
 ROOT = Path(__file__).resolve().parents[3]
 
 compiled = pytest.importorskip("gridmarket.scheduling._cprofile", reason="the compiled kernel is not built here")
+
+
+
+@pytest.mark.parametrize("cls", [ReferenceProfile, compiled.Profile], ids=["reference", "compiled"])
+def test_both_profiles_are_availability_profiles_with_the_protocols_parameters(cls):
+    # type checkers see the compiled class only through the protocol, so this is where it is held to it
+    assert isinstance(cls(4, origin=5), AvailabilityProfile)
+    assert cls(4, origin=5).steps() == [(5, 4)]
+    for name in sorted(AvailabilityProfile.__protocol_attrs__ - {"__init__", "procs", "times", "free"}):
+        wanted = list(inspect.signature(getattr(AvailabilityProfile, name)).parameters)
+        assert list(inspect.signature(getattr(cls, name)).parameters) == wanted, name
+
 
 PROCS = 8
 times = st.integers(0, 300)
