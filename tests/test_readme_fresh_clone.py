@@ -58,14 +58,11 @@ def _import_tree(clone: Path) -> None:
     """``clone/.import/gridmarket``: links to the clone's folders in the installed layout (setup.py's mapping).
 
     On ``PYTHONPATH`` it makes ``import gridmarket`` load the clone's sources, ahead of the editable
-    install of this checkout.
+    install of this checkout. The clone's own ``tools/import_tree.py`` builds it.
     """
-    package = clone / ".import" / "gridmarket"
-    package.mkdir(parents=True)
-    for child in (clone / "market").iterdir():
-        (package / child.name).symlink_to(child)
-    for folder, name in (("agents", "agents"), ("scenarios", "scenarios"), ("viz", "viz"), ("data", "data")):
-        (package / name).symlink_to(clone / folder)
+    done = subprocess.run([sys.executable, str(clone / "tools" / "import_tree.py")], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr
 
 
 def test_the_readme_names_the_example_commands():
