@@ -105,7 +105,7 @@ def checked_jobs(ids, submit, procs, runtime, estimate, user, group, site=None) 
     set_id, set_submit, set_procs, set_runtime, set_estimate, set_user, set_group, set_site, set_power, set_data = (
         _SETTERS
     )
-    out = []
+    out: list[Job] = []
     append = out.append
     for i, s, p, r, e, u, g, site_ in zip(ids, submit, procs, runtime, estimate, user, group,
                                            repeat(None) if site is None else site):

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import importlib
 import re
+from typing import Any, overload
 
 from gridmarket.errors import InvalidInput
 
@@ -29,7 +30,13 @@ def is_plugin_name(name: object) -> bool:
     return isinstance(name, str) and bool(_SPEC.match(name))
 
 
-def load_plugin(name: str, *, kind: str, base: type | None = None) -> object:
+@overload
+def load_plugin[T](name: str, *, kind: str, base: type[T]) -> type[T]: ...
+@overload
+def load_plugin(name: str, *, kind: str, base: None = None) -> Any: ...
+
+
+def load_plugin(name: str, *, kind: str, base: type | None = None) -> Any:
     """Import the object ``"package.module:Name"``; with ``base``, it must be a subclass of it.
 
     Raises

@@ -20,7 +20,7 @@ from gridmarket.errors import InvalidInput
 from gridmarket.pricing.forecast import BACKFILL_POLICIES, check_policy, forecast
 from gridmarket.pricing.state import state_from_scheduler
 from gridmarket.scheduling import policy_of
-from gridmarket.scheduling.profile import Profile
+from gridmarket.scheduling.profile import AvailabilityProfile, Profile
 from gridmarket.scheduling.slots import decompose
 
 __all__ = ["PLAN_KINDS", "PlanBlock", "assign_rows", "machine_plan"]
@@ -86,7 +86,7 @@ def _clipped(kind: str, start, end, procs: int, label: str, lo: int, hi: int, ro
     return PlanBlock(kind, int(a), int(b), int(procs), label, rows)
 
 
-def _take(profile: Profile, start: int, end: int, procs: int) -> None:
+def _take(profile: AvailabilityProfile, start: int, end: int, procs: int) -> None:
     """Hold ``procs`` over ``[start, end)``, or what is free there: a drawing never fails on a plan it reads."""
     n = min(procs, profile.min_free(start, end - start))
     if n > 0:

@@ -117,7 +117,8 @@ def auction_per_unit(values: Sequence[float], reserves: Sequence[float], *, mech
     if not eligible:
         return AuctionResult(None, None, 1, 0)
     n = len(eligible)
-    bids = [bid(mechanism, v[i], r[i], n) for i in eligible]
+    # value >= reserve: every eligible bidder bids
+    bids: list[float] = [bid(mechanism, v[i], r[i], n) for i in eligible]  # type: ignore[misc]
     floor = min(r[i] for i in eligible)  # every eligible bid is at or above it
     if mechanism == "first-price":
         res = first_price(bids, floor)
@@ -128,7 +129,7 @@ def auction_per_unit(values: Sequence[float], reserves: Sequence[float], *, mech
     else:
         start = None if opening is None else max(float(opening), floor)
         res = dutch(bids, floor, start=start, decrement=step)
-    if not res.sold:  # cannot happen with eligible bids; kept for the clock's edge cases
+    if res.winner is None or res.price is None:  # not sold: cannot happen with eligible bids; kept for the clock's edge cases
         return AuctionResult(None, None, res.rounds, res.messages)
     w = eligible[res.winner]
     price = max(res.price, r[w])

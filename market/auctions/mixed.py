@@ -93,7 +93,7 @@ def mixed_traders(values: Sequence[float], costs: Sequence[float], strategies: S
     kinds = _strategies(strategies, len(values), len(costs))
     if max_price is None:
         max_price = max(values + costs, default=1.0)
-    traders = []
+    traders: list[GDTrader | ZIPTrader] = []
     sides = [("bid", f"b{i}", v) for i, v in enumerate(values)] + [("ask", f"s{i}", c) for i, c in enumerate(costs)]
     for kind, (side, name, limit) in zip(kinds, sides):
         if kind == "gd":

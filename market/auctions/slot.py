@@ -208,7 +208,7 @@ def auction_round(plans: dict[str, ProviderPlan], requests: list[SlotRequest], *
             auctions += 1
             rounds += res.rounds
             messages += res.messages
-            if not res.sold:
+            if res.winner is None or res.price is None:  # not sold
                 continue
             k = live[res.winner]
             r = bidders[k]

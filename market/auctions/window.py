@@ -40,7 +40,7 @@ import numpy as np
 
 from gridmarket.auctions.gd import GDTrader
 from gridmarket.auctions.slot import Sale, SlotRequest, _reserve
-from gridmarket.auctions.zip import trading_day, zip_traders
+from gridmarket.auctions.zip import ZIPTrader, trading_day, zip_traders
 from gridmarket.errors import InvalidInput
 from gridmarket.pricing import ProviderPlan
 
@@ -121,6 +121,7 @@ def trade_window(plans: dict[str, ProviderPlan], requests: list[SlotRequest], *,
     shouts: Counter[str] = Counter()
     if not buyers or not costs:
         return WindowResult((), tuple(ids), 0, dict(shouts))
+    traders: list[GDTrader] | list[ZIPTrader]
     if strategy == "zip":
         traders = zip_traders(values, costs, rng)
     else:
@@ -133,7 +134,7 @@ def trade_window(plans: dict[str, ProviderPlan], requests: list[SlotRequest], *,
         shouts[shout_side] += 1
         inner(q, shout_side, accepted)
 
-    traders[0].observe = counting
+    traders[0].observe = counting  # type: ignore[method-assign]  # this trader also counts the shouts
     trades = trading_day(traders, rng, steps)
     # ---- settlement, in the order the trades happened
     sales: list[Sale] = []

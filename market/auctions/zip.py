@@ -54,7 +54,7 @@ class ZIPTrader:
     gamma: float
     momentum: float = 0.0
     active: bool = True
-    rng: np.random.Generator = field(repr=False, default=None)
+    rng: np.random.Generator = field(repr=False, default=None)  # type: ignore[assignment]  # checked in __post_init__
 
     def __post_init__(self) -> None:
         if self.side not in ("bid", "ask"):

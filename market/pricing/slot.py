@@ -15,6 +15,7 @@ at price ``f`` costs ``p x f`` (ch. 6.4, eq. 23; ``p`` = 0.1 there).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TypeGuard
 
 from gridmarket.errors import Infeasible, InvalidInput
 
@@ -30,7 +31,7 @@ PENALTY_FACTOR = 0.1
 """Cancellation penalty factor ``p`` of the thesis's experiments (ch. 6.4: "a penalty factor of 0.1")."""
 
 
-def _is_int(value: object) -> bool:
+def _is_int(value: object) -> TypeGuard[int]:
     return isinstance(value, int) and not isinstance(value, bool)
 
 

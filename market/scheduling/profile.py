@@ -455,7 +455,7 @@ def reference_backfill_by_counting(jobs: list, first: int, now: int, free_now: i
     (list of int, int)
         Indices into ``jobs`` of the jobs to start, in order, and the extra processors left.
     """
-    picked = []
+    picked: list[int] = []
     if free_now <= 0:
         return picked, extra
     for i in range(first, len(jobs)):

@@ -375,7 +375,8 @@ class PSPScheduler(EASYScheduler):
         return self.accuracies
 
     def _key(self, job: Job) -> tuple[int, int, int]:
-        return (-self.accuracies.classes[job.user], job.submit, job.id)
+        # the accuracies exist from the first submission on, before any job is queued
+        return (-self.accuracies.classes[job.user], job.submit, job.id)  # type: ignore[union-attr]
 
     # ------------------------------------------------------------- what-if plans
     def planning_state(self) -> dict:

@@ -39,6 +39,7 @@ from bisect import bisect_right
 from dataclasses import dataclass
 from heapq import heappop, heappush
 from operator import attrgetter
+from typing import overload
 
 from gridmarket.errors import Infeasible, InvalidInput
 from gridmarket.job import Job
@@ -427,6 +428,11 @@ class LayeredSlotScheduler(LocalScheduler):
         return max(self._slots[-1].start, self._now)
 
     # ------------------------------------------------------------- Fig. 2 and Fig. 3
+    @overload
+    def _fit(self, procs: int, duration: int) -> int: ...
+    @overload
+    def _fit(self, procs: int, duration: int, before: int | float) -> int | float: ...
+
     def _fit(self, procs: int, duration: int, before: int | float = INF) -> int | float:
         """Earliest start of ``procs`` x ``duration`` on one slot or a vertical stack (Fig. 2).
 
@@ -442,7 +448,7 @@ class LayeredSlotScheduler(LocalScheduler):
             start = s.start
             if start >= before:
                 return INF
-            window_end = start + duration
+            window_end: int | float = start + duration
             if window_end > before:
                 window_end = before
             while heap and heap[0][0] < window_end:  # no longer free to the window's end
@@ -474,7 +480,7 @@ class LayeredSlotScheduler(LocalScheduler):
         unchanged) if fewer processors are free somewhere than are taken.
         """
         slots = self._slots
-        change: dict[int, int] = {a: delta, b: -delta}
+        change: dict[int | float, int] = {a: delta, b: -delta}  # no slot ends at inf: the guard below
         if more:
             windows = [(a, b), *((x, y) for x, y, _ in more)]
             for x, y, d in more:
@@ -507,7 +513,7 @@ class LayeredSlotScheduler(LocalScheduler):
                     raise Infeasible(f"the changes take processors that are not free at {t}")
                 raise Infeasible(f"{-delta} processors are not free over [{a}, {b})")
             steps.append((t, v))
-        kept.extend(_layers(steps))
+        kept.extend(_layers(steps))  # type: ignore[arg-type]  # steps end before inf (see change)
         kept.extend(slots[i:])
         kept.sort(key=_START)  # runs of sorted slots: a merge
         self._slots = kept
@@ -537,9 +543,9 @@ class LayeredSlotScheduler(LocalScheduler):
             if old == now:
                 continue  # cannot move earlier
             new = fit(job.procs, job.estimate, old)
-            if new < old:
-                recut(old, old + job.estimate, job.procs, (new, new + job.estimate, -job.procs))
-                planned[job.id] = new
+            if new < old:  # so new is not inf: an int
+                recut(old, old + job.estimate, job.procs, (new, new + job.estimate, -job.procs))  # type: ignore[arg-type]
+                planned[job.id] = new  # type: ignore[assignment]
 
     def advance_to(self, now: int) -> None:
         if now < self._now:

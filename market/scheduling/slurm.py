@@ -35,6 +35,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass
+from typing import Any
 
 from gridmarket.errors import InvalidInput
 from gridmarket.job import Job
@@ -167,7 +168,7 @@ class SlurmPSPScheduler(LocalScheduler):
         (True, 7)
         """
         accuracies, default = read_accuracy_planning_state(planning_state, cls.name, ("weights", "bf_max_job_test"))
-        kwargs = {}
+        kwargs: dict[str, Any] = {}
         if planning_state is not None:
             where = f"policy_state of {cls.name}"
             if "weights" in planning_state:

@@ -17,7 +17,7 @@ seconds; clocks in GHz.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -96,7 +96,7 @@ def _waits(system: SimulatedSystem, n: int, size: int, rng: np.random.Generator)
 
 
 def bag_of_tasks_ttc(
-    assignment: Sequence[int],
+    assignment: Sequence[int] | np.ndarray,
     systems: Sequence[SimulatedSystem],
     cycles: float,
     *,
@@ -120,10 +120,10 @@ def bag_of_tasks_ttc(
         ``ttc`` (time to the last task's end), ``tq`` (longest wait before a
         task could start), ``tx`` (longest execution), per workload, seconds.
     """
-    assignment = np.asarray(assignment)
+    chosen = np.asarray(assignment)
     ttc, tq, tx = 0.0, 0.0, 0.0
     for k, system in enumerate(systems):
-        n = int((assignment == k).sum())
+        n = int((chosen == k).sum())
         if n == 0:
             continue
         run = cycles * (1.0 + system.extra_instructions) / (system.ipc * system.avg_ghz * _GHZ)
@@ -172,7 +172,7 @@ def compare_selection(
     selection, unmatched = select_resources(tasks, resources, ttc_affinity(expected_wait))
     if unmatched:
         raise InvalidInput(f"{len(unmatched)} task(s) have no viable resource")
-    index = {s.name: k for k, s in enumerate(systems)}
+    index: dict[Hashable, int] = {s.name: k for k, s in enumerate(systems)}
     model_assignment = np.array([index[selection[t.id]] for t in tasks])
     model, random = [], []
     for _ in range(repeats):

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from gridmarket.errors import InvalidInput
 
@@ -44,7 +45,7 @@ class Consumable:
     """
 
     type: str
-    form: tuple = ()
+    form: tuple | Mapping = ()  # stored as sorted (attribute, frozenset) pairs
 
     def __post_init__(self) -> None:
         form = self.form.items() if isinstance(self.form, Mapping) else self.form
@@ -86,7 +87,7 @@ class Resource:
     """A resource: an id and its capabilities."""
 
     id: Hashable
-    capabilities: tuple[Capability, ...]
+    capabilities: Sequence[Capability]  # stored as a tuple
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "capabilities", tuple(self.capabilities))
@@ -97,7 +98,7 @@ class Task:
     """A task: an id and a sequence of instructions, each a tuple of requirements."""
 
     id: Hashable
-    instructions: tuple[tuple[Requirement, ...], ...] = field(default=())
+    instructions: Sequence[Sequence[Requirement]] = field(default=())  # stored as tuples
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "instructions", tuple(tuple(ins) for ins in self.instructions))
@@ -191,7 +192,7 @@ def viable_resources(task: Task, resources: Iterable[Resource]) -> list[Hashable
     return [r.id for r in resources if satisfy_task(r, task)]
 
 
-def res_select(vrs_id: Sequence[Hashable], tis: Sequence, affinity: Callable[[object], float]) -> Hashable | None:
+def res_select(vrs_id: Sequence[Hashable], tis: Sequence, affinity: Callable[[Any], float]) -> Hashable | None:
     """Algorithm 3: the resource whose input tuple has the highest affinity (first wins ties).
 
     >>> res_select(["a", "b", "c"], [3, 7, 7], lambda x: x)
@@ -209,7 +210,7 @@ def res_select(vrs_id: Sequence[Hashable], tis: Sequence, affinity: Callable[[ob
     return best_res
 
 
-def ttc_affinity(queue_wait: Mapping[Hashable, float]) -> Callable[[tuple], float]:
+def ttc_affinity(queue_wait: Mapping[Any, float]) -> Callable[[tuple], float]:
     """Affinity ``-(Tq + Tx)`` of an input tuple ``(resource, task)``: shortest time to completion wins.
 
     ``Tq`` is the expected queue wait (s) of the resource; ``Tx`` is eq. (2).
