@@ -69,7 +69,7 @@ class MOGAStrategy(BrokerStrategy):
         """Meet the request from advertised slots covering its window (ch. 3), at the base rate."""
         b, job, start = self.broker, request.job, request.start
         slots = b.query(home.name, job.submit, "advertise")
-        g = nx.DiGraph()
+        g: nx.DiGraph = nx.DiGraph()
         g.add_node("r", procs=job.procs, runtime=job.estimate)
         ads = [AdvertisedSlot(home.name, s.start, s.procs, s.duration, s.divisible, s.extensible, s.unit_cost,
                               s.fixed_cost) for s in slots]

@@ -109,7 +109,7 @@ def _solve_networkx(problem: ClearingProblem, cost: np.ndarray, jobs_idx: np.nda
     import networkx as nx
 
     caps = problem.capacity_bounded()
-    graph = nx.DiGraph()
+    graph: nx.DiGraph = nx.DiGraph()
     graph.add_edges_from(("s", ("j", int(i)), {"capacity": 1, "weight": 0}) for i in np.unique(jobs_idx))
     graph.add_edges_from(
         (("j", int(i)), ("m", int(k)), {"capacity": 1, "weight": int(cost[i, k])})

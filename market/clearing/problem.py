@@ -118,7 +118,7 @@ class ClearingProblem:
         for job, row in zip(jobs, cost):
             if len(row) != len(systems):
                 raise InvalidInput(f"cost row of job {job!r} has {len(row)} entries for {len(systems)} systems")
-        return cls(tuple(jobs), tuple(systems), cost, tuple(caps))
+        return cls(tuple(jobs), tuple(systems), np.array(cost, dtype=object), tuple(caps))
 
     @property
     def compatible(self) -> np.ndarray:

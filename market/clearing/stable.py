@@ -199,8 +199,7 @@ def blocking_pairs(
             raise InvalidInput(f"system {problem.systems[k]!r} holds {len(js)} jobs; capacity {caps[k]}")
     blocking = []
     for i in range(len(problem.jobs)):
-        for k in np.flatnonzero(job_rank[i] >= 0):
-            k = int(k)
+        for k in map(int, np.flatnonzero(job_rank[i] >= 0)):
             if match.get(i) == k:
                 continue
             if i in match and job_rank[i, match[i]] < job_rank[i, k]:

@@ -56,7 +56,7 @@ def electricity_cost(watts: float, start: int, end: int, prices: HourlyPrices) -
         raise InvalidInput(f"watts must be >= 0, got {watts!r}")
     if end < start:
         raise InvalidInput(f"execution ends at {end}, before it starts at {start}")
-    return float(watts) * prices.integral(int(start), int(end)) / WH_PER_MWH
+    return float(watts) * float(prices.integral(int(start), int(end))) / WH_PER_MWH
 
 
 def electricity_costs(watts: np.ndarray, start: np.ndarray, end: np.ndarray, prices: HourlyPrices) -> np.ndarray:

@@ -142,8 +142,8 @@ def grid_workload(
         jobs = [replace(j, submit=int(s)) for j, s, k in zip(w.jobs, submits, keep) if k]
         if not jobs:
             continue
-        work = np.array([j.procs * j.runtime for j in jobs], dtype=float)
-        factor = offered_load * system.cores * horizon / work.sum()
+        areas = np.array([j.procs * j.runtime for j in jobs], dtype=float)
+        factor = offered_load * system.cores * horizon / areas.sum()
         runtimes = np.minimum(np.maximum(np.rint(np.array([j.runtime for j in jobs]) * factor), 1), system.max_walltime)
         jobs = [replace(j, runtime=int(r), estimate=int(r), site=system.name) for j, r in zip(jobs, runtimes)]
         merged.extend(_with_estimates(system, jobs, rng))

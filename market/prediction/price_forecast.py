@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import warnings
 from dataclasses import dataclass, field
+from typing import Protocol
 
 import numpy as np
 
@@ -19,6 +20,7 @@ from gridmarket.energy.prices import HourlyPrices
 from gridmarket.errors import InvalidInput
 
 __all__ = [
+    "Forecaster",
     "PriceOutlook",
     "SarimaForecaster",
     "forecast_errors",
@@ -42,6 +44,12 @@ def mean_absolute_percentage_error(actual: np.ndarray, predicted: np.ndarray, *,
     if actual.shape != predicted.shape or actual.size == 0:
         raise InvalidInput(f"actual {actual.shape} and predicted {predicted.shape} must be equal, non-empty")
     return float(np.mean(np.abs(predicted - actual) / np.maximum(np.abs(actual), floor)) * 100.0)
+
+
+class Forecaster(Protocol):
+    """What :class:`PriceOutlook` asks of a forecaster: the next ``horizon`` hourly prices after ``history``."""
+
+    def forecast(self, history: np.ndarray, horizon: int) -> np.ndarray: ...
 
 
 @dataclass(frozen=True)
@@ -121,7 +129,7 @@ class SarimaForecaster:
                 model = SARIMAX(history, order=self.order, seasonal_order=self.seasonal_order, simple_differencing=True)
                 fitted = model.fit(disp=False, cov_type="none", maxiter=self.maxiter)
                 diffed = np.asarray(fitted.forecast(horizon), dtype=float)
-                ok = np.isfinite(diffed).all()
+                ok = bool(np.isfinite(diffed).all())
             except (np.linalg.LinAlgError, ValueError):
                 ok = False
         if not ok:
@@ -193,7 +201,7 @@ class PriceOutlook:
     """
 
     actual: HourlyPrices
-    forecaster: object | None = field(default_factory=SarimaForecaster)
+    forecaster: Forecaster | None = field(default_factory=SarimaForecaster)
     train_days: int = 3
     horizon_days: int = 4
     _cache: dict = field(default_factory=dict, repr=False)
@@ -218,7 +226,8 @@ class PriceOutlook:
                     f"price outlook at second {now} needs {self.train_days} days of history; "
                     f"the series has {known} h before the known horizon"
                 )
-            predicted = self.forecaster.forecast(self.actual.prices[known - train:known], self.horizon_days * _DAY_HOURS)
+            predicted = self.forecaster.forecast(  # type: ignore[union-attr]  # None: the branch above
+                self.actual.prices[known - train:known], self.horizon_days * _DAY_HOURS)
             cached = HourlyPrices(
                 np.concatenate([self.actual.prices[:known], predicted]),
                 self.actual.zone, self.actual.currency, self.actual.start,
@@ -230,7 +239,7 @@ class PriceOutlook:
 def forecast_errors(
     series: HourlyPrices,
     *,
-    forecaster: object | None = None,
+    forecaster: Forecaster | None = None,
     train_days: int = 3,
     n_days: int = 7,
     first_day: int | None = None,
@@ -252,7 +261,7 @@ def forecast_errors(
     InvalidInput
         The series is too short.
     """
-    forecaster = forecaster or SarimaForecaster()
+    model = forecaster or SarimaForecaster()
     first = train_days if first_day is None else first_day
     if first < train_days or (first + n_days) * _DAY_HOURS > series.n_hours:
         raise InvalidInput(
@@ -263,7 +272,7 @@ def forecast_errors(
     for day in range(first, first + n_days):
         lo = day * _DAY_HOURS
         actual = series.prices[lo:lo + _DAY_HOURS]
-        predicted = forecaster.forecast(series.prices[lo - train_days * _DAY_HOURS:lo], _DAY_HOURS)
+        predicted = model.forecast(series.prices[lo - train_days * _DAY_HOURS:lo], _DAY_HOURS)
         daily.append(mean_absolute_percentage_error(actual, predicted, floor=floor))
         naive.append(mean_absolute_percentage_error(actual, series.prices[lo - _DAY_HOURS:lo], floor=floor))
     return {"mape": float(np.mean(daily)), "daily_mape": daily, "naive_mape": float(np.mean(naive)), "days": n_days}

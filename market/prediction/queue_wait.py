@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from itertools import islice
+from typing import Any
 
 import numpy as np
 
@@ -253,7 +254,7 @@ class QueueWaitPredictor:
     _y: np.ndarray = field(init=False, repr=False)
     _n: int = field(default=0, init=False, repr=False)
     _pos: int = field(default=0, init=False, repr=False)
-    _model: object = field(default=None, init=False, repr=False)
+    _model: tuple[Any, np.ndarray] | None = field(default=None, init=False, repr=False)  # (Ridge, feature scale)
     _since_fit: int = field(default=0, init=False, repr=False)
     _scaled: tuple | None = field(default=None, init=False, repr=False)  # (scale, history / scale) until it changes
     _memo: dict = field(default_factory=dict, init=False, repr=False)  # this history's answers, by feature row
@@ -317,7 +318,7 @@ class QueueWaitPredictor:
         if n < self.min_samples:
             return np.full(len(features), y.mean())
         if self._scaled is None:  # the history changed since the last prediction
-            X = self._x[:n]
+            X = self._x[:n]  # type: ignore[index]  # n > 0: observe made the buffer
             scale = X.std(axis=0)
             scale[scale == 0] = 1.0
             self._scaled = (scale, X / scale)

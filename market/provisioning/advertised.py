@@ -129,7 +129,7 @@ class AdvertisedSlot:
                 )
             if start != self.start:
                 raise Infeasible(f"{where} is indivisible: a sub-slot must start at {self.start}, not {start}")
-            duration = max(duration, self.duration)  # rows 1-2: pay at least the whole slot
+            return procs * max(duration, self.duration) * self.unit_cost / SECONDS_PER_HOUR + self.fixed_cost  # rows 1-2: pay at least the whole slot
         return procs * duration * self.unit_cost / SECONDS_PER_HOUR + self.fixed_cost
 
 

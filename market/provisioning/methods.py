@@ -148,7 +148,8 @@ def _moga(problem: ProvisioningProblem, *, rng: np.random.Generator) -> Provisio
         full = evaluator.schedule([1] * evaluator.n_slots)
         raise Infeasible(full.reason or "no feasible plan found")
     schedule = evaluator.schedule_indices(result.front.select(problem.alpha).slots)
-    charges = {f"slot {i} ({problem.slots[i].resource})": schedule.slot_costs[i] for i in schedule.bought}
+    charges: dict[Hashable, float] = {f"slot {i} ({problem.slots[i].resource})": schedule.slot_costs[i]
+                                      for i in schedule.bought}
     return ProvisioningResult(schedule.placements, charges, result.front, result.n_evaluations)
 
 

@@ -95,8 +95,8 @@ def mut_flip_bit(ind: list, *, indpb: float, rng: np.random.Generator) -> tuple[
 
 # ----------------------------------------------------------------------------- fitness
 def moga_fitness(
-    allocation_cost: Sequence[float],
-    scheduling_cost: Sequence[float],
+    allocation_cost: Sequence[float] | np.ndarray,
+    scheduling_cost: Sequence[float] | np.ndarray,
     *,
     violation: Sequence[int] | None = None,
     sigma_share: float = SIGMA_SHARE,

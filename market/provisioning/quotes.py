@@ -146,7 +146,7 @@ class FreeCapacityProvider:
         self.procs = procs
         self.unit_cost = unit_cost
         self.now = now
-        change: dict[int, int] = {}
+        change: dict[int | float, int] = {}  # no step at inf: the guard below
         for s in free_slots:
             change[s.start] = change.get(s.start, 0) + s.procs
             if s.duration != math.inf:

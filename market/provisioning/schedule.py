@@ -391,8 +391,9 @@ class PlanEvaluator:
                 ready = release
                 for p, table in parents:
                     f = finish[p]
-                    if table is not None and where[p] is not None:
-                        f += table[where[p]][r]
+                    on = where[p]
+                    if table is not None and on is not None:
+                        f += table[on][r]
                     if f > ready:
                         ready = f
                 fit = _fit(bins[r], ready, d, need)
@@ -452,22 +453,23 @@ class PlanEvaluator:
         """
         slots = self.slots
         costs: dict[int, float] = {}
-        area_by_rate: dict[float, int] = {}
+        area_by_rate: dict[float, int | float] = {}
+        area: int | float
         fixed: list[float] = []
         for k in sorted(used_area):
             s = slots[k]
             if s.divisible:
                 area = used_area[k]
-                f = s.fixed_cost * n_subslots[k]
+                fee = s.fixed_cost * n_subslots[k]
             else:
-                d = s.duration
-                if s.extensible and used_end[k] - s.start > d:
-                    d = used_end[k] - s.start
-                area = s.procs * d
-                f = s.fixed_cost
+                paid = s.duration
+                if s.extensible and used_end[k] - s.start > paid:
+                    paid = used_end[k] - s.start
+                area = s.procs * paid
+                fee = s.fixed_cost
             area_by_rate[s.unit_cost] = area_by_rate.get(s.unit_cost, 0) + area
-            fixed.append(f)
-            costs[k] = area * s.unit_cost / SECONDS_PER_HOUR + f
+            fixed.append(fee)
+            costs[k] = area * s.unit_cost / SECONDS_PER_HOUR + fee
         ac = math.fsum(c * a / SECONDS_PER_HOUR for c, a in sorted(area_by_rate.items())) + math.fsum(fixed)
         return ac, costs
 

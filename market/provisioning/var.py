@@ -322,7 +322,7 @@ class VarOutcome:
     @property
     def extra_cost(self) -> float:
         """Idle processors from ``T2`` to ``S`` in SU (0 on failure: nothing is kept)."""
-        if not self.success:
+        if not self.success or self.job_start is None:  # (success implies a job start)
             return 0.0
         return self.procs * (self.start - self.job_start) / SECONDS_PER_HOUR
 
@@ -497,7 +497,7 @@ def combine_var_and_reservation(
     if price == 0:
         return CombinedOutcome("reservation", 0.0, base, False)
     var_ok = var_start is not None and var_start <= start
-    idle = procs * (start - var_start) / SECONDS_PER_HOUR if var_ok else INF
+    idle = procs * (start - var_start) / SECONDS_PER_HOUR if var_start is not None and var_ok else INF
     if price == INF:
         return CombinedOutcome("var", idle, base, True) if var_ok else CombinedOutcome(None, 0.0, base, True)
     if var_ok and idle + penalty_factor * price <= price:

@@ -104,7 +104,7 @@ def _jobs_of(workload: Workload | Iterable[Job], procs: int | None) -> tuple[str
         last = key
     if len({job.id for job in jobs_in}) != len(jobs_in):
         seen: set[int] = set()
-        twice = next(job.id for job in jobs_in if job.id in seen or seen.add(job.id))
+        twice = next(job.id for job in jobs_in if job.id in seen or seen.add(job.id))  # type: ignore[func-returns-value]  # add is falsy: records and goes on
         raise InvalidInput(f"{name}: job id {twice} appears twice")
     kept = [j for j in jobs_in if j.procs <= procs]
     if len(kept) != len(jobs_in):
@@ -256,7 +256,8 @@ def _check_traits(job: Job, given: JobTraits) -> JobTraits:
         raise InvalidInput(f"job {job.id}: traits.usage must be given")
     if len(given.seen) != job.procs:
         raise InvalidInput(f"job {job.id}: traits.seen has {len(given.seen)} values for {job.procs} processes")
-    seen = tuple(None if u is None else check_usage(job.id, u, 1)[0] for u in given.seen)
+    seen = tuple(None if u is None else check_usage(job.id, u, 1)[0]  # type: ignore[index]  # u given: a tuple
+                 for u in given.seen)
     if not 0.0 <= given.beta <= 1.0:
         raise InvalidInput(f"job {job.id}: traits.beta must be in [0, 1], got {given.beta!r}")
     if not 0.0 <= given.loss < 1.0:
@@ -279,7 +280,7 @@ def _compiled_run(jobs: list[Job], traits: list[JobTraits], policy: TwoTierPolic
     else:
         seen = np.fromiter((s or 0.0 for t in traits for s in t.seen), np.float64, total)
         unknown = np.fromiter((s is None for t in traits for s in t.seen), np.int8, total)
-    return _compiled.run_events(
+    return _compiled.run_events(  # type: ignore[union-attr]  # called only where the kernel is built
         np.fromiter((j.submit for j in jobs), np.int64, n), np.fromiter((j.estimate for j in jobs), np.int64, n),
         sizes, off, np.fromiter((j.effective_runtime for j in jobs), np.float64, n), usage, seen, unknown,
         np.fromiter((t.beta for t in traits), np.float64, n),

@@ -19,6 +19,7 @@ import bisect
 import heapq
 import math
 from collections.abc import Mapping
+from typing import Any
 
 import numpy as np
 
@@ -66,7 +67,7 @@ class _SchedulerView:
     @property
     def running(self) -> dict[int, tuple[Job, int]]:
         m = self._sim.machine
-        return {run.id: (run.job, run.start) for run in (*m.fg_runs.values(), *m.bg_runs.values())}
+        return {run.id: (run.job, run.start) for run in (*m.fg_runs.values(), *m.bg_runs.values())}  # type: ignore[misc]  # a run in a tier has started
 
     @property
     def tiers(self) -> dict[int, tuple[str, tuple[int, ...]]]:
@@ -76,7 +77,7 @@ class _SchedulerView:
         are disjoint, and so are the bg jobs'. Example: :attr:`tier_spans`.
         """
         m = self._sim.machine
-        return {run.id: (run.tier, tuple(sorted(run.on))) for run in (*m.fg_runs.values(), *m.bg_runs.values())}
+        return {run.id: (run.tier, tuple(sorted(run.on))) for run in (*m.fg_runs.values(), *m.bg_runs.values())}  # type: ignore[misc]  # a run in a tier has started
 
     @property
     def tier_spans(self) -> dict[int, tuple[int, float]]:
@@ -106,13 +107,13 @@ class _SchedulerView:
         for run in (*m.fg_runs.values(), *m.bg_runs.values()):
             since = run.fg_start if run.tier == "fg" else run.last_start
             if run.tier == "fg" and run.expected_end > now:
-                out[run.id] = (since, run.expected_end)
+                out[run.id] = (since, run.expected_end)  # type: ignore[assignment]  # a run in a tier has started
                 continue
             left = max(0.0, run.job.estimate - run.progress_at(now))
             if run.rate > 0.0:  # (a frozen fg job's expected end is after its freeze: not here)
-                out[run.id] = (since, max(now + 1, math.ceil(now + left / run.rate - 1e-9)))
+                out[run.id] = (since, max(now + 1, math.ceil(now + left / run.rate - 1e-9)))  # type: ignore[assignment]  # a run in a tier has started
             else:
-                out[run.id] = (since, math.inf)
+                out[run.id] = (since, math.inf)  # type: ignore[assignment]  # a run in a tier has started
         return out
 
     @property
@@ -198,7 +199,7 @@ class TwoTierMachineSimulation:
             raise InvalidInput(f"bg_model must be one of {BG_MODELS}, got {bg_model!r}")
         self.procs, self.policy, self.rng = procs, policy, rng
         self.migration_cost = migration_cost
-        self._draw = {"usage": usage, "usage_known": usage_known, "beta_multi_mean": beta_multi_mean,
+        self._draw: dict[str, Any] = {"usage": usage, "usage_known": usage_known, "beta_multi_mean": beta_multi_mean,
                       "beta_multi_sd": beta_multi_sd}
         self._given = dict(traits or {})
         self.machine = TwoTierMachine(procs, two_tier=policy.two_tier, bg_model=bg_model, threshold=threshold)
@@ -286,10 +287,10 @@ class TwoTierMachineSimulation:
                 self.policy.schedule(machine, queue, migration_cost=self.migration_cost)
                 for run in machine.fg_runs.values():
                     if run.id not in self.start:
-                        self.start[run.id] = run.start
+                        self.start[run.id] = run.start  # type: ignore[assignment]  # in a tier: started
                 for run in machine.bg_runs.values():
                     if run.id not in self.start:
-                        self.start[run.id] = run.start
+                        self.start[run.id] = run.start  # type: ignore[assignment]  # in a tier: started
             self._seq = push_rate_events(machine, heap, t, self._seq)
         if until is None:
             self.now = max(self.now, last_t)

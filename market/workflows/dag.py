@@ -78,7 +78,7 @@ class Network:
 
     latency: int = 0
     bytes_per_second: float = math.inf
-    links: Mapping[tuple[str, str], tuple[int, float]] = field(default_factory=dict)
+    links: Mapping[tuple[Hashable, Hashable], tuple[int, float]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         _check_link("network", self.latency, self.bytes_per_second)

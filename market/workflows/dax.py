@@ -72,9 +72,10 @@ def read_dax(path: str | PathLike[str], *, procs: int = 1) -> nx.DiGraph:
         raise InvalidInput(f"{p}:{exc.position[0]}: malformed XML: {exc}") from None
     if _local(root.tag) != "adag":
         raise InvalidInput(f"{p}: root element is <{_local(root.tag)}>, not <adag>: not a DAX file")
-    g = nx.DiGraph(name=root.get("name", ""))
-    inputs: dict[str, dict[str, int]] = {}
-    outputs: dict[str, dict[str, int]] = {}
+    g: nx.DiGraph = nx.DiGraph(name=root.get("name", ""))
+    # by job id, then file name (ElementTree's attribute lookups: None where absent)
+    inputs: dict[str | None, dict[str | None, int]] = {}
+    outputs: dict[str | None, dict[str | None, int]] = {}
     for job in root:
         if _local(job.tag) != "job":
             continue

@@ -101,7 +101,7 @@ def layered_workflow(
     sizes = 1 + rng.multinomial(n_tasks - depth, np.full(depth, 1 / depth))
     runtimes = _uniform_int(rng, mean_runtime, n_tasks, 1)
     procs = _uniform_int(rng, mean_procs, n_tasks, 1)
-    g = nx.DiGraph()
+    g: nx.DiGraph = nx.DiGraph()
     levels: list[list[int]] = []
     task = 0
     for level, size in enumerate(sizes):
@@ -176,7 +176,7 @@ def cybershake_workflow(n_sites: int = 4017, *, data_bytes: int = 0) -> nx.DiGra
     n_sites = _positive_int("n_sites", n_sites)
     if not isinstance(data_bytes, int) or isinstance(data_bytes, bool) or data_bytes < 0:
         raise InvalidInput(f"data_bytes must be an int >= 0, got {data_bytes!r}")
-    g = nx.DiGraph()
+    g: nx.DiGraph = nx.DiGraph()
 
     def add(name: str, module: str) -> str:
         _, runtime, procs = CYBERSHAKE_MODULES[module]

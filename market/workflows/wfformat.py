@@ -171,7 +171,7 @@ def workflow_from_dict(doc: Mapping, *, where: str = "workflow") -> nx.DiGraph:
     tasks = doc.get("tasks")
     if not isinstance(tasks, list):
         raise InvalidInput(f"{where}: 'tasks' must be a list")
-    g = nx.DiGraph()
+    g: nx.DiGraph = nx.DiGraph()
     for i, t in enumerate(tasks):
         if not isinstance(t, Mapping) or "id" not in t:
             raise InvalidInput(f"{where}: tasks[{i}] has no id")

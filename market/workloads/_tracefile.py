@@ -275,9 +275,9 @@ def parse_records(lines: Sequence[str], fmt: Format, path: str) -> Columns:
             if abs(value) >= _INT64:
                 raise InvalidInput(f"{path} line {lineno}: field {name!r} is {token!r}, out of range")
         for column, lst in values.items():
-            lst.append(_whole(tokens[fmt.columns[column]]))  # checked above: never None
-        for column, lst in tokens_of.items():
-            lst.append(tokens[fmt.columns[column]])
+            lst.append(_whole(tokens[fmt.columns[column]]))  # type: ignore[arg-type]  # checked above: never None
+        for column, strs in tokens_of.items():
+            strs.append(tokens[fmt.columns[column]])
         if sites is not None:
             site = tokens[fmt.columns["site"]]
             sites.append(None if site == "-1" else site)

@@ -229,7 +229,7 @@ def user_levels(users: Sequence[int], behaviour: Behaviour, *, rng: np.random.Ge
 
 
 def with_accuracies(
-    workload: Workload, accuracies: Sequence[float], *, users: Sequence[int] | None = None
+    workload: Workload, accuracies: Sequence[float] | np.ndarray, *, users: Sequence[int] | None = None
 ) -> Workload:
     """Rewrite every job's estimate so that ``runtime / estimate`` is the given accuracy.
 

@@ -92,7 +92,8 @@ class HyperErlang:
         n = self.order
         c = (n, n * (n + 1), n * (n + 1) * (n + 2))
         a, b = 1.0 / self.rate1, 1.0 / self.rate2
-        return tuple(c[k] * (self.p * a ** (k + 1) + (1 - self.p) * b ** (k + 1)) for k in range(3))
+        m1, m2, m3 = (c[k] * (self.p * a ** (k + 1) + (1 - self.p) * b ** (k + 1)) for k in range(3))
+        return m1, m2, m3
 
     def sample(self, size: int, *, rng: np.random.Generator) -> np.ndarray:
         """``size`` draws (seconds, floats)."""
@@ -189,7 +190,7 @@ class Jann97Range:
     sizes: tuple[tuple[int, int], ...]
 
 
-def _moments(x: np.ndarray) -> tuple[float, float, float]:
+def _moments(x: np.ndarray | Sequence[float]) -> tuple[float, float, float]:
     x = np.asarray(x, dtype=float)
     return float(x.mean()), float((x**2).mean()), float((x**3).mean())
 
