@@ -21,7 +21,7 @@ from __future__ import annotations
 import bisect
 import heapq
 import warnings
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import replace
 
 import numpy as np
@@ -343,6 +343,7 @@ def simulate(
         if rng is None:
             raise InvalidInput(f"policy {policy!r} is stochastic: pass rng=numpy.random.default_rng(seed)")
         return simulate_twotier(workload, procs=procs, policy=policy, rng=rng, estimates=estimates)
+    jobs_in: Sequence[Job]
     if isinstance(workload, Workload):
         name, jobs_in, dropped = workload.name or "workload", workload.jobs, dict(workload.dropped)
         procs = procs if procs is not None else workload.max_procs

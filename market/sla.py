@@ -383,7 +383,8 @@ def _commitments(state: ProviderState, held: Iterable[Reservation]) -> list[tupl
         a = max(res.start, now)
         change[a] = change.get(a, 0) + res.procs
         change[res.end] = change.get(res.end, 0) - res.procs
-    steps, value = [], 0
+    steps: list[tuple[int, int]] = []
+    value = 0
     for t in sorted(change):
         value += change[t]
         if steps and steps[-1][1] == value:
@@ -463,7 +464,7 @@ def overbooked_state(state: ProviderState, factor: float, pending: Iterable[Rese
     if size > capacity:
         # block min(size - committed, size - capacity) at every step: free = max(0, capacity - committed)
         ends = [t for t, _ in steps[1:]] + [steps[-1][0] + BLOCK_SECONDS]
-        run_start, run_width = None, 0
+        run_start, run_width = 0, 0  # run_start is read only after a width > 0 has set it
         for (t, committed), _end in zip(steps, ends):
             width = min(size - committed, size - capacity)
             if width != run_width:

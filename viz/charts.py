@@ -324,7 +324,7 @@ def agents_figure(view) -> Figure:
             if len(data):
                 table = data.pivot_table(index="cycle", columns="site", values="jobs", aggfunc="sum", fill_value=0)
                 x = table.index.to_numpy() / _HOUR
-                width = 0.8 * meta.spec.cycle / _HOUR if hasattr(meta, "spec") else 0.1
+                width = 0.8 * meta.spec.cycle / _HOUR if hasattr(meta, "spec") else 0.1  # type: ignore[union-attr]  # hasattr: not None
                 bottom = 0
                 for i, site in enumerate(market.providers):
                     if site in table:

@@ -282,7 +282,7 @@ class MarketView(mesa.Model):
             self.running = not all(_finished(m, target) for n, m in self.markets.items() if n not in self.failed)
 
     def _sample(self) -> None:
-        for p in self.market.providers.values():
+        for p in self.market.providers.values():  # type: ignore[union-attr]  # shown from the first step on
             self.samples.append((self.now, p.name, len(p.queue), p.busy, p.procs))
 
     def summaries(self) -> list[dict]:

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from gridmarket.errors import InvalidInput
 from gridmarket.pricing.forecast import BACKFILL_POLICIES, check_policy, forecast
 from gridmarket.pricing.state import state_from_scheduler
-from gridmarket.scheduling import policy_of
+from gridmarket.scheduling import LocalScheduler, policy_of
 from gridmarket.scheduling.profile import AvailabilityProfile, Profile
 from gridmarket.scheduling.slots import decompose
 
@@ -186,9 +186,9 @@ def machine_plan(machine, now: int, *, window: tuple[int, int], advertised=None)
     forecast_starts = {}
     if planned is None and queue:
         # the policy run forward, as pricing does (plug-ins too, by the name that leads back to their class)
-        policy = policy_of(sched)
+        policy: str | type[LocalScheduler] | None
         try:
-            check_policy(policy)
+            policy = check_policy(policy_of(sched))
         except InvalidInput:  # a policy whose scheduler refuses the stand-ins: queue order below
             policy = None
         if policy is not None and policy not in BACKFILL_POLICIES:
@@ -285,6 +285,7 @@ def assign_rows(blocks: list[PlanBlock], procs: int) -> list[tuple[PlanBlock, li
     out: list[tuple[PlanBlock, list[int]] | None] = [None] * len(blocks)
     for i in order:
         b, free, held = blocks[i], free_at[layer_of[i]], known[layer_of[i]]
+        rows: list[int] | None
         if b.rows is not None:
             rows = sorted(r for r in b.rows if r < procs)
         else:

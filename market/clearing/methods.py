@@ -64,12 +64,12 @@ ClearingMethod = Callable[[CycleCosts], ClearingResult]
 def _mcmf(costs: CycleCosts) -> ClearingResult:
     """Eq. (6)'s combined cost cleared by min-cost max-flow (eqs. 1-3)."""
     cost = combined_cost(costs.response, costs.energy, costs.w_t)
-    return clear_mcmf(ClearingProblem(tuple(costs.jobs), tuple(costs.systems), cost, tuple(costs.capacity)))
+    return clear_mcmf(ClearingProblem(costs.jobs, costs.systems, cost, costs.capacity))
 
 
 def _stable(costs: CycleCosts) -> ClearingResult:
     """Stable matching, jobs proposing by predicted response, systems ranking by electricity cost."""
-    problem = ClearingProblem(tuple(costs.jobs), tuple(costs.systems), costs.response, tuple(costs.capacity))
+    problem = ClearingProblem(costs.jobs, costs.systems, costs.response, costs.capacity)
     return stable_match(problem, proposing="jobs", system_cost=costs.energy)
 
 

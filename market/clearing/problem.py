@@ -57,10 +57,10 @@ class ClearingProblem:
     [[True, False], [True, True]]
     """
 
-    jobs: tuple
-    systems: tuple
+    jobs: Sequence  # stored as a tuple
+    systems: Sequence  # stored as a tuple
     cost: np.ndarray
-    capacity: tuple
+    capacity: Sequence  # stored as a tuple
     reasons: Mapping = field(default_factory=dict)
 
     def __post_init__(self) -> None:

@@ -79,7 +79,7 @@ class Site:
             object.__setattr__(self, "outlook", PriceOutlook(self.prices))
 
     def view(self, now: int) -> HourlyPrices:
-        return self.outlook.view(now)
+        return self.outlook.view(now)  # type: ignore[union-attr]  # __post_init__ made one
 
     def price_hours(self, start: int, end: int) -> float:
         """Price-hours actually paid over ``[start, end)`` (seconds): ``prices``, then ``continuation``.
@@ -88,14 +88,14 @@ class Site:
         """
         cut = self.prices.end_time
         if end <= cut:
-            return self.prices.integral(start, end)
+            return float(self.prices.integral(start, end))
         after = self.continuation
         if after is None or end - cut > after.end_time:
             covered = cut if after is None else cut + after.end_time
             what = "its price series" if after is None else "its price series and their continuation"
             raise InvalidInput(f"ends at second {end} on {self.system.name!r}, past {what} ({covered} s)")
         head = self.prices.integral(min(start, cut), cut)
-        return head + after.integral(max(start, cut) - cut, end - cut)
+        return float(head) + float(after.integral(max(start, cut) - cut, end - cut))
 
 
 @dataclass(frozen=True)
@@ -151,7 +151,7 @@ class GridConfig:
     local_policy: str = "easy"
     backend: str = "ortools"
     history: int = 2000
-    wait_predictor: Callable[[], object] | None = None
+    wait_predictor: Callable[[], QueueWaitPredictor] | None = None
     warmup: int = 0
     lead_in: int = 0
 
@@ -210,7 +210,7 @@ class GridResult:
     records: pd.DataFrame
     summary: dict
     per_system: pd.DataFrame
-    config: GridConfig = field(repr=False, default=None)
+    config: GridConfig = field(repr=False, default=None)  # type: ignore[assignment]  # run_grid gives it
 
 
 class _SiteState:
@@ -379,8 +379,9 @@ def run_grid(
             if routed[k]:
                 pending.append(job)
             else:
-                states[job.site].arrive(job)
-                placed[job.id] = (job.site, job.submit, float("nan"))
+                # not routed: a job of its origin site
+                states[job.site].arrive(job)  # type: ignore[index]
+                placed[job.id] = (job.site, job.submit, float("nan"))  # type: ignore[assignment]
             k += 1
         for state in states.values():
             state.sim.run_until(window_end - 1)
@@ -393,7 +394,7 @@ def run_grid(
             for job_id, name in dispatched:
                 job = next(j for j in ready if j.id == job_id)
                 state = states[name]
-                state.arrive(_scaled(job, states[job.site].system, state.system, now))
+                state.arrive(_scaled(job, states[job.site].system, state.system, now))  # type: ignore[index]  # routed jobs have an origin
                 placed[job_id] = (name, now, predicted[job_id])
             done = set(assignment)
             pending = [j for j in pending if j.id not in done]
@@ -468,9 +469,9 @@ def _clear_cycle(ready, states, names, systems, config, now, twoprice, links, rn
     else:
         problem = ClearingProblem(ids, names, combined_cost(response, energy, config.w_t), caps)
         result = clear_mcmf(problem, backend=config.backend)
-    col = {name: c for c, name in enumerate(names)}
-    row = {job_id: r for r, job_id in enumerate(ids)}
-    predicted = {j: float(waits[row[j], col[s]]) for j, s in result.assignment.items()}
+    col_of = {name: c for c, name in enumerate(names)}
+    row_of = {job_id: r for r, job_id in enumerate(ids)}
+    predicted = {j: float(waits[row_of[j], col_of[s]]) for j, s in result.assignment.items()}
     return result.assignment, predicted
 
 

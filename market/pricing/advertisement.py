@@ -103,7 +103,7 @@ def advertise(
         Slot(
             s.start,
             s.procs,
-            until - s.start if s.duration == math.inf else s.duration,
+            until - s.start if s.duration == math.inf else s.duration,  # type: ignore[arg-type]  # finite here
             unit_cost,
             0.0,
             s.divisible,

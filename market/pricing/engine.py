@@ -26,6 +26,7 @@ same results to the last digit (``tests/market/pricing/test_replan_kernel.py``).
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -199,7 +200,7 @@ def reference_replan(
         else:
             total += keep_owes[i]
         if collect:
-            new.append(w)
+            new.append(w)  # type: ignore[union-attr]  # a list when collecting
     return total, new
 
 
@@ -333,7 +334,7 @@ class ReferenceEngine:
         """Candidate starts of form (18), in time order (a copy)."""
         return self._instants.copy()
 
-    def prices(self, procs: int, duration: int, starts: list) -> list[int | None]:
+    def prices(self, procs: int, duration: int, starts: Sequence[int]) -> list[int | None]:
         """Conservative-backfilling ``f`` (processor-seconds) at each start; None where the base conflicts."""
         out: list[int | None] = []
         for start in starts:
@@ -356,7 +357,7 @@ class ReferenceEngine:
         """Planned starts of the queue (in order) with the slot held; the slot must fit the base."""
         if self.full_min_free(start, duration) >= procs:
             return list(self.V)
-        return self._replan(start, procs, duration, True)[1]
+        return self._replan(start, procs, duration, True)[1]  # type: ignore[return-value]  # collected: a list
 
     def greedy(self) -> list[int]:
         """The greedy (conservative) plan ``G`` of the queue from the state."""

@@ -29,6 +29,7 @@ from bisect import bisect_right
 from collections.abc import Iterable, Mapping
 
 from gridmarket.errors import Infeasible, InvalidInput
+from gridmarket.job import Job
 from gridmarket.pricing.engine import Engine
 from gridmarket.pricing.forecast import BACKFILL_POLICIES, check_policy, forecast, plans_as_itself
 from gridmarket.pricing.slot import SECONDS_PER_HOUR
@@ -149,6 +150,11 @@ class ExternalityPricer:
     gridmarket.errors.Infeasible: 2 processors over [0, 10800) conflict with running jobs or reservations (only 1 free at 0)
     """
 
+    # made by from_scheduler: the record is built from the snapshot when first asked for
+    _state: ProviderState | None
+    _snapshot: list[tuple[Job, int]] | None
+    _policy_state: dict | None
+
     def __init__(
         self, state: ProviderState, policy: str = "conservative", *, planned: Mapping[int, int] | None = None
     ) -> None:
@@ -223,7 +229,8 @@ class ExternalityPricer:
         if self._state is None:
             now = self.now
             running = tuple(RunningJob(job.id, job.procs, start, start + job.estimate, job.user)
-                            for job, start in self._snapshot if start + job.estimate > now)
+                            for job, start in self._snapshot  # type: ignore[union-attr]  # from_scheduler's
+                            if start + job.estimate > now)
             self._state = ProviderState(now, self.procs, running, self.queue, self._reservations,
                                         self._policy_state)
         return self._state
@@ -370,7 +377,8 @@ class ExternalityPricer:
         if self.fits_plan(start, procs, duration):
             return 0
         if self.policy in BACKFILL_POLICIES:
-            return self._engine.prices(procs, duration, (start,))[0]
+            # callers checked the slot against the base: a price, not None
+            return self._engine.prices(procs, duration, (start,))[0]  # type: ignore[return-value]
         after = forecast(self.state, self.policy, extra=self._slot(start, procs, duration), base=self.base)
         total = 0
         for job in self.queue:

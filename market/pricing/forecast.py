@@ -38,7 +38,7 @@ from gridmarket.plugins import is_plugin_name
 from gridmarket.pricing.state import ProviderState, base_profile
 from gridmarket.reservation import Reservation
 from gridmarket.scheduling import policy_names, resolve_policy
-from gridmarket.scheduling.base import no_planning_state
+from gridmarket.scheduling.base import LocalScheduler, no_planning_state
 from gridmarket.scheduling.profile import AvailabilityProfile
 
 __all__ = [
@@ -62,7 +62,7 @@ PRICING_POLICIES = BACKFILL_POLICIES + FORWARD_POLICIES
 """The built-in pricing policies (the command-line choices list them; plug-ins are accepted too)."""
 
 
-def check_policy(policy: str) -> str:
+def check_policy(policy: str | type[LocalScheduler]) -> str | type[LocalScheduler]:
     """``policy`` if pricing can plan with it; ``InvalidInput`` otherwise.
 
     Besides :data:`PRICING_POLICIES`, any local policy :func:`gridmarket.scheduling.resolve_policy`
@@ -82,7 +82,7 @@ def check_policy(policy: str) -> str:
         known = ", ".join(BACKFILL_POLICIES + tuple(n for n in policy_names() if n not in BACKFILL_POLICIES))
         raise InvalidInput(f"unknown pricing policy {policy!r}; known: {known}, or a plug-in "
                            "'package.module:Name'") from None
-    refusal = _refuses_stand_ins(cls)
+    refusal = _refuses_stand_ins(cls)  # type: ignore[arg-type]  # a class hashes by identity
     if refusal is not None:
         raise InvalidInput(f"pricing policy {policy!r}: its scheduler refuses the stand-ins of running jobs ({refusal})")
     return policy
@@ -101,7 +101,7 @@ def _refuses_stand_ins(cls: type) -> str | None:
     return None
 
 
-def _planning_scheduler(cls: type, procs: int, planning_state: Mapping | None, name: str):
+def _planning_scheduler(cls: type, procs: int, planning_state: Mapping | None, name: str | type[LocalScheduler]):
     """``cls.for_planning(procs, planning_state)``; a duck-typed plug-in without it keeps no planning state."""
     for_planning = getattr(cls, "for_planning", None)
     if for_planning is not None:
@@ -146,7 +146,8 @@ def greedy_plan(base: AvailabilityProfile, queue: Sequence[Job], now: int) -> tu
 
 
 def forecast(
-    state: ProviderState, policy: str, *, extra: Reservation | None = None, base: AvailabilityProfile | None = None
+    state: ProviderState, policy: str | type[LocalScheduler], *, extra: Reservation | None = None,
+    base: AvailabilityProfile | None = None,
 ) -> dict[int, int]:
     """Planned start of every queued job of ``state`` under ``policy``, optionally with one more reservation.
 
@@ -211,7 +212,7 @@ def forecast(
     return _run_forward(state, policy, extra)
 
 
-def _run_forward(state: ProviderState, policy: str, extra: Reservation | None) -> dict[int, int]:
+def _run_forward(state: ProviderState, policy: str | type[LocalScheduler], extra: Reservation | None) -> dict[int, int]:
     """Drive a fresh ``policy`` scheduler from ``state`` until every queued job has started."""
     now = state.now
     sched = _planning_scheduler(resolve_policy(policy), state.procs, state.policy_state, policy)

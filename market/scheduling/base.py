@@ -27,7 +27,7 @@ from gridmarket.scheduling.profile import AvailabilityProfile, Profile
 __all__ = ["LocalScheduler", "no_planning_state"]
 
 
-def no_planning_state(policy: str, planning_state: Mapping) -> InvalidInput:
+def no_planning_state(policy: str | type, planning_state: Mapping) -> InvalidInput:
     """The error for a ``policy_state`` handed to a policy that keeps none (one line, says what to do).
 
     >>> print(no_planning_state("easy", {"accuracy": {}}))
