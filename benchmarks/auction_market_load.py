@@ -24,8 +24,8 @@ import pandas as pd
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from gridmarket.scenarios.plots import sweep_lines, sweep_winners  # noqa: E402
 from gridmarket.scenarios.intervals import ci95  # noqa: E402
+from gridmarket.scenarios.plots import sweep_lines, sweep_winners  # noqa: E402
 
 X = "grid.workload.load_factor"
 TABLES = (("welfare_gain", "social welfare minus best effort's on the same seed, SU (paired)", 0),

@@ -29,8 +29,8 @@ sys.path.insert(0, str(ROOT))
 
 from gridmarket.scenarios.config import with_overrides  # noqa: E402
 from gridmarket.scenarios.experiment import build_inputs, run_model  # noqa: E402
-from gridmarket.scenarios.registry import get_scenario  # noqa: E402
 from gridmarket.scenarios.intervals import ci95  # noqa: E402
+from gridmarket.scenarios.registry import get_scenario  # noqa: E402
 
 MIXES = {
     "all quote": ("quote", "quote", "quote"),

@@ -29,8 +29,8 @@ import pandas as pd
 from gridmarket.datasets import DATA_ENV, data_root, locate
 from gridmarket.errors import InvalidInput
 from gridmarket.scenarios.config import suggest
-from gridmarket.scenarios.outfolder import check_files
 from gridmarket.scenarios.intervals import ci95
+from gridmarket.scenarios.outfolder import check_files
 
 __all__ = [
     "DATA_ENV",

@@ -7,6 +7,7 @@ import stat
 import pandas as pd
 import pyarrow.csv
 import pytest
+
 from gridmarket.atomicfile import atomic_path, write_atomic
 from gridmarket.scenarios.commands.cli import main
 

@@ -12,7 +12,6 @@ from gridmarket.scenarios.config import INTERACTION_MODELS, with_overrides
 from gridmarket.scenarios.experiment import compare
 from gridmarket.scenarios.registry import get_scenario, scenario_names
 
-
 GOLDEN = {
     # model -> (mean wait s, allocation cost SU) of every registered scenario at the reduced size below, its own
     # seed (1). Recorded from a run at commit 06deb3d (the same to the last digit at 3785e0f); checked against

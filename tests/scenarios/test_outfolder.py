@@ -9,6 +9,7 @@ import sys
 
 import pandas as pd
 import pytest
+
 from gridmarket.errors import InvalidInput
 from gridmarket.scenarios import plots, sweep
 from gridmarket.scenarios.commands import compare as compare_cli

@@ -174,8 +174,8 @@ def test_design_points_run_only_those_points_and_the_table_is_written_as_parquet
 
 
 def test_sweep_plot_shows_the_mean_over_seeds_with_its_t_interval(tmp_path):
-    from gridmarket.scenarios.plots import sweep_means
     from gridmarket.scenarios.intervals import ci95
+    from gridmarket.scenarios.plots import sweep_means
 
     table = pd.DataFrame({"grid.alpha": [0, 0, 0, 1, 1, 1], "grid.seed": [1, 2, 3] * 2, "seed": [1, 2, 3] * 2,
                           "model": ["greedy"] * 6, "mean_wait": [1.0, 2.0, 3.0, 5.0, 5.0, 8.0],

@@ -17,7 +17,7 @@ import pytest
 
 from gridmarket.errors import PolicyError
 from gridmarket.job import Job
-from gridmarket.scheduling import EASYScheduler, LocalScheduler
+from gridmarket.scheduling import EASYScheduler
 from gridmarket.simulation import MachineSimulation, simulate
 
 OVERCOMMIT = textwrap.dedent('''

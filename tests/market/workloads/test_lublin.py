@@ -21,6 +21,7 @@ from gridmarket.workloads.lublin import (
     _Sizes,
 )
 
+
 @pytest.fixture(scope="module")
 def columns():
     """20,000 jobs on the reference 128-processor machine, with their classes."""
