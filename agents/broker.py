@@ -37,6 +37,7 @@ import heapq
 import math
 from collections.abc import Hashable, Mapping
 from dataclasses import dataclass, replace
+from typing import Any
 
 import mesa
 import networkx as nx
@@ -171,7 +172,7 @@ class Broker(mesa.Agent):
         """The market's providers (:class:`gridmarket.agents.provider.ResourceProvider`), in the market's order."""
         return list(self.model.providers.values())
 
-    def home(self, site: str, procs: int):
+    def home(self, site: str | None, procs: int):
         """Provider ``site`` if it has ``procs`` processors, else the smallest that has (ties by name)."""
         providers = self.model.providers
         home = providers.get(site)
@@ -249,7 +250,7 @@ class Broker(mesa.Agent):
         for pl in plan.placements:
             job_id = self.new_id()
             reservation = Reservation(f"wf{wf.id}-{pl.task}", pl.start, pl.procs, pl.end - pl.start)
-            self.model.send(Reserve(self.name, pl.resource, wf.submit, reservation))
+            self.model.send(Reserve(self.name, pl.resource, wf.submit, reservation))  # type: ignore[arg-type]  # provisioned: a provider
             runtime = pl.end - pl.start
             self.rows.append(_row(job_id, pl.resource, wf.submit, pl.start, pl.end, pl.procs, runtime, wf.user,
                                   plan.prices[pl.task], "task", wf.id))
@@ -263,7 +264,7 @@ class Broker(mesa.Agent):
         data crossing providers takes ``network`` time (ch. 4.9).
         """
         g = wf.graph
-        state = {"left": {t: g.in_degree(t) for t in g}, "finish": wf.submit, "open": len(g)}
+        state: dict[str, Any] = {"left": {t: g.in_degree(t) for t in g}, "finish": wf.submit, "open": len(g)}
         ready: dict[Hashable, int] = {}  # task -> when its last parent's data arrives (s)
         site_of: dict[Hashable, str | None] = {}
         info = self.workflows[wf.id]

@@ -190,7 +190,7 @@ class Metascheduler(mesa.Agent):
         caps = [self.spec.maxq] * n
         costs = CycleCosts(ids, names, response, energy, caps, self.spec.w_t)
         result = check_result(resolve_clearing(self.spec.clearing)(costs), costs, self.spec.clearing)
-        col = {name: c for c, name in enumerate(names)}
-        row = {j: r for r, j in enumerate(ids)}
-        predicted = {j: float(waits[row[j], col[s]]) for j, s in result.assignment.items()}
+        col_of = {name: c for c, name in enumerate(names)}
+        row_of = {j: r for r, j in enumerate(ids)}
+        predicted = {j: float(waits[row_of[j], col_of[s]]) for j, s in result.assignment.items()}
         return dict(result.assignment), predicted

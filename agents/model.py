@@ -323,7 +323,7 @@ class MarketModel(mesa.Model):
         records["wait"] = records["start"] - records["submit"]
         slas = None
         if self.broker is not None and hasattr(self.broker.desk, "settle"):  # SLAs paid after penalties
-            records, slas = self.broker.desk.settle(records)
+            records, slas = self.broker.desk.settle(records)  # type: ignore[union-attr]  # hasattr: a desk
         records = records.sort_values(["submit", "job_id"], ignore_index=True)
         summaries = {
             name: summarize(records[records["site"] == name], p.procs)
@@ -338,6 +338,7 @@ class MarketModel(mesa.Model):
     def _broker_records(self, records: pd.DataFrame):
         """Merge the broker's reserved runs into the machine records; tables of workflows and reservations."""
         b = self.broker
+        assert b is not None  # called only for a run with a broker
         kinds = b.kinds
         records["kind"] = records["job_id"].map(lambda j: kinds.get(j, "job"))
         records["workflow"] = records["job_id"].map(b.task_of).astype("Int64")

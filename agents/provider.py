@@ -9,6 +9,7 @@ same-timestamp rule (ends, then arrivals, then one pass).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from itertools import islice
 
 import mesa
@@ -84,8 +85,8 @@ class ResourceProvider(mesa.Agent):
         self._event = None
         self.price_log: list[tuple[int, float, str]] = []  # (time s, SU, "quote" | "paid" | "penalty")
         self.start_observers: list = []  # fn(job, start) for every job this provider starts
-        self._on_start: dict[int, object] = {}  # job id -> fn(job_id, t), called once
-        self._on_end: dict[int, object] = {}
+        self._on_start: dict[int, Callable[[int, int], None]] = {}  # job id -> fn(job_id, t), called once
+        self._on_end: dict[int, Callable[[int, int], None]] = {}
         self._by_id: dict[int, Job] = {}
         self._seen_starts = 0
 
@@ -292,4 +293,4 @@ class ResourceProvider(mesa.Agent):
         start = self.machine.start
         for job_id in [j for j in self._features if j in start]:
             feats, submit = self._features.pop(job_id)
-            self.wait_predictor.observe(feats, start[job_id] - submit)
+            self.wait_predictor.observe(feats, start[job_id] - submit)  # type: ignore[union-attr]  # features: a predictor

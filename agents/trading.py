@@ -310,8 +310,8 @@ class NegotiationDesk(PerJobDesk):
                 deal = negotiate_slot(plan, request, window=self.cycle)
                 self.model.message_counts["offer"] += deal.messages
                 self.model.negotiation_rounds += deal.rounds
-                if deal.start is not None:
-                    self.hold(job, p.name, deal.start, deal.price, now)
+                if deal.start is not None:  # a deal: it has a price
+                    self.hold(job, p.name, deal.start, deal.price, now)  # type: ignore[arg-type]
                     break
             else:
                 self.fallback(job, now)
@@ -397,7 +397,7 @@ class CycleDBCDesk(DBCDesk):
         super().__init__(broker, strategy)
         self.n_contested = 0
         self._left: list[Job] = []
-        self._turn = None
+        self._turn: tuple[Job, list[tuple[DBCOffer, int]], int] | None = None  # (job, its offers, now) while it buys
 
     def trade(self, jobs: list[Job], now: int) -> None:
         self._left = sorted(jobs, key=lambda j: (self.valuations[j.id].deadline, j.id))
@@ -425,7 +425,7 @@ class CycleDBCDesk(DBCDesk):
         return v.value, offer.price, start
 
     def _auction(self, index: int, offer: DBCOffer, jobs: int, cap: float) -> float | None:
-        job, found, now = self._turn
+        job, found, now = self._turn  # type: ignore[misc]  # auctions run while a job buys
         entrants = [(cap, 0, offer.price, job, found[index][1])]
         for rank, other in enumerate(self._left, start=1):
             bid = self._bids_at(other, offer.provider, now)
@@ -528,7 +528,8 @@ class SLADesk(PerJobDesk):
             return None
         return SLARequest(job.id, job.procs, duration, now, latest, max_price=v.value)
 
-    def _offers(self, job: Job, request: SLARequest, now: int, exclude: str | None = None, firm: bool = False):
+    def _offers(self, job: Job, request: SLARequest, now: int, exclude: str | None = None,
+                firm: bool = False) -> tuple[SLA, bool] | None:
         """Every provider's offer (but ``exclude``'s): ``(contract, held)`` of the cheapest, or None. ``firm``:
         each provider signs on its plan, not its book (only starts its machine can hold)."""
         b = self.broker
@@ -547,7 +548,10 @@ class SLADesk(PerJobDesk):
                 # on its own plan a signed contract is honoured by construction (offer_sla)
                 held = book is plan or honours(plan, contract)
                 offers.append((contract.price, contract.start, rank, contract, held))
-        return min(offers, key=lambda o: o[:3])[3:] if offers else None
+        if not offers:
+            return None
+        _, _, _, contract, held = min(offers, key=lambda o: o[:3])
+        return contract, held
 
     def trade(self, jobs: list[Job], now: int) -> None:
         for job in jobs:
@@ -728,12 +732,13 @@ class SLADesk(PerJobDesk):
             job_id = contract.job_id
             mine = jobs & (records["job_id"] == job_id)
             at = records.index[mine & (records["site"] == contract.provider)]
-            start = end = None
+            start: int | None = None
+            end: int | None = None
             if len(at) and not broken:
                 start, end = int(records.at[at[0], "start"]), int(records.at[at[0], "end"])
             s = settle(contract, start, end)
             over, charge = 0, 0.0
-            if start is not None:
+            if start is not None and end is not None:
                 over = max(0, end - start - contract.duration)
                 charge = overrun_charge(contract, end - start, BASE_RATE)
                 records.loc[at[0], "cost"] = s.payment + charge

@@ -61,7 +61,7 @@ class User(mesa.Agent):
         if self.route == "site":
             if job.site not in providers:
                 raise InvalidInput(f"job {job.id}: origin site {job.site!r} is not a provider")
-            return job.site
+            return job.site  # type: ignore[return-value]  # in providers: not None
         fitting = [p for p in providers.values() if p.procs >= job.procs]
         if not fitting:
             raise InvalidInput(f"job {job.id} needs {job.procs} processors; no provider has that many")
