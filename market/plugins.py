@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import importlib
 import re
-from typing import Any, overload
+from typing import Any, TypeGuard, overload
 
 from gridmarket.errors import InvalidInput
 
@@ -21,7 +21,7 @@ __all__ = ["FunctionRegistry", "is_plugin_name", "load_plugin", "register_class"
 _SPEC = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_][\w.]*$")
 
 
-def is_plugin_name(name: object) -> bool:
+def is_plugin_name(name: object) -> TypeGuard[str]:
     """Whether ``name`` has the ``"package.module:Name"`` form.
 
     >>> is_plugin_name("mypkg.policies:SJF"), is_plugin_name("easy"), is_plugin_name("a:")

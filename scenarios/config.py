@@ -541,7 +541,10 @@ def with_overrides(config: ScenarioConfig, values: Mapping[str, Any]) -> Scenari
     >>> [p.overbooking for p in cfg.providers], cfg.parameters.alpha
     ([1.5, 1.5, 1.5], 0.2)
     """
-    params, work, top, prov = {}, {}, {}, {}
+    params: dict[str, Any] = {}
+    work: dict[str, Any] = {}
+    top: dict[str, Any] = {}
+    prov: dict[str, Any] = {}
     pnames = {f.name for f in fields(Parameters)}
     wnames = {f.name for f in fields(WorkloadConfig)}
     provnames = {f.name for f in fields(ProviderConfig)} - {"name"}

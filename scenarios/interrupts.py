@@ -41,7 +41,7 @@ def stop_workers() -> None:
 
 def with_hint(exc: KeyboardInterrupt, hint: str) -> KeyboardInterrupt:
     """``exc`` carrying ``hint`` (what was kept, how to resume) for the CLI's one line."""
-    exc.gridmarket_hint = hint
+    exc.gridmarket_hint = hint  # type: ignore[attr-defined]  # read back with getattr by message()
     return exc
 
 

@@ -126,7 +126,7 @@ def code_version() -> str | None:
 
 def manifest(config_dict: dict, seed: int, *, command: list[str] | None = None) -> dict:
     """What produced a result: scenario, seed, package versions, git commit, command."""
-    versions = {}
+    versions: dict[str, str | None] = {}
     for name in PACKAGES:
         try:
             versions[name] = metadata.version(name)

@@ -146,11 +146,12 @@ class FreeCapacityProvider:
         self.procs = procs
         self.unit_cost = unit_cost
         self.now = now
-        change: dict[int | float, int] = {}  # no step at inf: the guard below
+        change: dict[int, int] = {}
         for s in free_slots:
             change[s.start] = change.get(s.start, 0) + s.procs
             if s.duration != math.inf:
-                change[s.start + s.duration] = change.get(s.start + s.duration, 0) - s.procs
+                # finite (the guard above): an int
+                change[s.start + s.duration] = change.get(s.start + s.duration, 0) - s.procs  # type: ignore[index, arg-type]
         self.profile = Profile(procs, origin=now)
         free, steps = 0, []
         for t in sorted(change):

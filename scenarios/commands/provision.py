@@ -14,6 +14,7 @@ import argparse
 import math
 import sys
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -36,7 +37,7 @@ _SLOT_KEYS = ("resource", "start", "procs", "duration", "divisible", "extensible
 
 
 def _read_slots(path: Path) -> tuple[list[AdvertisedSlot], dict, int, Network | None]:
-    doc = read_json(path, "slots")
+    doc: Any = read_json(path, "slots")  # JSON: checked key by key below
     if isinstance(doc, list):
         doc = {"slots": doc}
     check_keys(str(path), doc, _SLOTS_KEYS, required=("slots",))
@@ -152,9 +153,9 @@ def run(args: argparse.Namespace) -> int:
                 mark, marked = "  <- chosen", True
             print(f"  {p.allocation_cost:12.3f}  {p.makespan:10}  slots {list(p.slots)}{mark}")
     print("plan (task, resource, start, end):")
-    for t, p in result.placements.items():
-        if p.resource is not None:
-            print(f"  {t}  {p.resource}  {p.start}  {p.end}")
+    for t, pl in result.placements.items():
+        if pl.resource is not None:
+            print(f"  {t}  {pl.resource}  {pl.start}  {pl.end}")
     print("bought: " + ", ".join(f"{key}: {price:.3f} SU" for key, price in result.charges.items()))
     print(f"makespan (s): {result.finish(release) - release}")
     print(f"allocation cost (SU): {result.allocation_cost:.3f}")

@@ -62,7 +62,7 @@ def _quote(args: argparse.Namespace) -> int:
     if args.unit_cost < 0:
         raise InvalidInput(f"--unit-cost must be >= 0, got {args.unit_cost}")
     plan = _plan(args)
-    rows = []
+    rows: list[dict[str, object]] = []
     for q in plan.quotes(args.procs, args.duration, start=args.start, earliest=args.earliest):
         if q.feasible:
             rows.append({"start": q.start, "price": q.fixed_cost, "total_cost": q.total_cost})
