@@ -178,6 +178,17 @@ def test_unreachable_sources_give_one_line_naming_each_url_and_the_mirror_option
     assert not (cache / MONTAGE).exists()
 
 
+def test_a_source_whose_scheme_no_downloader_knows_is_one_line_naming_it(cache, monkeypatch):
+    registry = datasets.registry()
+    url = "gopher://127.0.0.1/Montage_25.xml"  # pooch refuses the scheme with a ValueError, which has no strerror
+    monkeypatch.setitem(registry, MONTAGE, dataclasses.replace(registry[MONTAGE], urls=(url,)))
+    with pytest.raises(InvalidInput) as err:
+        datasets.fetch([MONTAGE])
+    message = str(err.value)
+    assert "\n" not in message and message.startswith(f"could not get {MONTAGE} from {url} (")
+    assert not (cache / MONTAGE).exists()
+
+
 def test_a_generated_file_needs_a_mirror(cache):
     with pytest.raises(InvalidInput, match=r"wfcommons-montage-100-seed42\.json was made from https://pypi\.org\S+ "
                                            r"and no public URL serves its exact bytes.*--from DIR_OR_URL"):
