@@ -89,7 +89,7 @@ def build_workload(config: ScenarioConfig, *, rng: np.random.Generator) -> Workl
         workload = lublin_workload(w.n_jobs, procs=w.procs, rng=rng,
                                    estimates="tsafrir" if w.estimates == "tsafrir" else None)
     elif w.source == "trace":
-        workload = _read_trace(w.trace, w.n_jobs)
+        workload = _read_trace(w.trace, w.n_jobs)  # type: ignore[arg-type]  # source "trace": the config names one
     else:
         workload, homes = _provider_traces(config)
     if w.load_factor != 1.0 and w.source != "providers":
@@ -124,7 +124,7 @@ def build_workload(config: ScenarioConfig, *, rng: np.random.Generator) -> Workl
     return out
 
 
-def _read_trace(path: str, n_jobs: int) -> Workload:
+def _read_trace(path: str | Path, n_jobs: int) -> Workload:
     """An SWF/GWF trace (``.gz`` read directly), its first ``n_jobs`` (0 = all), submits rebased to 0 s."""
     path = Path(path)
     reader = read_gwf if path.name.removesuffix(".gz").endswith(".gwf") else read_swf
@@ -273,7 +273,7 @@ def _horizon(workload: Workload, config: ScenarioConfig, requests: Requests | No
     """Seconds a price series must cover: every job could end by the last submit plus all runs in a row."""
     w = config.workload
     last = max(j.submit for j in workload.jobs) + config.parameters.reservation_lead
-    serial = sum(min(j.runtime, j.estimate) for j in workload.jobs)
+    serial: float = sum(min(j.runtime, j.estimate) for j in workload.jobs)
     serial += w.n_workflows * w.workflow_tasks * 10 * w.workflow_runtime  # generous: task runtimes are drawn
     for request in (requests.workflows[w.n_workflows:] if requests is not None else ()):  # the real workflows
         for _, runtime in request.graph.nodes(data="runtime"):  # seconds, or seconds by resource
@@ -349,11 +349,13 @@ def _summary(model: str, result: RunResult, procs: int, n_jobs: int, requests: R
         "mean_wait": s["mean_wait"],
         "mean_response": s["mean_response"],
         "mean_bsld": s["mean_bsld"],
-        "workflow_makespan": float(wf["makespan"].mean()) if n_wf else math.nan,
-        "reservation_success": float(ar["success"].astype(bool).mean()) if n_ar else math.nan,
-        "reservation_cost": float(ar.loc[ar["success"].astype(bool), "normalized_cost"].mean()) if n_ar else math.nan,
+        # (n_wf, n_ar > 0: the tables exist)
+        "workflow_makespan": float(wf["makespan"].mean()) if n_wf else math.nan,  # type: ignore[index]
+        "reservation_success": float(ar["success"].astype(bool).mean()) if n_ar else math.nan,  # type: ignore[index]
+        "reservation_cost": (float(ar.loc[ar["success"].astype(bool), "normalized_cost"].mean())  # type: ignore[index, union-attr]
+                             if n_ar else math.nan),
         # the mean of f / n·D is one request's when a tiny n·D buys into a deep queue: the median beside it
-        "reservation_cost_median": (float(ar.loc[ar["success"].astype(bool), "normalized_cost"].median())
+        "reservation_cost_median": (float(ar.loc[ar["success"].astype(bool), "normalized_cost"].median())  # type: ignore[index, union-attr]
                                     if n_ar else math.nan),
         "allocation_cost": float(records["cost"].sum()),
         "electricity_cost": float(records["electricity_cost"].sum()) if "electricity_cost" in records else math.nan,

@@ -51,9 +51,10 @@ import multiprocessing
 import os
 import re
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Generator, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
@@ -174,7 +175,8 @@ def read_points(path: str | Path) -> list[dict]:
         raise InvalidInput(f"{path}: line 1: every column needs a distinct name, got {','.join(header)!r}")
     if not body:
         raise InvalidInput(f"{path}: a header but no design point")
-    points, seen = [], {}
+    points: list[dict] = []
+    seen: dict = {}
     for k, row in body:
         if len(row) != len(names):
             raise InvalidInput(f"{path}: line {k}: {len(row)} values for {len(names)} columns ({', '.join(names)})")
@@ -389,7 +391,7 @@ def children_without_working_folder() -> Iterator[None]:
             os.environ["PYTHONSAFEPATH"] = old
 
 
-def run_local(fn: Callable, tasks: Sequence[tuple[object, tuple]], workers: int) -> Iterator[tuple[object, object]]:
+def run_local(fn: Callable, tasks: Sequence[tuple[Any, tuple]], workers: int) -> Generator[tuple[Any, Any], None, None]:
     """``(key, fn(*args))`` for each ``(key, args)`` of ``tasks``, in completion order, on ``workers`` processes.
 
     One worker runs them in this process, in order. Closing the iterator early
@@ -503,7 +505,7 @@ class _WorkerWatch:
         if self.has_workers():
             return
         now = time.monotonic()
-        idle = now - self.workerless_since
+        idle = now - self.workerless_since  # type: ignore[operator]  # no workers: has_workers set it
         if idle < self.no_worker_seconds or (self.warned is not None and now - self.warned < self.no_worker_seconds):
             return
         if self.give_up:
@@ -515,9 +517,9 @@ class _WorkerWatch:
                      "workers join; Ctrl-C stops and keeps the finished runs)", idle, n_waiting, self.n_total)
 
 
-def run_dask(client, fn: Callable, tasks: Sequence[tuple[object, tuple]], *, wait_for_workers: bool = False,
+def run_dask(client, fn: Callable, tasks: Sequence[tuple[Any, tuple]], *, wait_for_workers: bool = False,
              no_worker_seconds: float | None = None,
-             recover: Callable[[object], object | None] | None = None) -> Iterator[tuple[object, object]]:
+             recover: Callable[[Any], object | None] | None = None) -> Generator[tuple[Any, Any], None, None]:
     """:func:`run_local` on a Dask ``client``'s workers; closing the iterator cancels what is left.
 
     Every wait is bounded: for the next finished run and for its result, which
@@ -557,7 +559,7 @@ def run_dask(client, fn: Callable, tasks: Sequence[tuple[object, tuple]], *, wai
                          n_total=len(futures))
     # finished once (their result maybe lost since with its worker, and waiting for a recomputation), not yet
     # taken -> the time limit of the next fetch (as_completed reports a future once, so they are kept here)
-    fetch_seconds: dict[object, float] = {}
+    fetch_seconds: dict[Any, float] = {}  # futures
     scanned = None  # the workerless spell whose finished runs were looked for with recover
     try:
         completed = dask_completed(futures)
@@ -691,26 +693,28 @@ def run_sweep(
     if (grid is None) == (points is None):
         raise InvalidInput("give a grid or a list of design points, not both" if grid is not None
                            else "give a grid or a list of design points")
+    rows: list[dict]  # the design points
+    design: dict[str, object]
     if grid is not None:
         names = list(grid)
-        points = [dict(zip(names, combo)) for combo in itertools.product(*(grid[n] for n in names))]
+        rows = [dict(zip(names, combo)) for combo in itertools.product(*(grid[n] for n in names))]
         what = f"grid {dict(grid)!r}"
         design = {"grid": {k: list(v) for k, v in grid.items()}}
     else:
-        points = [dict(p) for p in points]
+        rows = [dict(p) for p in points]  # type: ignore[union-attr]  # not None: checked above
         what = "the design points"
-        design = {"points": points}
-    if not points:
+        design = {"points": rows}
+    if not rows:
         raise InvalidInput(f"empty {what}: no run to do")
-    for point in points:
+    for point in rows:
         _configure(config, point)  # bad values fail here, before hours of work
-    ids = [point_id(config.name, point) for point in points]
+    ids = [point_id(config.name, point) for point in rows]
     if len(set(ids)) != len(ids):
         raise InvalidInput(f"{what} gives two runs the same id; give each value once")
     spec = json.loads(json.dumps({"scenario": config.to_dict(), **design}, default=str))
-    n_models = [len(_configure(config, point).models) for point in points]
+    n_models = [len(_configure(config, point).models) for point in rows]
     with claim(out):  # one sweep per folder at a time: a second is refused, not mixed in
-        return _sweep_into(out, config, spec, ids, points, n_models, executor=executor, workers=workers,
+        return _sweep_into(out, config, spec, ids, rows, n_models, executor=executor, workers=workers,
                            scheduler=scheduler, resume=resume, force=force, progress=progress,
                            timeout_seconds=timeout_seconds, no_worker_seconds=no_worker_seconds)
 

@@ -94,7 +94,7 @@ def _from_wfformat(doc: dict, where: str, default_procs: int) -> nx.DiGraph:
     wf = doc.get("workflow")
     if not isinstance(wf, dict):
         raise InvalidInput(f"{where}: no 'workflow' object: not a WfFormat instance")
-    g = nx.DiGraph(name=doc.get("name", ""))
+    g: nx.DiGraph = nx.DiGraph(name=doc.get("name", ""))
     if "specification" in wf:
         spec, execution = wf["specification"], wf.get("execution", {})
         sizes = {f["id"]: f.get("sizeInBytes", 0) for f in spec.get("files", [])}

@@ -190,7 +190,8 @@ def _run_seeds(args: argparse.Namespace, reproduction, size: str, seeds: list[in
         workers = max(1, min(len(seeds), os.cpu_count() or 1))
     data = str(Path(args.data).resolve()) if args.data else None
     tasks = [(seed, (reproduction.name, size, seed, data)) for seed in seeds]
-    reports, failed = {}, {}
+    reports: dict[int, Report] = {}
+    failed: dict[int, str] = {}
     try:
         print(f"running {reproduction.name} at size {size}, seeds {', '.join(map(str, seeds))} "
               f"({args.executor}, {workers or 'cluster'} workers) ...", file=sys.stderr, flush=True)

@@ -18,8 +18,9 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Sequence
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, replace
+from typing import cast
 
 import networkx as nx
 import numpy as np
@@ -42,7 +43,7 @@ from gridmarket.provisioning import (
     run_var,
     summarize_reservations,
 )
-from gridmarket.scheduling import make_scheduler
+from gridmarket.scheduling import SlotScheduler, make_scheduler
 from gridmarket.simulation import MachineSimulation
 from gridmarket.workflows import Network
 
@@ -102,7 +103,7 @@ class Provider:
 
     def advertised(self, t: int) -> list[AdvertisedSlot]:
         """The slots the provider advertises at ``t`` (c = 1, f = 0)."""
-        sched = self.at(t).scheduler
+        sched = cast(SlotScheduler, self.at(t).scheduler)  # policy "slots"
         until = max(t + ADVERTISE_AHEAD, sched.plan_end + PLAN_END_MARGIN)
         return advertise(self.name, sched.free_slots(t, until=until))
 
@@ -114,7 +115,7 @@ class Provider:
         delay nobody, at ``f = 0`` (:class:`FreeCapacityProvider`).
         """
         if pricing == "free":
-            sched = self.at(t).scheduler
+            sched = cast(SlotScheduler, self.at(t).scheduler)  # policy "slots"
             return FreeCapacityProvider(self.name, self.procs, sched.free_slots(t), now=t)
         if pricing != "adaptive":
             raise InvalidInput(f"pricing must be 'adaptive' or 'free', got {pricing!r}")
@@ -153,7 +154,7 @@ def compare_moga(
     One row per α (the Pareto set is searched once, ch. 4.6) plus one best-effort row.
     """
     slots = [s for p in providers for s in p.advertised(at)]
-    capacity = {p.name: p.procs for p in providers}
+    capacity: dict[Hashable, int] = {p.name: p.procs for p in providers}
     evaluator = PlanEvaluator(workflow, slots, network=network, release=at, capacity=capacity)
     started = time.perf_counter()
     result = moga(evaluator, population=population, generations=generations, rng=np.random.default_rng(seed))

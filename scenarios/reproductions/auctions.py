@@ -197,11 +197,11 @@ def _seed_checks(by: dict) -> list[Check]:
             "overbooking breaks contracts: violations grow with the factor, from none at 1 (Sulistio, Kim & Buyya "
             "2008: the risk overbooking takes)", viol[-1] > 0 and all(a <= b for a, b in zip(viol, viol[1:])),
             ", ".join(f"x{f:g} {v}" for f, v in zip((1, *OVERBOOKING), viol)) + " violated"))
-        rev = [by[m]["provider_revenue"] for m in chain]
+        revs = [by[m]["provider_revenue"] for m in chain]
         checks.append(Check(
             f"overbooking by {OVERBOOKING[0]:g} raises providers' revenue net of penalties (Sulistio, Kim & Buyya "
-            "2008, with cancellations and no-shows)", rev[1] > rev[0],
-            ", ".join(f"x{f:g} {r:,.0f}" for f, r in zip((1, *OVERBOOKING), rev)) + " SU; penalties "
+            "2008, with cancellations and no-shows)", revs[1] > revs[0],
+            ", ".join(f"x{f:g} {r:,.0f}" for f, r in zip((1, *OVERBOOKING), revs)) + " SU; penalties "
             + ", ".join(f"{by[m]['sla_penalties']:,.0f}" for m in chain) + " SU"))
     if "dbc" in by and "best-effort" in by:
         checks.append(Check(

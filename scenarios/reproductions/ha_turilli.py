@@ -54,7 +54,7 @@ def ha_selection(size: str, seed: int, data: Path | None):
     repeats = 10 if size == "small" else 30
     rows, checks = [], []
     reductions, choices = [], []
-    result = None
+    result: dict = {}  # the largest size's, read below
     for n_tasks, child in zip(_SIZES, np.random.SeedSequence(seed).spawn(len(_SIZES))):
         result = compare_selection(n_tasks, rng=np.random.default_rng(child), repeats=repeats, cycles=_CYCLES)
         reductions.append(100 * result["reduction"])

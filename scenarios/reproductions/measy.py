@@ -188,7 +188,7 @@ def measy_robustness(size: str, seed: int, data: Path | None):
 
         for setting, kw, fig in (("without usage information", dict(known=False), "Figs. 9-10"),
                                  ("at 100 % usage", dict(usage="full"), "Figs. 11-12")):
-            beat_easy = {p: [] for p in ("keasy", "measy")}
+            beat_easy: dict[str, list] = {p: [] for p in ("keasy", "measy")}
             measy_vs_keasy = []
             for load in loads:
                 easy = at(load, "easy")

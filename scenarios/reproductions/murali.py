@@ -697,11 +697,11 @@ def _nordugrid(size: str, seed: int, data: Path | None, name: str):
     total = _NG_PRICED_DAYS * 24
     paid, file_end = {}, {}
     for offset in sorted({s.utc_offset_hours for s in systems}):
-        data = align_to_utc(real, str(first), offset)
-        if data.n_hours < n_days * 24:
-            raise InvalidInput(f"{path}: {data.n_hours} h from {first} UTC, fewer than the run's {n_days * 24} h")
-        file_end[offset] = data.end_time
-        paid[offset] = continue_by_repeating(data, max(total, data.n_hours))
+        aligned = align_to_utc(real, str(first), offset)
+        if aligned.n_hours < n_days * 24:
+            raise InvalidInput(f"{path}: {aligned.n_hours} h from {first} UTC, fewer than the run's {n_days * 24} h")
+        file_end[offset] = aligned.end_time
+        paid[offset] = continue_by_repeating(aligned, max(total, aligned.n_hours))
     fixed_after = fixed_prices(fixed_eur, total - n_days * 24, zone="fixed", currency="EUR")
     after_run = {offset: series.window(n_days * 24) for offset, series in paid.items()}
     sites, data_end = [], {}

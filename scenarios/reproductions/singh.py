@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -118,7 +119,8 @@ def singh_advertisement(size: str, seed: int, data: Path | None):
         procs = _TRACES[site][1]
         graph = layered_workflow(n_tasks, depth=depth, mean_procs=mean_procs, rng=np.random.default_rng(next(streams)))
         moga_seeds = sequence_ints(next(streams), count)
-        out = {"slots": [], "be": [], "be_cost": [], **{a: [] for a in alphas}, **{("cost", a): [] for a in alphas}}
+        out: dict[Any, list] = {"slots": [], "be": [], "be_cost": [], **{a: [] for a in alphas},
+                                **{("cost", a): [] for a in alphas}}
         for k, s in steps(zip(_points(w.jobs, count), moga_seeds), f"{site}: instants"):
             provider = Provider(site, procs, w.jobs[k - 1500:k + 3000])
             result = compare_moga(graph, [provider], at=w.jobs[k].submit, alphas=alphas, seed=s,
@@ -711,7 +713,7 @@ def _single_site(size: str, seed: int, data: Path | None):
         graph = layered_workflow(n_tasks, depth=depth, mean_procs=mean_procs,
                                  rng=np.random.default_rng(next(streams)))
         points = _points(w.jobs, count + 1)[1:]  # not the trace's first job: an empty machine
-        out = {a: ([], []) for a in (*alphas, "be")}
+        out: dict[Any, tuple[list, list]] = {a: ([], []) for a in (*alphas, "be")}
         for k in steps(points, f"ch. 7.2 {site} {mean_procs} procs/task: instants"):
             provider = Provider(site, _TRACES[site][1], w.jobs[k - 1500:k + 3000])
             for r in compare_greedy(graph, [provider], at=w.jobs[k].submit, alphas=alphas, seed=seed):
@@ -855,7 +857,7 @@ def singh_greedy(size: str, seed: int, data: Path | None):
         t0, t1 = instants[0] - before, instants[-1] + after
         rows.append(Row(f"{name}: offered load around the instants", 100 * _offered_load(jobs, procs, t0, t1),
                         100 * target, "%", "ch. 4.9: utilisation of the provider"))
-    result = {n: {"prov": [], "be": [], "prov_cost": [], "be_cost": []} for n in counts}
+    result: dict[int, dict[str, list[float]]] = {n: {"prov": [], "be": [], "prov_cost": [], "be_cost": []} for n in counts}
     for at in steps(instants, "instants"):
         providers = [Provider(name, procs, [j for j in jobs if at - before <= j.submit < at + after])
                      for name, procs, jobs, _ in loaded]
@@ -884,9 +886,9 @@ def singh_greedy(size: str, seed: int, data: Path | None):
     be_lo, be_hi = mean(result[lo]["be"]), mean(result[hi]["be"])
     checks.append(Check(f"best-effort makespan falls as less-loaded providers join ({lo} -> {hi}, Fig. 56)",
                         be_hi < be_lo, f"{be_lo / _H:.2f} h -> {be_hi / _H:.2f} h"))
-    prov = [mean(result[n]["prov"]) for n in counts]
+    provs = [mean(result[n]["prov"]) for n in counts]
     bes = [mean(result[n]["be"]) for n in counts]
-    spread_prov, spread_be = (max(prov) - min(prov)) / max(prov), (max(bes) - min(bes)) / max(bes)
+    spread_prov, spread_be = (max(provs) - min(provs)) / max(provs), (max(bes) - min(bes)) / max(bes)
     checks.append(Check("provisioned makespan changes less than best effort's with the number of providers (Fig. 56)",
                         spread_prov < spread_be,
                         f"relative range provisioned {spread_prov:.2f} vs best effort {spread_be:.2f}"))
