@@ -310,8 +310,8 @@ class NegotiationDesk(PerJobDesk):
                 deal = negotiate_slot(plan, request, window=self.cycle)
                 self.model.message_counts["offer"] += deal.messages
                 self.model.negotiation_rounds += deal.rounds
-                if deal.start is not None:  # a deal: it has a price
-                    self.hold(job, p.name, deal.start, deal.price, now)  # type: ignore[arg-type]
+                if deal.start is not None:
+                    self.hold(job, p.name, deal.start, deal.price, now)  # type: ignore[arg-type]  # a deal has a price
                     break
             else:
                 self.fallback(job, now)

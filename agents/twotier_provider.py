@@ -55,8 +55,8 @@ class TwoTierProvider(ResourceProvider):
         super().__init__(model, name, procs, _BASE_POLICY, prices=prices, watts_per_proc=watts_per_proc,
                          pricing=pricing, overbooking=overbooking, sells=sells)
         self.policy = policy
-        # the two-tier engine offers the machine interface the provider drives
-        self.machine = TwoTierMachineSimulation(procs, policy, rng=model.rng.spawn(1)[0])  # type: ignore[assignment]
+        self.machine = TwoTierMachineSimulation(  # type: ignore[assignment]  # offers the machine interface used here
+            procs, policy, rng=model.rng.spawn(1)[0])
 
     def _no_plan(self, what: str):
         raise InvalidInput(f"{self.name}: a two-tier provider ({self.policy}) cannot {what}: a job's progress rate "

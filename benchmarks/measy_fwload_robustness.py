@@ -268,10 +268,9 @@ def main(argv: list[str] | None = None) -> int:
             if f"keasy_{case}" not in rows[[r["setting"] for r in rows].index(setting)]:
                 cells += ["(not run)"] * 3
                 continue
-            # the tests run within this iteration of ``case``
-            for test in (lambda r: all(a < b for a, b in zip(r[f"keasy_{case}"], r["easy"])),  # noqa: B023
-                         lambda r: all(a < b for a, b in zip(r[f"measy_{case}"], r["easy"])),  # noqa: B023
-                         lambda r: r[f"measy_{case}"][0] <= r[f"keasy_{case}"][0]):  # noqa: B023
+            for test in (lambda r: all(a < b for a, b in zip(r[f"keasy_{case}"], r["easy"])),  # noqa: B023 - run in this iteration
+                         lambda r: all(a < b for a, b in zip(r[f"measy_{case}"], r["easy"])),  # noqa: B023 - as above
+                         lambda r: r[f"measy_{case}"][0] <= r[f"keasy_{case}"][0]):  # noqa: B023 - as above
                 k = sum(all(test(r) for r in rs) for rs in by_seed.values())
                 cells.append(f"{k}/{len(seeds)}")
         print(f"| {setting} | {' | '.join(cells)} |")

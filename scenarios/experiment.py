@@ -349,13 +349,12 @@ def _summary(model: str, result: RunResult, procs: int, n_jobs: int, requests: R
         "mean_wait": s["mean_wait"],
         "mean_response": s["mean_response"],
         "mean_bsld": s["mean_bsld"],
-        # (n_wf, n_ar > 0: the tables exist)
-        "workflow_makespan": float(wf["makespan"].mean()) if n_wf else math.nan,  # type: ignore[index]
-        "reservation_success": float(ar["success"].astype(bool).mean()) if n_ar else math.nan,  # type: ignore[index]
-        "reservation_cost": (float(ar.loc[ar["success"].astype(bool), "normalized_cost"].mean())  # type: ignore[index, union-attr]
+        "workflow_makespan": float(wf["makespan"].mean()) if n_wf else math.nan,  # type: ignore[index]  # n_wf: a table
+        "reservation_success": float(ar["success"].astype(bool).mean()) if n_ar else math.nan,  # type: ignore[index]  # n_ar: a table
+        "reservation_cost": (float(ar.loc[ar["success"].astype(bool), "normalized_cost"].mean())  # type: ignore[index, union-attr]  # n_ar: a table
                              if n_ar else math.nan),
         # the mean of f / n·D is one request's when a tiny n·D buys into a deep queue: the median beside it
-        "reservation_cost_median": (float(ar.loc[ar["success"].astype(bool), "normalized_cost"].median())  # type: ignore[index, union-attr]
+        "reservation_cost_median": (float(ar.loc[ar["success"].astype(bool), "normalized_cost"].median())  # type: ignore[index, union-attr]  # n_ar: a table
                                     if n_ar else math.nan),
         "allocation_cost": float(records["cost"].sum()),
         "electricity_cost": float(records["electricity_cost"].sum()) if "electricity_cost" in records else math.nan,

@@ -117,8 +117,7 @@ def auction_per_unit(values: Sequence[float], reserves: Sequence[float], *, mech
     if not eligible:
         return AuctionResult(None, None, 1, 0)
     n = len(eligible)
-    # value >= reserve: every eligible bidder bids
-    bids: list[float] = [bid(mechanism, v[i], r[i], n) for i in eligible]  # type: ignore[misc]
+    bids: list[float] = [bid(mechanism, v[i], r[i], n) for i in eligible]  # type: ignore[misc]  # value >= reserve: a bid
     floor = min(r[i] for i in eligible)  # every eligible bid is at or above it
     if mechanism == "first-price":
         res = first_price(bids, floor)

@@ -379,9 +379,8 @@ def run_grid(
             if routed[k]:
                 pending.append(job)
             else:
-                # not routed: a job of its origin site
-                states[job.site].arrive(job)  # type: ignore[index]
-                placed[job.id] = (job.site, job.submit, float("nan"))  # type: ignore[assignment]
+                states[job.site].arrive(job)  # type: ignore[index]  # not routed: it has an origin site
+                placed[job.id] = (job.site, job.submit, float("nan"))  # type: ignore[assignment]  # as above
             k += 1
         for state in states.values():
             state.sim.run_until(window_end - 1)

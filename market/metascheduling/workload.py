@@ -180,7 +180,7 @@ def _calibrated_jobs(system: GridSystem, horizon: int, jobs_per_hour: float, mea
         raw = np.array([j.runtime for j in w.jobs], dtype=float)
         cap = float(system.max_walltime)
 
-        def kept_mean(f: float) -> tuple[float, np.ndarray]:  # called only within this iteration
+        def kept_mean(f: float) -> tuple[float, np.ndarray]:
             r = np.minimum(np.rint(raw * f), cap)  # noqa: B023 - this iteration's raw and cap
             keep = r >= min_runtime
             return (float(r[keep].mean()) if keep.any() else 0.0), keep

@@ -377,8 +377,7 @@ class ExternalityPricer:
         if self.fits_plan(start, procs, duration):
             return 0
         if self.policy in BACKFILL_POLICIES:
-            # callers checked the slot against the base: a price, not None
-            return self._engine.prices(procs, duration, (start,))[0]  # type: ignore[return-value]
+            return self._engine.prices(procs, duration, (start,))[0]  # type: ignore[return-value]  # base checked: a price
         after = forecast(self.state, self.policy, extra=self._slot(start, procs, duration), base=self.base)
         total = 0
         for job in self.queue:

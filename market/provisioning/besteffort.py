@@ -224,9 +224,9 @@ def run_best_effort(
                 if network is not None and site_of[p] is not None:
                     lag = network.transfer(workflow.edges[p, t].get("data_bytes", 0), site_of[p], site)
                 at = max(at, finish[p] + lag)
-            runtime = runtime_on(workflow, t, site)  # an int: site is one of the sites able to run t
+            runtime = runtime_on(workflow, t, site)
             jid = first_id + rank_pos[t]
-            job = Job(jid, at, workflow.nodes[t]["procs"], runtime, runtime)  # type: ignore[arg-type]
+            job = Job(jid, at, workflow.nodes[t]["procs"], runtime, runtime)  # type: ignore[arg-type]  # site able: a runtime
             submit_job(sites[site], job)
             submitted[t], site_of[t], job_ids[t], jobs_of[t] = at, site, jid, job
             running[site][jid] = t

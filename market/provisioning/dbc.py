@@ -154,8 +154,7 @@ def dbc_plan(resources: Sequence[DBCResource], n: int, *, deadline: int, budget:
         return found[1] <= (budget if strategy == "time" else target) + 1e-9
 
     k = bisect.bisect_left(horizons, True, key=fits)  # fits() is False then True along the horizons
-    # fits(horizons[k]): _cheapest found a plan there
-    counts, cost = _cheapest(resources, n, horizons[k]) if horizons else best  # type: ignore[misc]
+    counts, cost = _cheapest(resources, n, horizons[k]) if horizons else best  # type: ignore[misc]  # fits(): a plan
     return _plan(resources, counts, cost)
 
 

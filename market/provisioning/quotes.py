@@ -150,8 +150,7 @@ class FreeCapacityProvider:
         for s in free_slots:
             change[s.start] = change.get(s.start, 0) + s.procs
             if s.duration != math.inf:
-                # finite (the guard above): an int
-                change[s.start + s.duration] = change.get(s.start + s.duration, 0) - s.procs  # type: ignore[index, arg-type]
+                change[s.start + s.duration] = change.get(s.start + s.duration, 0) - s.procs  # type: ignore[index, arg-type]  # finite
         self.profile = Profile(procs, origin=now)
         free, steps = 0, []
         for t in sorted(change):

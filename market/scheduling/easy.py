@@ -189,9 +189,8 @@ class EASYScheduler(LocalScheduler):
 
     def _backfill_arrivals(self, now: int, arrived: list[Job]) -> list[Job]:
         """The counting rule applied to new arrivals only (see ``__init__``)."""
-        # called while the blocked head is the last pass's, so its shadow is set
         picked, self._extra = backfill_by_counting(arrived, 0, now, self.n_free, self._extra,
-                                                   self.shadow)  # type: ignore[arg-type]
+                                                   self.shadow)  # type: ignore[arg-type]  # same head: shadow set
         started = [arrived[i] for i in picked]
         for job in started:
             self.start_job(job, now)

@@ -375,8 +375,7 @@ class PSPScheduler(EASYScheduler):
         return self.accuracies
 
     def _key(self, job: Job) -> tuple[int, int, int]:
-        # the accuracies exist from the first submission on, before any job is queued
-        return (-self.accuracies.classes[job.user], job.submit, job.id)  # type: ignore[union-attr]
+        return (-self.accuracies.classes[job.user], job.submit, job.id)  # type: ignore[union-attr]  # made at submission
 
     # ------------------------------------------------------------- what-if plans
     def planning_state(self) -> dict:

@@ -543,9 +543,9 @@ class LayeredSlotScheduler(LocalScheduler):
             if old == now:
                 continue  # cannot move earlier
             new = fit(job.procs, job.estimate, old)
-            if new < old:  # so new is not inf: an int
-                recut(old, old + job.estimate, job.procs, (new, new + job.estimate, -job.procs))  # type: ignore[arg-type]
-                planned[job.id] = new  # type: ignore[assignment]
+            if new < old:
+                recut(old, old + job.estimate, job.procs, (new, new + job.estimate, -job.procs))  # type: ignore[arg-type]  # < old: not inf
+                planned[job.id] = new  # type: ignore[assignment]  # < old: not inf
 
     def advance_to(self, now: int) -> None:
         if now < self._now:

@@ -242,8 +242,7 @@ def wait_error_report(trace: str | Path, *, first: int = 0, n_jobs: int = 3000, 
         raise InvalidInput(f"{trace}: no jobs from index {first}")
     t0 = jobs[0].submit
     jobs = [replace(j, submit=j.submit - t0) for j in jobs]
-    # the PWA traces read here declare their machine size (MaxProcs)
-    report = wait_prediction_errors(replay_wait_predictions(jobs, procs=w.max_procs, policy=policy))  # type: ignore[arg-type]
+    report = wait_prediction_errors(replay_wait_predictions(jobs, procs=w.max_procs, policy=policy))  # type: ignore[arg-type]  # PWA traces declare MaxProcs
     report["trace"] = Path(trace).name
     return report
 
