@@ -18,7 +18,7 @@ import math
 
 from gridmarket.errors import InvalidInput
 from gridmarket.pricing.slot import BASE_RATE, PENALTY_FACTOR, Slot
-from gridmarket.scheduling.profile import AvailabilityProfile
+from gridmarket.scheduling.profile import AvailabilityProfile, Profile  # noqa: F401 - Profile: the doctests use it
 from gridmarket.scheduling.slots import decompose
 
 __all__ = ["ADVERTISEMENT_HORIZON", "ADVERTISEMENT_MARGIN", "advertise", "delineation"]

@@ -39,7 +39,7 @@ from gridmarket.pricing.state import ProviderState, base_profile
 from gridmarket.reservation import Reservation
 from gridmarket.scheduling import policy_names, resolve_policy
 from gridmarket.scheduling.base import LocalScheduler, no_planning_state
-from gridmarket.scheduling.profile import AvailabilityProfile
+from gridmarket.scheduling.profile import AvailabilityProfile, Profile  # noqa: F401 - Profile: the doctests use it
 
 __all__ = [
     "BACKFILL_POLICIES",

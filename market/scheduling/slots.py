@@ -46,7 +46,7 @@ from gridmarket.job import Job
 from gridmarket.reservation import Reservation
 from gridmarket.scheduling.base import LocalScheduler
 from gridmarket.scheduling.conservative import ConservativeScheduler
-from gridmarket.scheduling.profile import AvailabilityProfile
+from gridmarket.scheduling.profile import AvailabilityProfile, Profile  # noqa: F401 - Profile: the doctests use it
 
 __all__ = ["FreeSlot", "LayeredSlotScheduler", "SlotScheduler", "decompose"]
 
