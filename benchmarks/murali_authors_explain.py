@@ -61,7 +61,7 @@ def main(folders: list[str]) -> None:
     print()
     # what the most loaded system adds to BS's mean (response = wait + run time; the waits are per system)
     for label in ("bs", "mcmf-w25"):
-        def mean_wait(r, skip=()):
+        def mean_wait(r, skip=(), label=label):  # this iteration's label
             jobs = {n: r[f"{label}: jobs run on {n}"] for n in SYSTEMS if n not in skip}
             return sum(jobs[n] * r[f"{label}: mean wait on {n}"] for n in jobs) / sum(jobs.values())
         print(f"{label}: mean wait {_cell([mean_wait(r) for r in runs])} min; without Queenbee's jobs "

@@ -48,6 +48,7 @@ from gridmarket.scenarios.commands.run import parse_seeds
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from datafiles import data_file  # noqa: E402
+
 from gridmarket.datasets import data_root  # noqa: E402
 
 _PAPER_RESPONSE, _PAPER_COST = -11.7, round(100 * (12819.6 / 16608.3 - 1), 1)

@@ -16,7 +16,6 @@ from gridmarket.workflows import (
     workflow_to_dict,
 )
 
-
 WORKFLOWS = [p for p, ds in registry().items() if ds.tasks is not None]
 
 
