@@ -307,9 +307,9 @@ def murali_xsede_ours(size: str, seed: int, data: Path | None):
     job sizes scaled to a 0.7 offered load at every system), the wall-time
     limits of ``data/xsede_systems.csv``, 10-minute cycles, and each
     system's predictor trained on 2000 jobs of a separate Lublin workload
-    replayed on the empty system (``GridConfig.warmup``). Everything else,
-    the checks and the sizes as ``murali-xsede``; kept so that the figures
-    recorded under it can be re-made. Seed's direction: as ``murali-xsede``.
+    replayed on the empty system (``GridConfig.warmup``). Everything else
+    as ``murali-xsede``: its checks, each direction, the small and the full
+    sizes; kept so that the figures recorded under it can be re-made.
     """
     return _xsede(size, seed, data, "murali-xsede-ours")
 
