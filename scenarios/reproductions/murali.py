@@ -602,8 +602,8 @@ def murali_nordugrid(size: str, seed: int, data: Path | None):
     queues carried into the measured 90 days, not measured
     (``historySetSize``; sec. 4.3.2 says "the previous 2000 job submissions
     at the system", which the predictors' 2000-job window keeps) -- no
-    separate workload replayed. Seed's direction and sizes as
-    ``murali-nordugrid-ours``.
+    separate workload replayed. The seed's direction, and the small, medium
+    and full sizes, as ``murali-nordugrid-ours``.
     """
     return _nordugrid(size, seed, data, "murali-nordugrid")
 
