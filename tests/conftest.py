@@ -6,6 +6,7 @@ from pathlib import Path
 import pytest
 from hypothesis import settings
 
+from gridmarket import datasets
 from gridmarket.datasets import DATA_ENV, data_root, fetch_command
 
 # CI (HYPOTHESIS_PROFILE=ci in .ci/run) draws the same examples every run, so a landing never hangs on a
@@ -49,3 +50,25 @@ def data_dir() -> Path:
     if not root.is_dir():
         pytest.skip(f"no real-data folder: set {DATA_ENV} or fill the cache with `gridmarket data fetch`")
     return root
+
+
+SAMPLE_IN_REGISTRY = "workflows/pegasus-dax/Montage_25.xml"
+"""A registered file that also ships whole as ``data/samples/Montage_25.xml``: a mirror that needs no real data."""
+
+
+@pytest.fixture
+def cache(tmp_path, monkeypatch):
+    """An empty user cache, and no $GRIDMARKET_DATA: files are read from the cache alone."""
+    folder = tmp_path / "cache"
+    monkeypatch.setenv(datasets.CACHE_ENV, str(folder))
+    monkeypatch.delenv(DATA_ENV, raising=False)
+    return folder
+
+
+@pytest.fixture
+def mirror(tmp_path):
+    """A folder laid out like the data root holding :data:`SAMPLE_IN_REGISTRY` (the shipped sample's bytes)."""
+    folder = tmp_path / "mirror"
+    (folder / SAMPLE_IN_REGISTRY).parent.mkdir(parents=True)
+    (folder / SAMPLE_IN_REGISTRY).write_bytes(datasets.sample("samples/Montage_25.xml").read_bytes())
+    return folder

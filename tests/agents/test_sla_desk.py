@@ -260,11 +260,8 @@ def _check_capacity(records, procs):
             assert busy <= n, f"{site} runs {busy} processors of {n}"
 
 
-@settings(max_examples=15, deadline=None)
-@given(seed=st.integers(0, 10**6), n=st.integers(2, 25), gap=st.integers(0, 400))
-def test_predicted_contracts_overrun_and_every_violation_without_overbooking_follows_an_overrun(seed, n, gap):
-    """Random markets under sla-predict (no overbooking): every job runs once, no machine holds more than its
-    processors, overruns are charged at the base rate, and contracts are violated only when overruns moved them."""
+def _predicted_sla_market(seed, n, gap):
+    """``n`` random jobs (inter-arrivals up to ``gap`` s) on two 8-processor sites under sla-predict; (model, values)."""
     rng = np.random.default_rng(seed)
     jobs, t = [], 0
     for i in range(1, n + 1):
@@ -274,8 +271,17 @@ def test_predicted_contracts_overrun_and_every_violation_without_overbooking_fol
                         site="ab"[i % 2]))
     vals = draw_valuations(((j.id, j.submit, j.procs * j.estimate / H, min(j.runtime, j.estimate)) for j in jobs),
                            rng=rng)
-    m = MarketModel([ProviderSpec("a", 8, "conservative"), ProviderSpec("b", 8, "easy")], Workload(tuple(jobs)),
-                    route="site", broker=BrokerSpec("sla-predict"), valuations=vals, rng=seed)
+    model = MarketModel([ProviderSpec("a", 8, "conservative"), ProviderSpec("b", 8, "easy")], Workload(tuple(jobs)),
+                        route="site", broker=BrokerSpec("sla-predict"), valuations=vals, rng=seed)
+    return model, vals
+
+
+@settings(max_examples=15, deadline=None)
+@given(seed=st.integers(0, 10**6), n=st.integers(2, 25), gap=st.integers(0, 400))
+def test_predicted_contracts_overrun_and_every_violation_without_overbooking_follows_an_overrun(seed, n, gap):
+    """Random markets under sla-predict (no overbooking): every job runs once, no machine holds more than its
+    processors, overruns are charged at the base rate, and contracts are violated only when overruns moved them."""
+    m, vals = _predicted_sla_market(seed, n, gap)
     r = m.run()
     desk = m.broker.desk
     _check_settled_market(m, r, vals, n)
@@ -326,17 +332,7 @@ def test_a_desk_that_gathers_jobs_a_cycle_then_signs_slas_runs_both_inherited_pa
 
 def test_a_market_with_no_contract_settles_to_an_empty_typed_table():
     """seed 251598, two jobs, no gap: sla-predict signs nothing; the table's flags must still be boolean masks."""
-    seed = 251598
-    rng = np.random.default_rng(seed)
-    jobs = []
-    for i in (1, 2):
-        runtime = int(rng.integers(60, 4000))
-        jobs.append(Job(i, 0, int(rng.integers(1, 9)), runtime, runtime + int(rng.integers(0, 3000)), user=i % 3,
-                        site="ab"[i % 2]))
-    vals = draw_valuations(((j.id, j.submit, j.procs * j.estimate / H, min(j.runtime, j.estimate)) for j in jobs),
-                           rng=rng)
-    m = MarketModel([ProviderSpec("a", 8, "conservative"), ProviderSpec("b", 8, "easy")], Workload(tuple(jobs)),
-                    route="site", broker=BrokerSpec("sla-predict"), valuations=vals, rng=seed)
+    m, vals = _predicted_sla_market(251598, 2, 0)
     r = m.run()
     assert r.slas.empty and r.slas["broken"].dtype == bool and r.slas["violated"].dtype == bool
     _check_settled_market(m, r, vals, 2)

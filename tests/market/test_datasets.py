@@ -21,24 +21,6 @@ def _lines(path) -> list[str]:
         return fh.read().splitlines()
 
 
-@pytest.fixture
-def cache(tmp_path, monkeypatch):
-    """An empty user cache, and no $GRIDMARKET_DATA: files are read from the cache alone."""
-    folder = tmp_path / "cache"
-    monkeypatch.setenv(datasets.CACHE_ENV, str(folder))
-    monkeypatch.delenv(datasets.DATA_ENV, raising=False)
-    return folder
-
-
-@pytest.fixture
-def mirror(tmp_path):
-    """A folder laid out like the data root holding Montage_25.xml (the shipped sample's bytes)."""
-    folder = tmp_path / "mirror"
-    (folder / "workflows" / "pegasus-dax").mkdir(parents=True)
-    (folder / MONTAGE).write_bytes(datasets.sample("samples/Montage_25.xml").read_bytes())
-    return folder
-
-
 def test_every_entry_names_a_known_source_and_a_way_to_get_it():
     srcs = datasets.sources()
     assert len(datasets.registry()) == 51

@@ -4,28 +4,10 @@ import os
 import subprocess
 import sys
 
-import pytest
-
 from gridmarket import datasets
 from gridmarket.scenarios.commands.cli import main
 
 MONTAGE = "workflows/pegasus-dax/Montage_25.xml"
-
-
-@pytest.fixture
-def cache(tmp_path, monkeypatch):
-    folder = tmp_path / "cache"
-    monkeypatch.setenv(datasets.CACHE_ENV, str(folder))
-    monkeypatch.delenv(datasets.DATA_ENV, raising=False)
-    return folder
-
-
-@pytest.fixture
-def mirror(tmp_path):
-    folder = tmp_path / "mirror"
-    (folder / "workflows" / "pegasus-dax").mkdir(parents=True)
-    (folder / MONTAGE).write_bytes(datasets.sample("samples/Montage_25.xml").read_bytes())
-    return folder
 
 
 def _row(out: str, path: str) -> str:
