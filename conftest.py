@@ -22,12 +22,22 @@ finds it there and uses that one object (``tests/test_doctest_imports.py``).
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent
-INSTALLED_AS = {"market": "gridmarket", "agents": "gridmarket.agents", "scenarios": "gridmarket.scenarios",
-                "viz": "gridmarket.viz", "data": "gridmarket.data"}
+
+
+def _installed_as() -> dict[str, str]:
+    """Folder -> the package it installs as (setup.py's ``PACKAGE_DIRS``, read by ``tools/import_tree.py``)."""
+    spec = importlib.util.spec_from_file_location("_import_tree", ROOT / "tools" / "import_tree.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return {folder: package for package, folder in module.package_dirs(ROOT).items()}
+
+
+INSTALLED_AS = _installed_as()
 
 
 def _dotted_name(path: Path) -> str | None:
