@@ -29,7 +29,6 @@ a scheduler can know); no further job arrives.
 from __future__ import annotations
 
 import functools
-import heapq
 from collections.abc import Mapping, Sequence
 
 from gridmarket.errors import Infeasible, InvalidInput
@@ -39,6 +38,7 @@ from gridmarket.pricing.state import ProviderState, base_profile
 from gridmarket.reservation import Reservation
 from gridmarket.scheduling import policy_names, resolve_policy
 from gridmarket.scheduling.base import LocalScheduler, no_planning_state
+from gridmarket.scheduling.machine import MachineSimulation
 from gridmarket.scheduling.profile import AvailabilityProfile, Profile  # noqa: F401 - Profile: the doctests use it
 
 __all__ = [
@@ -213,48 +213,27 @@ def forecast(
 
 
 def _run_forward(state: ProviderState, policy: str | type[LocalScheduler], extra: Reservation | None) -> dict[int, int]:
-    """Drive a fresh ``policy`` scheduler from ``state`` until every queued job has started."""
+    """Drive a fresh ``policy`` scheduler from ``state`` through the machine's event step until every queued job has started."""
     now = state.now
     sched = _planning_scheduler(resolve_policy(policy), state.procs, state.policy_state, policy)
-    # running jobs: started now in one pass, each holding its processors to its planned end
+    # running jobs: stand-ins arriving now, started in the first pass, each holding its processors to its planned end
     stand_ins = [Job(r.id, now, r.procs, r.end - now, r.end - now, user=r.user) for r in state.running]
-    for job in stand_ins:
-        sched.submit(job, now)
-    started = sched.schedule(now)
-    if len(started) != len(stand_ins):  # pragma: no cover - a policy that refuses a running job
-        raise RuntimeError(f"{policy}: could not restore {len(stand_ins) - len(started)} running job(s)")
-    heap: list[tuple[int, int, Job]] = [(job.estimate + now, job.id, job) for job in stand_ins]
-    heapq.heapify(heap)
-    wakes: set[int] = set()
+    machine = MachineSimulation(sched, stand_ins, now=now, to_estimates=True)
+    machine.wake_at(now)  # the first pass runs even with nothing running
+    steps = machine.steps()
+    next(steps)
+    if len(machine.start) != len(stand_ins):  # pragma: no cover - a policy that refuses a running job
+        raise RuntimeError(f"{policy}: could not restore {len(stand_ins) - len(machine.start)} running job(s)")
     for res in (*state.reservations, *((extra,) if extra is not None else ())):
         # a reservation under way is held from now on
-        held = res if res.start >= now else Reservation(res.id, now, res.procs, res.end - now)
-        sched.add_reservation(held, now)
-        wakes.add(res.end)
-    for job in state.queue:
+        machine.add_reservation(res if res.start >= now else Reservation(res.id, now, res.procs, res.end - now))
+    for job in state.queue:  # waiting since before now: handed over as they wait, not as arrivals
         sched.submit(job, now)
-    wake_heap = sorted(w for w in wakes if w > now)
-    wakeup = getattr(sched, "wakeup", None)
-    starts: dict[int, int] = {}
-    t = now
-    while True:
-        for job in sched.schedule(t):
-            starts[job.id] = t
-            heapq.heappush(heap, (t + job.estimate, job.id, job))
+    machine.wake_at(now)
+    for _ in steps:
         if not sched.queue:
             break
-        nxt = heap[0][0] if heap else None
-        while wake_heap and wake_heap[0] <= t:
-            heapq.heappop(wake_heap)
-        if wake_heap and (nxt is None or wake_heap[0] < nxt):
-            nxt = wake_heap[0]
-        if wakeup is not None:
-            w = wakeup(t)
-            if w is not None and w > t and (nxt is None or w < nxt):
-                nxt = w
-        if nxt is None:  # pragma: no cover - every policy starts a head once the machine drains
-            raise RuntimeError(f"{policy}: queue stuck at {t} with {len(sched.queue)} job(s)")
-        t = nxt
-        while heap and heap[0][0] == t:
-            sched.finish(heapq.heappop(heap)[2], t)
-    return {job.id: starts[job.id] for job in state.queue}
+    else:  # pragma: no cover - every policy starts a head once the machine drains
+        raise RuntimeError(f"{policy}: queue stuck at {machine.now} with {len(sched.queue)} job(s)")
+    start = machine.start
+    return {job.id: start[job.id] for job in state.queue}
