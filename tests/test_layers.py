@@ -77,3 +77,44 @@ def test_no_two_modules_of_gridmarket_import_each_other():
                for m, p in modules.items()}  # a module importing its own package is how packages are built
     pairs = sorted({tuple(sorted((a, b))) for a, found in imports.items() for b in found if a in imports[b]})
     assert not pairs, pairs
+
+
+def _policy_name_tests(path, names):
+    """Where ``path`` tests a value against a scheduling policy's name, or holds/imports a set of such names."""
+    import ast
+
+    def named(node):
+        return isinstance(node, ast.Constant) and node.value in names
+
+    def holds_names(node):  # a literal of policy names only (a tuple of JSON keys that holds "slots" is not one)
+        return isinstance(node, (ast.Tuple, ast.List, ast.Set)) and node.elts and all(named(e) for e in node.elts)
+
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Compare):
+            sides = [node.left, *node.comparators]
+            if any(named(s) or holds_names(s) for s in sides):
+                found.append(f"{path.name}:{node.lineno}: compares with a policy name")
+        elif isinstance(node, ast.Assign) and holds_names(node.value):
+            found.append(f"{path.name}:{node.lineno}: a set of policy names")
+        elif isinstance(node, ast.ImportFrom) and node.module and node.module.startswith(
+                ("gridmarket.scheduling", "gridmarket.pricing")):
+            found.extend(f"{path.name}:{node.lineno}: imports {a.name}" for a in node.names
+                         if a.name == "POLICIES" or a.name.endswith("_POLICIES"))
+    return found
+
+
+def test_only_the_scheduling_package_knows_policies_by_name():
+    """Pricing, the plan views, agents and commands ask a scheduler's planner (``planner.plans_whole_queue``,
+    ``planner.plan(state)``); a policy's name is resolved once (``gridmarket.scheduling.planner_of``). Pricing
+    once tested names (``policy in BACKFILL_POLICIES``) in three modules and the plan view in a fourth."""
+    from pathlib import Path
+
+    from gridmarket.scheduling import policy_names
+
+    names = set(policy_names())
+    root = Path(__file__).resolve().parents[1]
+    paths = [p for folder in ("market", "agents", "scenarios", "viz") for p in (root / folder).rglob("*.py")
+             if (root / "market" / "scheduling") not in p.parents]
+    found = [hit for p in paths for hit in _policy_name_tests(p, names)]
+    assert not found, found

@@ -17,11 +17,11 @@ import math
 from dataclasses import dataclass
 
 from gridmarket.errors import InvalidInput
-from gridmarket.pricing.forecast import BACKFILL_POLICIES, check_policy, forecast
-from gridmarket.pricing.state import state_from_scheduler
-from gridmarket.scheduling import LocalScheduler, policy_of
+from gridmarket.scheduling import planner_of
+from gridmarket.scheduling.planner import Planner
 from gridmarket.scheduling.profile import AvailabilityProfile, Profile
 from gridmarket.scheduling.slots import decompose
+from gridmarket.scheduling.state import state_from_scheduler
 
 __all__ = ["PLAN_KINDS", "PlanBlock", "assign_rows", "machine_plan"]
 
@@ -41,7 +41,7 @@ scheduler's expected end, and carry the processors the jobs are on);
 policy planned (conservative backfilling, the slot scheduler); ``projected``
 queued jobs of a policy that keeps no plan, at a forecast start: FCFS, EASY
 and any other policy pricing can run forward (plug-ins included) are run
-forward from the state (``gridmarket.pricing.forecast``, what adaptive pricing
+forward from the state (their planner, ``gridmarket.scheduling.planner``, what adaptive pricing
 plans with, Singh 2008 ch. 5.3; PSP with its users' accuracies held); a
 policy whose scheduler refuses the stand-ins (a two-tier machine's) is placed
 in queue order at its jobs' earliest starts;
@@ -185,14 +185,14 @@ def machine_plan(machine, now: int, *, window: tuple[int, int], advertised=None)
     queue = list(sched.queue)
     forecast_starts = {}
     if planned is None and queue:
-        # the policy run forward, as pricing does (plug-ins too, by the name that leads back to their class)
-        policy: str | type[LocalScheduler] | None
+        # the scheduler's own planner, as pricing uses it (a plug-in's too)
+        planner: Planner | None
         try:
-            policy = check_policy(policy_of(sched))
+            planner = planner_of(sched)
         except InvalidInput:  # a policy whose scheduler refuses the stand-ins: queue order below
-            policy = None
-        if policy is not None and policy not in BACKFILL_POLICIES:
-            forecast_starts = forecast(state_from_scheduler(sched, now), policy)
+            planner = None
+        if planner is not None and not planner.plans_whole_queue:
+            forecast_starts = planner.plan(state_from_scheduler(sched, now))
     if planned is not None:
         for job in queue:
             if job.id in planned:

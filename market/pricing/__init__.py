@@ -8,7 +8,7 @@ Times are integer seconds from simulation start; prices are SU (processor-hours)
 from gridmarket.pricing.advertisement import ADVERTISEMENT_HORIZON, ADVERTISEMENT_MARGIN, advertise, delineation
 from gridmarket.pricing.cancellation import withdraw_reservation
 from gridmarket.pricing.externality import ExternalityPricer, slot_price
-from gridmarket.pricing.forecast import PRICING_POLICIES, check_policy, forecast, greedy_plan
+from gridmarket.pricing.forecast import check_policy, forecast, greedy_plan, pricing_planner
 from gridmarket.pricing.plan import Booking, ProviderPlan
 from gridmarket.pricing.quotes import Quote, choose, choose_flexible, quote_at, quote_earliest, quote_flexible
 from gridmarket.pricing.rules import PRICING_RULES, PricingRule, register_pricing, resolve_pricing
@@ -28,7 +28,6 @@ __all__ = [
     "ADVERTISEMENT_MARGIN",
     "BASE_RATE",
     "PENALTY_FACTOR",
-    "PRICING_POLICIES",
     "PRICING_RULES",
     "SECONDS_PER_HOUR",
     "Booking",
@@ -47,6 +46,7 @@ __all__ = [
     "delineation",
     "forecast",
     "greedy_plan",
+    "pricing_planner",
     "quote_at",
     "quote_earliest",
     "quote_flexible",

@@ -14,7 +14,7 @@ The plan "without" is the provider's current plan: for conservative
 backfilling the scheduler's own planned starts when it has them (a slot that
 fits beside them moves no job, exactly as
 :meth:`ConservativeScheduler.add_reservation` keeps them), else the policy's
-plan of the queue from the state (:func:`gridmarket.pricing.forecast.forecast`).
+plan of the queue from the state (its planner, :mod:`gridmarket.scheduling.planner`).
 The plan "with" is the policy's plan of the queue around the slot, which is
 what ``add_reservation`` does when the slot does not fit beside the plan.
 
@@ -31,11 +31,12 @@ from collections.abc import Iterable, Mapping
 from gridmarket.errors import Infeasible, InvalidInput
 from gridmarket.job import Job
 from gridmarket.pricing.engine import Engine
-from gridmarket.pricing.forecast import BACKFILL_POLICIES, check_policy, forecast, plans_as_itself
+from gridmarket.pricing.forecast import pricing_planner
 from gridmarket.pricing.slot import SECONDS_PER_HOUR
-from gridmarket.pricing.state import ProviderState, RunningJob, planning_state_of
+from gridmarket.pricing.state import ProviderState, RunningJob
 from gridmarket.reservation import Reservation
-from gridmarket.scheduling import policy_of
+from gridmarket.scheduling import LocalScheduler, policy_of
+from gridmarket.scheduling.planner import Planner
 from gridmarket.scheduling.profile import AvailabilityProfile, Profile
 
 __all__ = ["ExternalityPricer", "slot_price"]
@@ -54,8 +55,9 @@ class ExternalityPricer:
     ----------
     state : ProviderState
         Running jobs, reservations and queue at ``state.now``; not modified.
-    policy : str
-        The provider's local policy: ``conservative``, ``slots``, ``easy`` or ``fcfs``.
+    policy : str, scheduler class or Planner
+        The provider's local policy (``conservative``, ``slots``, ``easy``, ``fcfs``, any policy
+        :func:`~gridmarket.pricing.forecast.check_policy` takes), resolved once to its planner.
     planned : mapping of int to int, optional
         The provider's current planned start of each queued job, when its
         scheduler keeps one (conservative, slots). By default the policy's
@@ -63,6 +65,8 @@ class ExternalityPricer:
 
     Attributes
     ----------
+    planner : Planner
+        How the queue is planned (:mod:`gridmarket.scheduling.planner`).
     now, procs : int
         Time of the state (seconds) and processors of the machine.
     queue : tuple of Job
@@ -111,7 +115,7 @@ class ExternalityPricer:
     for the whole-trace figures against the plain replay.
 
     EASY and FCFS plan only their queue head, so each price runs the policy
-    forward over the queue (:func:`~gridmarket.pricing.forecast.forecast`),
+    forward over the queue (:class:`~gridmarket.scheduling.planner.ForwardPlanner`),
     except for a slot that fits in the free capacity of the predicted plan:
     with estimates as runtimes and no arrival, each head starts at its
     shadow time and every job the policy starts fits beside the plan at
@@ -156,9 +160,10 @@ class ExternalityPricer:
     _policy_state: dict | None
 
     def __init__(
-        self, state: ProviderState, policy: str = "conservative", *, planned: Mapping[int, int] | None = None
+        self, state: ProviderState, policy: str | type[LocalScheduler] | Planner = "conservative", *,
+        planned: Mapping[int, int] | None = None,
     ) -> None:
-        self.policy = check_policy(policy)
+        self.planner = pricing_planner(policy)
         self._state = state
         self._snapshot = None
         now = state.now
@@ -172,15 +177,15 @@ class ExternalityPricer:
         self._plan(planned)
 
     @classmethod
-    def from_scheduler(cls, scheduler, now: int, policy: str | None = None) -> ExternalityPricer:
+    def from_scheduler(cls, scheduler, now: int, policy: str | type[LocalScheduler] | Planner | None = None) -> ExternalityPricer:
         """The pricer of a live :class:`~gridmarket.scheduling.base.LocalScheduler` at ``now`` (it is not changed).
 
         The same pricer as ``ExternalityPricer(state_from_scheduler(scheduler, now), policy,
-        planned=scheduler.planned)`` (``planned`` for conservative and slots only), built
-        straight from the scheduler's running jobs, reservations and queue: the
-        :attr:`state` record is made only if asked for. ``policy`` defaults to the
-        scheduler's own class (:func:`gridmarket.scheduling.policy_of`: a plug-in is run forward as
-        itself). The scheduler is trusted to be consistent (its state is not re-validated).
+        planned=scheduler.planned)`` (``planned`` when the planner's plan is what the scheduler
+        keeps: conservative, slots), built straight from the scheduler's running jobs, reservations
+        and queue: the :attr:`state` record is made only if asked for. ``policy`` defaults to the
+        scheduler's own planner (a plug-in is run forward as itself). The scheduler is trusted to
+        be consistent (its state is not re-validated).
 
         Examples
         --------
@@ -193,15 +198,15 @@ class ExternalityPricer:
         ({2: 100}, 2.0)
         """
         self = cls.__new__(cls)
-        self.policy = check_policy(policy_of(scheduler) if policy is None else policy)
+        self.planner = planner = pricing_planner(scheduler if policy is None else policy)
         self._state = None
-        self._policy_state = planning_state_of(scheduler) if plans_as_itself(scheduler, self.policy) else None
+        self._policy_state = planner.planning_state_of(scheduler)
         self.now, self.procs = now, scheduler.procs
         self._snapshot = running = list(scheduler.running.values())
         self._reservations = tuple(r for r in scheduler.reservations.values() if r.end > now)
         self.queue = tuple(scheduler.queue)
         self._engine = Engine.of_jobs(now, scheduler.procs, running, self._reservations)
-        self._plan(getattr(scheduler, "planned", None) if self.policy in BACKFILL_POLICIES else None)
+        self._plan(planner.planned_by(scheduler))
         return self
 
     def _plan(self, planned: Mapping[int, int] | None) -> None:
@@ -209,12 +214,17 @@ class ExternalityPricer:
         self._full: AvailabilityProfile | None = None
         self._planned: dict[int, int] | None = None
         if planned is None:
-            planned = self._planned = forecast(self.state, self.policy, base=self.base)
+            planned = self._planned = self.planner.plan(self.state, base=self.base)
         try:
             self._engine.plan_jobs(self.queue, planned)
         except KeyError:
             missing = [job.id for job in self.queue if job.id not in planned]
             raise InvalidInput(f"planned starts miss queued job(s) {missing[:5]}") from None
+
+    @property
+    def policy(self) -> str | type[LocalScheduler]:
+        """The policy planned with, by the name that resolves to it (:func:`gridmarket.scheduling.policy_of`)."""
+        return policy_of(self.planner.policy)
 
     @property
     def planned(self) -> dict[int, int]:
@@ -296,10 +306,10 @@ class ExternalityPricer:
         self.check(start, procs, duration)
         if self.fits_plan(start, procs, duration):
             return dict(self.planned)
-        if self.policy in BACKFILL_POLICIES:
+        if self.planner.plans_whole_queue:
             new = self._engine.starts_with(start, procs, duration)
             return {job.id: t for job, t in zip(self.queue, new)}
-        return forecast(self.state, self.policy, extra=self._slot(start, procs, duration), base=self.base)
+        return self.planner.plan(self.state, self._slot(start, procs, duration), base=self.base)
 
     def delays(self, start: int, procs: int, duration: int) -> dict[int, int]:
         """Seconds each queued job is delayed by the slot (jobs not delayed are left out)."""
@@ -331,7 +341,7 @@ class ExternalityPricer:
         starts = list(starts)
         for start in starts:
             self.check_start(start)
-        if self.policy in BACKFILL_POLICIES:
+        if self.planner.plans_whole_queue:
             return self._engine.prices(procs, duration, starts)
         base_min = self._engine.base_min_free
         return [None if base_min(start, duration) < procs else self._price_ps(start, procs, duration)
@@ -345,7 +355,7 @@ class ExternalityPricer:
         out. ``procs`` and ``duration`` are checked.
         """
         self.check_size(procs, duration)
-        if self.policy in BACKFILL_POLICIES:
+        if self.planner.plans_whole_queue:
             return self._engine.feasible(procs, duration)
         starts = self._engine.instants()
         prices = self.prices_ps(procs, duration, starts)
@@ -376,9 +386,9 @@ class ExternalityPricer:
     def _price_ps(self, start: int, procs: int, duration: int) -> int:
         if self.fits_plan(start, procs, duration):
             return 0
-        if self.policy in BACKFILL_POLICIES:
+        if self.planner.plans_whole_queue:
             return self._engine.prices(procs, duration, (start,))[0]  # type: ignore[return-value]  # base checked: a price
-        after = forecast(self.state, self.policy, extra=self._slot(start, procs, duration), base=self.base)
+        after = self.planner.plan(self.state, self._slot(start, procs, duration), base=self.base)
         total = 0
         for job in self.queue:
             delay = after[job.id] - self.planned[job.id]
@@ -394,7 +404,8 @@ def _as_profile(procs: int, times: list[int], free: list[int]) -> AvailabilityPr
 
 
 def slot_price(
-    state: ProviderState, start: int, procs: int, duration: int, *, policy: str = "conservative"
+    state: ProviderState, start: int, procs: int, duration: int, *,
+    policy: str | type[LocalScheduler] | Planner = "conservative",
 ) -> float:
     """The adaptive price ``f`` (SU) of one slot on ``state`` under ``policy`` (Singh 2008, Fig. 22).
 

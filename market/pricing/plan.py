@@ -26,13 +26,14 @@ from dataclasses import dataclass
 from gridmarket.errors import Infeasible, InvalidInput
 from gridmarket.pricing.advertisement import advertise
 from gridmarket.pricing.externality import ExternalityPricer
-from gridmarket.pricing.forecast import BACKFILL_POLICIES, check_policy, forecast, plans_as_itself
+from gridmarket.pricing.forecast import pricing_planner
 from gridmarket.pricing.quotes import Quote, quote_at, quote_earliest, quote_flexible
 from gridmarket.pricing.rules import apply_rule, resolve_pricing
 from gridmarket.pricing.slot import BASE_RATE, PENALTY_FACTOR, SECONDS_PER_HOUR, Slot
 from gridmarket.pricing.state import ProviderState, state_from_dict, state_from_scheduler
 from gridmarket.reservation import Reservation
-from gridmarket.scheduling import policy_of
+from gridmarket.scheduling import LocalScheduler, policy_of
+from gridmarket.scheduling.planner import Planner
 
 __all__ = ["Booking", "ProviderPlan"]
 
@@ -74,11 +75,13 @@ class ProviderPlan:
     ----------
     state : ProviderState
         Running jobs, queue and reservations at ``state.now``.
-    policy : str
-        The provider's local policy: ``conservative``, ``slots``, ``easy`` or ``fcfs``.
+    policy : str, scheduler class or Planner
+        The provider's local policy (``conservative``, ``slots``, ``easy``, ``fcfs``, any policy
+        :func:`~gridmarket.pricing.forecast.check_policy` takes), resolved once to its planner
+        (:attr:`planner`).
     planned : mapping of int to int, optional
-        The queue's planned starts when the scheduler keeps them
-        (conservative, slots); by default the policy plans the queue from the state.
+        The queue's planned starts when the scheduler keeps them and they are its planner's plan
+        (conservative, slots); by default the planner plans the queue from the state.
     unit_cost : float
         Base rate ``c`` (SU per processor-hour) of every slot sold.
     penalty_factor : float
@@ -111,7 +114,7 @@ class ProviderPlan:
     def __init__(
         self,
         state: ProviderState,
-        policy: str = "conservative",
+        policy: str | type[LocalScheduler] | Planner = "conservative",
         *,
         planned: Mapping[int, int] | None = None,
         unit_cost: float = BASE_RATE,
@@ -120,40 +123,38 @@ class ProviderPlan:
     ) -> None:
         if not isinstance(state, ProviderState):
             raise InvalidInput(f"plan: state must be a ProviderState, got {type(state).__name__}")
-        check_policy(policy)
+        self.planner = pricing_planner(policy)
         try:  # validate the prices once, through the record that carries them
             Slot(0, 1, 1, unit_cost, 0.0, penalty_factor=penalty_factor)
         except InvalidInput as err:
             raise InvalidInput(f"plan: {str(err).removeprefix('slot at 0: ')}") from None
-        self.policy = policy
         self.unit_cost = unit_cost
         self.penalty_factor = penalty_factor
         self.pricing = pricing
         self._rule = resolve_pricing(pricing)
         self.bookings: dict[str | int, Booking] = {}
         self._sold: set[tuple] = set()
-        self._set(state, None if planned is None or policy not in BACKFILL_POLICIES else planned)
+        self._set(state, planned if self.planner.plans_whole_queue else None)
 
     # ------------------------------------------------------------ construction
     @classmethod
     def from_scheduler(cls, scheduler, now: int, **kwargs) -> ProviderPlan:
         """The plan of a live :class:`~gridmarket.scheduling.base.LocalScheduler` at ``now``.
 
-        Conservative and slot schedulers keep their planned starts; they are
-        used as they are. Any other policy, a plug-in among them, is run forward as its own
-        class (:func:`gridmarket.scheduling.policy_of`). The scheduler is not changed. Mid-run:
-        ``ProviderPlan.from_scheduler(sim.scheduler, sim.now)``.
+        The scheduler's planner (or that of ``policy=``, to price it as another policy) plans:
+        conservative and slot schedulers keep their planned starts and they are used as they are;
+        any other policy, a plug-in among them, is run forward as its own class. The scheduler is
+        not changed. Mid-run: ``ProviderPlan.from_scheduler(sim.scheduler, sim.now)``.
         """
         policy = kwargs.pop("policy", None)
-        if policy is None:
-            policy = policy_of(scheduler)
-        planned = getattr(scheduler, "planned", None) if policy in BACKFILL_POLICIES else None
+        planner = pricing_planner(scheduler if policy is None else policy)
+        planned = planner.planned_by(scheduler)
         state = state_from_scheduler(scheduler, now)
-        if state.policy_state is not None and not plans_as_itself(scheduler, policy):
+        if state.policy_state is not None and planner.planning_state_of(scheduler) is None:
             state = dataclasses.replace(state, policy_state=None)  # another policy's plan cannot use it
         if planned is not None:
             planned = {job.id: planned[job.id] for job in state.queue}
-        return cls(state, policy, planned=planned, **kwargs)
+        return cls(state, planner, planned=planned, **kwargs)
 
     @classmethod
     def from_state(cls, state: ProviderState | Mapping, policy: str = "conservative", **kwargs) -> ProviderPlan:
@@ -164,9 +165,14 @@ class ProviderPlan:
 
     def _set(self, state: ProviderState, planned: Mapping[int, int] | None) -> None:
         self.state = state
-        self.pricer = ExternalityPricer(state, self.policy, planned=planned)
+        self.pricer = ExternalityPricer(state, self.planner, planned=planned)
 
     # ------------------------------------------------------------ views
+    @property
+    def policy(self) -> str | type[LocalScheduler]:
+        """The provider's policy, by the name that resolves to it (:func:`gridmarket.scheduling.policy_of`)."""
+        return policy_of(self.planner.policy)
+
     @property
     def now(self) -> int:
         """Current time of the plan (seconds)."""
@@ -248,7 +254,7 @@ class ProviderPlan:
         state = dataclasses.replace(self.state, reservations=(*self.state.reservations, reservation))
         if not replan:
             planned = self.pricer.planned  # the slot sits in a hole: nobody moves (fits_plan)
-        elif self.policy in BACKFILL_POLICIES:
+        elif self.planner.plans_whole_queue:
             planned = self.pricer.starts_with(reservation.start, reservation.procs, reservation.duration)
         else:
             planned = None
@@ -339,11 +345,12 @@ class ProviderPlan:
                 f"{part.procs} processors are still free over [{part.start}, {part.end}) in the plan at "
                 f"{self.now} (sold, or the plan changed since)"
             )
-        if self.policy not in BACKFILL_POLICIES and self.pricer.price_ps(part.start, part.procs, part.duration):
+        whole = self.planner.plans_whole_queue
+        if not whole and self.pricer.price_ps(part.start, part.procs, part.duration):
             # a hole of the predicted plan delays nobody under EASY/FCFS either; kept as a guard
             raise Infeasible(f"slot at {part.start} issued at {slot.issued} would delay queued jobs")
         reservation = Reservation(self._new_id(reservation_id), part.start, part.procs, part.duration)
-        booking = self._place(reservation, part, replan=self.policy not in BACKFILL_POLICIES)
+        booking = self._place(reservation, part, replan=not whole)
         if not slot.divisible:
             self._sold.add(key)
         return booking
@@ -382,7 +389,7 @@ class ProviderPlan:
         state = dataclasses.replace(
             self.state, reservations=tuple(r for r in self.state.reservations if r.id != res_id)
         )
-        planned = self._compress(state, held) if self.policy in BACKFILL_POLICIES else forecast(state, self.policy)
+        planned = self._compress(state, held) if self.planner.plans_whole_queue else self.planner.plan(state)
         self._set(state, planned)
         self.bookings.pop(res_id, None)
         return booking.penalty

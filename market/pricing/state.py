@@ -1,10 +1,10 @@
-"""A provider's scheduler state at one instant: running jobs, queued jobs, reservations.
+"""A provider's scheduler state at one instant as a document: ``state.json`` in and out.
 
-The input of slot advertisement and pricing (Singh 2008, ch. 3 and ch. 5,
-Fig. 22: "existing slots and running tasks", "set of queued tasks Q"). It is
-read from a running scheduler (:func:`state_from_scheduler`, so agents can
-price mid-run) or from a ``state.json`` file (:func:`read_state`, the
-``gridmarket quote`` input). Times are integer seconds from simulation start.
+The record, :class:`~gridmarket.scheduling.state.ProviderState` (running jobs, queued jobs,
+reservations; Singh 2008, ch. 3 and ch. 5, Fig. 22), lives with the planners that read it
+(:mod:`gridmarket.scheduling.state`) and is re-exported here. It is read from a running scheduler
+(:func:`state_from_scheduler`, so agents can price mid-run) or from a ``state.json`` file
+(:func:`read_state`, the ``gridmarket quote`` input). Times are integer seconds from simulation start.
 
 ``state.json``::
 
@@ -30,13 +30,18 @@ also ``"weights"`` and ``"bf_max_job_test"``. A policy that keeps none refuses i
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from gridmarket.errors import InvalidInput
 from gridmarket.job import Job
 from gridmarket.reservation import Reservation
-from gridmarket.scheduling.profile import AvailabilityProfile, Profile
+from gridmarket.scheduling.state import (
+    ProviderState,
+    RunningJob,
+    base_profile,
+    planning_state_of,
+    state_from_scheduler,
+)
 from gridmarket.validation import check_keys, read_json
 
 __all__ = [
@@ -53,197 +58,6 @@ __all__ = [
 
 def _is_int(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
-
-
-@dataclass(frozen=True, slots=True)
-class RunningJob:
-    """A job holding ``procs`` processors from ``start`` until its planned ``end`` (start + estimate).
-
-    Examples
-    --------
-    >>> RunningJob(7, procs=4, start=0, end=3600).procs
-    4
-    """
-
-    id: int
-    procs: int
-    start: int
-    end: int
-    user: int = -1
-
-    def __post_init__(self) -> None:
-        for name in ("id", "procs", "start", "end", "user"):
-            if not _is_int(getattr(self, name)):
-                raise InvalidInput(f"running job {self.id!r}: {name} must be an int, got {getattr(self, name)!r}")
-        if self.procs < 1:
-            raise InvalidInput(f"running job {self.id!r}: procs must be >= 1, got {self.procs}")
-        if self.end <= self.start:
-            raise InvalidInput(f"running job {self.id!r}: end ({self.end}) must be after start ({self.start})")
-
-
-@dataclass(frozen=True, slots=True)
-class ProviderState:
-    """One machine's state at ``now``: what pricing plans around.
-
-    Parameters
-    ----------
-    now : int
-        Current time (seconds).
-    procs : int
-        Processors of the machine.
-    running : tuple of RunningJob
-        Started jobs; each holds its processors over ``[start, end)`` with
-        ``start <= now < end``.
-    queue : tuple of Job
-        Waiting jobs in arrival order (the order the policy serves them).
-    reservations : tuple of Reservation
-        Held capacity ending after ``now`` (one may have begun already).
-    policy_state : mapping, optional
-        What the policy knows beyond its jobs (module docstring, ``policy_state``); None if nothing.
-
-    Raises
-    ------
-    InvalidInput
-        A field is out of range (the message names it), ids repeat, or
-        running jobs and reservations need more processors than the machine
-        has at some instant.
-    """
-
-    now: int
-    procs: int
-    running: tuple[RunningJob, ...] = ()
-    queue: tuple[Job, ...] = ()
-    reservations: tuple[Reservation, ...] = ()
-    policy_state: Mapping | None = field(default=None, hash=False)
-
-    def __post_init__(self) -> None:
-        if not _is_int(self.now) or self.now < 0:
-            raise InvalidInput(f"state: now must be an int >= 0, got {self.now!r}")
-        if not _is_int(self.procs) or self.procs < 1:
-            raise InvalidInput(f"state: procs must be an int >= 1, got {self.procs!r}")
-        now, procs = self.now, self.procs
-        seen: set[int] = set()
-        for r in self.running:
-            if r.id in seen:
-                raise InvalidInput(f"state: job id {r.id!r} appears twice")
-            seen.add(r.id)
-            if r.procs > procs:
-                raise InvalidInput(f"running job {r.id!r} holds {r.procs} processors; machine has {procs}")
-            if r.start > now:
-                raise InvalidInput(f"running job {r.id!r}: start ({r.start}) is after now ({now})")
-            if r.end <= now:
-                raise InvalidInput(f"running job {r.id!r}: end ({r.end}) must be after now ({now})")
-        for job in self.queue:
-            if job.id in seen:
-                raise InvalidInput(f"state: job id {job.id!r} appears twice")
-            seen.add(job.id)
-            if job.procs > procs:
-                raise InvalidInput(f"queued job {job.id!r} needs {job.procs} processors; machine has {procs}")
-            if job.submit > now:
-                raise InvalidInput(f"queued job {job.id!r}: submit ({job.submit}) is after now ({now})")
-        names: set[str | int] = set()
-        for res in self.reservations:
-            if res.id in names:
-                raise InvalidInput(f"state: reservation id {res.id!r} appears twice")
-            names.add(res.id)
-            if res.procs > procs:
-                raise InvalidInput(f"reservation {res.id!r} holds {res.procs} processors; machine has {procs}")
-            if res.end <= now:
-                raise InvalidInput(f"reservation {res.id!r}: it ends at {res.end}, not after now ({now})")
-        if self.policy_state is not None and not isinstance(self.policy_state, Mapping):
-            raise InvalidInput(f"policy_state must be an object, got {type(self.policy_state).__name__}")
-        base_profile(self)  # capacity check
-
-    def reservation(self, reservation_id: str | int) -> Reservation:
-        """The reservation called ``reservation_id``; ``InvalidInput`` if there is none."""
-        for res in self.reservations:
-            if res.id == reservation_id:
-                return res
-        known = ", ".join(repr(r.id) for r in self.reservations) or "none"
-        raise InvalidInput(f"unknown reservation id {reservation_id!r}; held: {known}")
-
-
-def base_profile(state: ProviderState) -> AvailabilityProfile:
-    """Free processors from ``state.now`` on, counting running jobs and reservations only.
-
-    The "existing slots and running tasks" of Fig. 22: what a new slot must
-    not conflict with. Queued jobs are left out. Built in one sorted sweep,
-    O(k log k) for k intervals.
-
-    Raises
-    ------
-    InvalidInput
-        More processors are held than the machine has at some instant.
-
-    Examples
-    --------
-    >>> s = ProviderState(10, 4, running=(RunningJob(1, 3, 0, 50),),
-    ...                   reservations=(Reservation("r", 40, 1, 20),))
-    >>> base_profile(s).steps()
-    [(10, 1), (40, 0), (50, 3), (60, 4)]
-    >>> ProviderState(10, 4, running=(RunningJob(1, 3, 0, 50),), reservations=(Reservation("r", 40, 2, 20),))
-    Traceback (most recent call last):
-    ...
-    gridmarket.errors.InvalidInput: running jobs and reservations hold 5 processors at 40; machine has 4
-    """
-    now, procs = state.now, state.procs
-    change: dict[int, int] = {}
-    for r in state.running:
-        change[now] = change.get(now, 0) - r.procs
-        change[r.end] = change.get(r.end, 0) + r.procs
-    for res in state.reservations:
-        a = max(res.start, now)
-        change[a] = change.get(a, 0) - res.procs
-        change[res.end] = change.get(res.end, 0) + res.procs
-    change.setdefault(now, 0)
-    profile = Profile(procs, now)
-    times, free = profile.times, profile.free
-    times.clear()
-    free.clear()
-    value = procs
-    for t in sorted(change):
-        value += change[t]
-        if value < 0:
-            raise InvalidInput(
-                f"running jobs and reservations hold {procs - value} processors at {t}; machine has {procs}"
-            )
-        if free and free[-1] == value:
-            continue
-        times.append(t)
-        free.append(value)
-    return profile
-
-
-def state_from_scheduler(scheduler, now: int) -> ProviderState:
-    """The state of a running :class:`~gridmarket.scheduling.base.LocalScheduler` at ``now``.
-
-    Running jobs hold their processors to ``start + estimate`` (the plan a
-    scheduler keeps); reservations that ended by ``now`` are left out.
-    Nothing in the scheduler is changed.
-
-    Examples
-    --------
-    >>> from gridmarket.scheduling import EASYScheduler
-    >>> s = EASYScheduler(4)
-    >>> s.submit(Job(1, 0, 3, 100, 120), 0); _ = s.schedule(0); s.submit(Job(2, 5, 2, 10, 10), 5)
-    >>> st = state_from_scheduler(s, 5)
-    >>> st.running, [j.id for j in st.queue]
-    ((RunningJob(id=1, procs=3, start=0, end=120, user=-1),), [2])
-    """
-    running = tuple(
-        RunningJob(job.id, job.procs, start, start + job.estimate, job.user)
-        for job, start in scheduler.running.values()
-        if start + job.estimate > now
-    )
-    reservations = tuple(r for r in scheduler.reservations.values() if r.end > now)
-    return ProviderState(now, scheduler.procs, running, tuple(scheduler.queue), reservations,
-                         planning_state_of(scheduler))
-
-
-def planning_state_of(scheduler) -> dict | None:
-    """``scheduler.planning_state()`` (:meth:`~gridmarket.scheduling.base.LocalScheduler.planning_state`), None without one."""
-    planning_state = getattr(scheduler, "planning_state", None)
-    return None if planning_state is None else planning_state()
 
 
 # ------------------------------------------------------------------ state.json

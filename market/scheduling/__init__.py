@@ -8,13 +8,17 @@ for the protocol the simulator drives. A policy is named by its registered name
 """
 
 import difflib
+import functools
 
 from gridmarket.errors import InvalidInput
+from gridmarket.job import Job
 from gridmarket.plugins import is_plugin_name, load_plugin, register_class
 from gridmarket.scheduling.base import LocalScheduler
 from gridmarket.scheduling.conservative import ConservativeScheduler
 from gridmarket.scheduling.easy import EASYScheduler
 from gridmarket.scheduling.fcfs import FCFSScheduler
+from gridmarket.scheduling.machine import MachineSimulation
+from gridmarket.scheduling.planner import ForwardPlanner, GreedyPlanner, Planner
 from gridmarket.scheduling.profile import AvailabilityProfile, Profile
 from gridmarket.scheduling.psp import PSPScheduler
 from gridmarket.scheduling.slots import FreeSlot, SlotScheduler
@@ -26,13 +30,18 @@ __all__ = [
     "ConservativeScheduler",
     "EASYScheduler",
     "FCFSScheduler",
+    "ForwardPlanner",
     "FreeSlot",
+    "GreedyPlanner",
     "LocalScheduler",
+    "MachineSimulation",
     "PSPScheduler",
+    "Planner",
     "Profile",
     "SlotScheduler",
     "SlurmPSPScheduler",
     "make_scheduler",
+    "planner_of",
     "policy_names",
     "policy_of",
     "register_policy",
@@ -138,6 +147,71 @@ def make_scheduler(policy: str | type[LocalScheduler], procs: int) -> LocalSched
     gridmarket.errors.InvalidInput: unknown policy 'sjf'; known: conservative, easy, fcfs, ...
     """
     return resolve_policy(policy)(procs)
+
+
+def planner_of(policy: object, *, purpose: str = "planning") -> Planner:
+    """The planner of a policy: the one place a policy's name turns into how its queue is planned.
+
+    ``policy`` is a registered name or a plug-in ``"package.module:Name"`` (resolved here), a
+    scheduler class or a live scheduler (its class's ``planner``), or a planner (returned as it is).
+    A policy planned forward must take the stand-ins of running jobs (a job of user 0, from a
+    scheduler made by its ``for_planning``): checked once per class.
+
+    Parameters
+    ----------
+    purpose : str
+        What the plan is for, in messages (``"pricing"``: ``unknown pricing policy ...``).
+
+    Raises
+    ------
+    InvalidInput
+        One line: an unknown name (with the names a plan takes, whole-queue planners first), a
+        plug-in that cannot be imported, an object that is not a scheduler, or a scheduler that
+        refuses the stand-ins.
+
+    Examples
+    --------
+    >>> planner_of("slots").plans_whole_queue, planner_of("easy").plans_whole_queue, planner_of("psp").name
+    (True, False, 'psp')
+    >>> planner_of("sjf", purpose="pricing")
+    Traceback (most recent call last):
+    ...
+    gridmarket.errors.InvalidInput: unknown pricing policy 'sjf'; known: conservative, slots, easy, fcfs, psp, psp-slurm, or a plug-in 'package.module:Name'
+    """
+    if isinstance(policy, (GreedyPlanner, ForwardPlanner)):
+        return policy
+    if isinstance(policy, LocalScheduler):
+        cls: type = type(policy)
+    else:
+        try:
+            cls = resolve_policy(policy)  # type: ignore[arg-type]  # anything else is refused there
+        except InvalidInput as err:
+            if is_plugin_name(policy):
+                raise InvalidInput(f"{purpose} {err}") from None  # the plug-in's own import error
+            whole = [n for n in policy_names() if POLICIES[n].planner.plans_whole_queue]
+            known = ", ".join(whole + [n for n in policy_names() if n not in whole])
+            raise InvalidInput(f"unknown {purpose} policy {policy!r}; known: {known}, or a plug-in "
+                               "'package.module:Name'") from None
+    planner: Planner = cls.planner  # type: ignore[attr-defined]  # every LocalScheduler gives one
+    if isinstance(planner, ForwardPlanner):
+        refusal = _refuses_stand_ins(planner)
+        if refusal is not None:
+            raise InvalidInput(f"{purpose} policy {policy if isinstance(policy, str) else planner.name!r}: "
+                               f"its scheduler refuses the stand-ins of running jobs ({refusal})")
+    return planner
+
+
+@functools.cache
+def _refuses_stand_ins(planner: ForwardPlanner) -> str | None:
+    """Why ``planner``'s fresh scheduler refuses a job of user 0 (a plan's first step, on one processor); None if it takes it.
+
+    Cached per planner: every pricer checks its policy, and the answer cannot change.
+    """
+    try:
+        planner.scheduler(1, None).submit(Job(0, 0, 1, 1, 1, user=0), 0)
+    except InvalidInput as err:
+        return str(err)
+    return None
 
 
 for _cls in (FCFSScheduler, EASYScheduler, ConservativeScheduler, SlotScheduler, PSPScheduler, SlurmPSPScheduler):

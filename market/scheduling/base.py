@@ -22,19 +22,11 @@ from typing import ClassVar
 from gridmarket.errors import Infeasible, InvalidInput
 from gridmarket.job import Job
 from gridmarket.reservation import Reservation
+from gridmarket.scheduling.planner import ForwardPlanner, PlannerOf
 from gridmarket.scheduling.profile import AvailabilityProfile, Profile
+from gridmarket.scheduling.state import no_planning_state
 
 __all__ = ["LocalScheduler", "no_planning_state"]
-
-
-def no_planning_state(policy: str | type, planning_state: Mapping) -> InvalidInput:
-    """The error for a ``policy_state`` handed to a policy that keeps none (one line, says what to do).
-
-    >>> print(no_planning_state("easy", {"accuracy": {}}))
-    policy 'easy' keeps no planning state, got policy_state {'accuracy': {}}: plan under the policy that recorded it, or drop policy_state
-    """
-    return InvalidInput(f"policy {policy!r} keeps no planning state, got policy_state {dict(planning_state)!r}: "
-                        "plan under the policy that recorded it, or drop policy_state")
 
 
 class LocalScheduler:
@@ -71,6 +63,9 @@ class LocalScheduler:
     """
 
     name: ClassVar[str] = ""
+    planner = PlannerOf(ForwardPlanner)
+    """How a plan of this policy's queue is made (:mod:`gridmarket.scheduling.planner`): by default the policy
+    run forward from the state; a policy that plans its whole queue at earliest starts gives a greedy planner."""
 
     def __init__(self, procs: int) -> None:
         if not isinstance(procs, int) or isinstance(procs, bool) or procs < 1:
@@ -89,8 +84,8 @@ class LocalScheduler:
     def planning_state(self) -> dict | None:
         """What this policy knows beyond its jobs that a plan of its queue needs, or None.
 
-        Pricing and advertisement (:mod:`gridmarket.pricing.forecast`) predict the queue's starts by
-        running a fresh scheduler of the same class forward from the provider's state; a policy
+        Pricing and advertisement predict the queue's starts by running a fresh scheduler of the
+        same class forward from the provider's state (:class:`~gridmarket.scheduling.planner.ForwardPlanner`); a policy
         whose order depends on history (PSP's users' accuracies) returns that history here as a
         JSON-able dict, and :meth:`for_planning` takes it back. Policies that keep nothing: None.
         """

@@ -19,6 +19,7 @@ from gridmarket.errors import Infeasible
 from gridmarket.job import Job
 from gridmarket.reservation import Reservation
 from gridmarket.scheduling.base import LocalScheduler
+from gridmarket.scheduling.planner import GreedyPlanner, PlannerOf
 from gridmarket.scheduling.profile import QueuePlan
 
 __all__ = ["ConservativeScheduler"]
@@ -50,6 +51,7 @@ class ConservativeScheduler(LocalScheduler):
     """
 
     name = "conservative"
+    planner = PlannerOf(GreedyPlanner)  # its plan is every queued job at its earliest start
 
     def __init__(self, procs: int) -> None:
         super().__init__(procs)

@@ -29,11 +29,14 @@ import bisect
 import heapq
 from collections import deque
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 from gridmarket.errors import InvalidInput, PolicyError
 from gridmarket.job import Job
 from gridmarket.reservation import Reservation
-from gridmarket.scheduling.base import LocalScheduler
+
+if TYPE_CHECKING:  # the planners drive this loop and every scheduler class gives its planner: no run-time import
+    from gridmarket.scheduling.base import LocalScheduler
 
 __all__ = ["MachineSimulation", "policy_label"]
 

@@ -12,7 +12,7 @@ import json
 import sys
 
 from gridmarket.errors import InvalidInput
-from gridmarket.pricing import PRICING_POLICIES, ProviderPlan, check_policy, forecast, read_state, resolve_pricing
+from gridmarket.pricing import ProviderPlan, check_policy, pricing_planner, read_state, resolve_pricing
 from gridmarket.scenarios.options import checked
 
 __all__ = ["STATE_HELP", "add_subcommands", "main"]
@@ -51,11 +51,12 @@ def _instant(text: str) -> int:
 
 def _plan(args: argparse.Namespace) -> ProviderPlan:
     state = read_state(args.state)
+    planner = pricing_planner(args.policy)  # the option's name, resolved once
     try:  # the state must be one the policy can plan (PSP: every job's user, a valid policy_state)
-        forecast(state, args.policy)
+        planner.plan(state)
     except InvalidInput as err:
         raise InvalidInput(f"{args.state}: {err}") from None
-    return ProviderPlan(state, args.policy, unit_cost=args.unit_cost, pricing=getattr(args, "pricing", "externality"))
+    return ProviderPlan(state, planner, unit_cost=args.unit_cost, pricing=getattr(args, "pricing", "externality"))
 
 
 def _quote(args: argparse.Namespace) -> int:
@@ -92,7 +93,7 @@ def add_subcommands(subparsers: argparse._SubParsersAction) -> None:
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--state", required=True, help="the provider's state.json (layout below)")
     common.add_argument("--policy", default="conservative", type=checked(check_policy),
-                        help=f"the provider's local policy, which plans its queue: {', '.join(PRICING_POLICIES)}, "
+                        help="the provider's local policy, which plans its queue: conservative, slots, easy, fcfs, "
                         "psp, psp-slurm (jobs need 'user'; users' accuracies in 'policy_state') "
                         "or a plug-in 'package.module:Name' (default conservative)")
     common.add_argument("--unit-cost", type=float, default=1.0,

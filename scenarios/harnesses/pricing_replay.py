@@ -38,10 +38,10 @@ from gridmarket.csvout import write_csv
 from gridmarket.errors import InvalidInput, MarketError
 from gridmarket.job import Job
 from gridmarket.pricing import (
-    PRICING_POLICIES,
     ExternalityPricer,
     check_policy,
     choose_flexible,
+    pricing_planner,
     state_from_scheduler,
     withdraw_reservation,
 )
@@ -247,6 +247,7 @@ def _replay(requests: list[Job], alphas, best_effort: list[Job], *, procs: int, 
     price SU, quotes, alpha, runtime).
     """
     scheduler = make_scheduler(policy, procs)
+    planner = pricing_planner(scheduler)  # the name is resolved once: every pricer below plans with it
     sim = MachineSimulation(scheduler, best_effort)
     rows = []
     ends: list[tuple[int, str]] = []  # (end of a reserved job that ends early, reservation id)
@@ -277,9 +278,9 @@ def _replay(requests: list[Job], alphas, best_effort: list[Job], *, procs: int, 
         forget_until(now)
         if decisions is None:
             if plan_without == "recreated":
-                pricer = ExternalityPricer(state_from_scheduler(scheduler, now), policy)
+                pricer = ExternalityPricer(state_from_scheduler(scheduler, now), planner)
             else:
-                pricer = ExternalityPricer.from_scheduler(scheduler, now, policy)
+                pricer = ExternalityPricer.from_scheduler(scheduler, now, planner)
             pick, n_quotes = choose_flexible(pricer, job.procs, job.estimate, float(a))
             start, f = pick.start, pick.fixed_cost
         else:
@@ -321,7 +322,7 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--trace", required=True, help="SWF file (.swf, .swf.gz)")
     parser.add_argument("--procs", type=int, help="machine size (default: the trace's MaxProcs)")
     parser.add_argument("--policy", default="conservative", type=checked(check_policy),
-                        help=f"the provider's local policy: {', '.join(PRICING_POLICIES)} or a plug-in "
+                        help="the provider's local policy: conservative, slots, easy, fcfs or a plug-in "
                         "'package.module:Name' (default conservative)")
     parser.add_argument("--fraction", type=float, default=DEFAULT_FRACTION,
                         help="share of jobs that reserve (default 0.1)")

@@ -43,7 +43,7 @@ import pandas as pd
 
 from gridmarket.csvout import write_csv
 from gridmarket.errors import MarketError
-from gridmarket.simulation import simulate
+from gridmarket.simulation import TWO_TIER_NAMES, simulate
 from gridmarket.twotier import DEFAULT_MIGRATION_COST, paper_metrics, simulate_twotier
 from gridmarket.twotier.progress import BG_MODELS, DEFAULT_BG_MODEL
 from gridmarket.workloads import scale_interarrival, tsafrir_estimates
@@ -143,12 +143,12 @@ def run_tables(
                 usage = spec.get("usage", "paper")
                 known = spec.get("usage_known", True)
                 cost = spec.get("migration_cost", DEFAULT_MIGRATION_COST)
-                if policy == "easy":
-                    res = simulate(w, procs=procs, policy="easy")
-                else:
+                if policy in TWO_TIER_NAMES:
                     res = simulate_twotier(w, procs=procs, policy=policy, rng=np.random.default_rng(seeds[2]),
                                            usage=usage, usage_known=known, migration_cost=cost,
                                            bg_model=bg_model)
+                else:  # the rigid-job baseline (EASY), on the single-machine simulator
+                    res = simulate(w, procs=procs, policy=policy)
                 m = paper_metrics(res.records)
                 rec = res.records
                 rows.append(dict(
