@@ -24,7 +24,7 @@ from gridmarket.errors import InvalidInput
 from gridmarket.job import Job
 from gridmarket.prediction.queue_wait import QueueWaitPredictor, queue_features
 from gridmarket.prediction.wait_replay import warm_predictor
-from gridmarket.pricing import ProviderPlan, resolve_pricing, withdraw_reservation
+from gridmarket.pricing import ProviderPlan, resolve_pricing
 from gridmarket.pricing.state import ProviderState, state_from_scheduler
 from gridmarket.provisioning.dbc import DBC_SELLERS
 from gridmarket.reservation import Reservation
@@ -152,7 +152,7 @@ class ResourceProvider(mesa.Agent):
             reservation_id, penalty = message.payload
             if message.time > self.machine.now:
                 self.catch_up(message.time)
-            withdraw_reservation(self.machine.scheduler, reservation_id, self.machine.now)
+            self.machine.scheduler.withdraw_reservation(reservation_id, self.machine.now)
             self.machine.wake_at(self.machine.now)
             self.price_log.append((message.time, float(penalty), "penalty"))
             self._schedule_wake(self.machine.now)
@@ -187,7 +187,7 @@ class ResourceProvider(mesa.Agent):
         now = int(self.model.time)
         if now > self.machine.now:
             self.catch_up(now)
-        withdraw_reservation(self.machine.scheduler, reservation_id, self.machine.now)
+        self.machine.scheduler.withdraw_reservation(reservation_id, self.machine.now)
         self.machine.wake_at(self.machine.now)
         self._schedule_wake(self.machine.now)
 

@@ -6,7 +6,6 @@ Times are integer seconds from simulation start; prices are SU (processor-hours)
 """
 
 from gridmarket.pricing.advertisement import ADVERTISEMENT_HORIZON, ADVERTISEMENT_MARGIN, advertise, delineation
-from gridmarket.pricing.cancellation import withdraw_reservation
 from gridmarket.pricing.externality import ExternalityPricer, slot_price
 from gridmarket.pricing.forecast import check_policy, forecast, greedy_plan, pricing_planner
 from gridmarket.pricing.plan import Booking, ProviderPlan
@@ -58,5 +57,4 @@ __all__ = [
     "state_from_scheduler",
     "state_to_dict",
     "subslot_cost",
-    "withdraw_reservation",
 ]

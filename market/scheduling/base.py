@@ -33,9 +33,10 @@ class LocalScheduler:
     """Base class: queue, running set, reservations and the availability profile.
 
     The policy contract. A policy is a subclass with a unique ``name`` that implements
-    :meth:`schedule`; it may override :meth:`submit`, :meth:`finish`, :meth:`withdraw` and
-    :meth:`add_reservation` to keep a plan of its own (calling ``super()`` for the
-    bookkeeping). A pass ``schedule(now)`` first calls :meth:`advance_to` ``(now)``, then, for
+    :meth:`schedule`; it may override :meth:`submit`, :meth:`finish`, :meth:`withdraw`,
+    :meth:`add_reservation` and :meth:`withdraw_reservation` to keep a plan of its own (calling
+    ``super()`` for the bookkeeping; a policy that keeps a plan updates it in both reservation
+    methods). A pass ``schedule(now)`` first calls :meth:`advance_to` ``(now)``, then, for
     each job it starts, removes it from :attr:`queue` and calls :meth:`start_job` ``(job, now)``,
     and returns the started jobs in order. It must start only jobs that fit in :attr:`n_free`
     processors beside the reservations held (read :attr:`profile`); the simulator checks the
@@ -148,6 +149,39 @@ class LocalScheduler:
         self._check_new(reservation, now)
         self.profile.reserve(reservation.start, reservation.duration, reservation.procs)
         self._hold(reservation)
+
+    def withdraw_reservation(self, reservation_id: str | int, now: int) -> Reservation:
+        """Drop reservation ``reservation_id`` at ``now`` (seconds): a cancelled sale (Singh 2008, ch. 6.4); return it.
+
+        The part of the reservation from ``now`` on returns to :attr:`profile`. A policy that
+        re-plans from the profile at every pass (EASY, FCFS, PSP) uses it at its next pass; one that
+        keeps a plan of its queue overrides this method to move queued jobs up (conservative
+        backfilling compresses its plan: nobody is delayed). The caller runs a pass at ``now``
+        (``MachineSimulation.wake_at(now)``).
+
+        Raises ``InvalidInput`` (state unchanged) for an id that is not held.
+
+        Examples
+        --------
+        >>> from gridmarket.scheduling import ConservativeScheduler
+        >>> s = ConservativeScheduler(4)
+        >>> s.add_reservation(Reservation("r", 0, 4, 100), 0)
+        >>> s.submit(Job(1, 0, 2, 50, 50), 0); s.planned
+        {1: 100}
+        >>> s.withdraw_reservation("r", 10).end, s.planned
+        (100, {1: 10})
+        """
+        reservation = self.reservations.get(reservation_id)
+        if reservation is None:
+            known = ", ".join(repr(k) for k in self.reservations) or "none"
+            raise InvalidInput(f"unknown reservation id {reservation_id!r}; held: {known}")
+        if reservation.end > now:
+            start = max(reservation.start, now)
+            profile = self.profile
+            profile.advance(now)
+            profile.release(start, reservation.end - start, reservation.procs)
+        del self.reservations[reservation_id]
+        return reservation
 
     def _check_new(self, reservation: Reservation, now: int) -> None:
         if reservation.id in self.reservations:

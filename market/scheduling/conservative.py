@@ -119,6 +119,13 @@ class ConservativeScheduler(LocalScheduler):
             self.profile = base
         self._hold(reservation)
 
+    def withdraw_reservation(self, reservation_id: str | int, now: int) -> Reservation:
+        """Drop reservation ``reservation_id`` at ``now``; queued jobs move up where it freed processors."""
+        reservation = super().withdraw_reservation(reservation_id, now)
+        if reservation.end > now:
+            self.compress(now)
+        return reservation
+
     def withdraw(self, job_id: int, now: int) -> Job:
         """Drop queued ``job_id``: its planned processors return and the plan compresses."""
         job = super().withdraw(job_id, now)
@@ -134,8 +141,7 @@ class ConservativeScheduler(LocalScheduler):
         """Move queued jobs earlier where processors came free (in arrival order; none moves later).
 
         The simulator's early ends and withdrawals call it; so does
-        :func:`gridmarket.pricing.cancellation.withdraw_reservation` after giving
-        a reservation's processors back.
+        :meth:`withdraw_reservation` after giving a reservation's processors back.
         """
         profile = self.profile
         profile.advance(now)

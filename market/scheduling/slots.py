@@ -385,6 +385,16 @@ class LayeredSlotScheduler(LocalScheduler):
             self.profile = profile
         self._hold(reservation)
 
+    def withdraw_reservation(self, reservation_id: str | int, now: int) -> Reservation:
+        """Drop reservation ``reservation_id`` at ``now``: its interval returns to the free slots and the plan compresses."""
+        reservation = super().withdraw_reservation(reservation_id, now)
+        if reservation.end > now:
+            self.advance_to(now)
+            a = max(reservation.start, now)
+            self._recut(a, reservation.end, reservation.procs)
+            self._compress(now)
+        return reservation
+
     # ------------------------------------------------------------- advertisement
     def free_slots(self, now: int, *, until: int | None = None) -> list[FreeSlot]:
         """The free slots of the current plan from ``now`` on: what the provider advertises.

@@ -11,9 +11,8 @@ best-effort jobs of the local queue. The thesis stopped at the first 30 days
 of its traces because pricing every candidate start was too slow; this
 replays the whole trace (see ``benchmarks/bench_pricing.py``).
 
-The simulator has no public way yet to drop a reservation or to ask for a
-pass at the current instant: the early release uses
-:func:`gridmarket.pricing.withdraw_reservation` and ``MachineSimulation.wake_at``.
+A reservation whose job ends early is released with the scheduler's
+``withdraw_reservation`` and a pass at that instant (``MachineSimulation.wake_at``).
 
 This module only composes :mod:`gridmarket.simulation` and :mod:`gridmarket.pricing`.
 Run it as ``python -P -m gridmarket.scenarios.harnesses.pricing_replay --trace FILE.swf.gz`` (``--help``
@@ -43,7 +42,6 @@ from gridmarket.pricing import (
     choose_flexible,
     pricing_planner,
     state_from_scheduler,
-    withdraw_reservation,
 )
 from gridmarket.reservation import Reservation
 from gridmarket.scenarios.options import checked
@@ -258,14 +256,14 @@ def _replay(requests: list[Job], alphas, best_effort: list[Job], *, procs: int, 
         while over and over[0][0] <= t:
             name = heapq.heappop(over)[1]
             if name in scheduler.reservations:
-                withdraw_reservation(scheduler, name, t)
+                scheduler.withdraw_reservation(name, t)
 
     def release_until(t: int | None) -> None:
         # a reserved job that ends before its estimate hands the rest of its reservation back
         while ends and (t is None or ends[0][0] <= t):
             at, name = heapq.heappop(ends)
             sim.run_until(at)
-            withdraw_reservation(scheduler, name, at)
+            scheduler.withdraw_reservation(name, at)
             # the scheduler may now start jobs at `at`: one more pass then
             sim.wake_at(at)
             sim.run_until(at)

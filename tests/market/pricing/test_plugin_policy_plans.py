@@ -19,10 +19,9 @@ from hypothesis import strategies as st
 
 from gridmarket.errors import InvalidInput
 from gridmarket.job import Job
-from gridmarket.pricing import ProviderPlan, ProviderState, RunningJob, withdraw_reservation
+from gridmarket.pricing import ProviderPlan, ProviderState, RunningJob
 from gridmarket.reservation import Reservation
 from gridmarket.scheduling import EASYScheduler, FCFSScheduler, SlurmPSPScheduler, policy_of, resolve_policy
-from gridmarket.scheduling.base import LocalScheduler
 from gridmarket.simulation import MachineSimulation
 
 from .strategies import provider_states
@@ -136,22 +135,14 @@ def test_a_reservation_withdrawn_from_a_plugin_scheduler_returns_its_processors(
     sched.add_reservation(Reservation("r", 0, 2, 100), 0)
     sched.submit(Job(1, 0, 2, 10, 10), 0)
     assert sched.schedule(0) == []
-    withdraw_reservation(sched, "r", 5)
+    sched.withdraw_reservation("r", 5)
     assert [j.id for j in sched.schedule(5)] == [1]
     slurm = SlurmPSPScheduler(2)  # re-plans from its profile at every pass: the freed processors are used at once
     slurm.add_reservation(Reservation("r", 0, 2, 100), 0)
     slurm.submit(Job(1, 0, 2, 10, 10, user=3), 0)
     assert slurm.schedule(0) == []
-    withdraw_reservation(slurm, "r", 5)
+    slurm.withdraw_reservation("r", 5)
     assert [j.id for j in slurm.schedule(5)] == [1]
-
-    class Planner(LocalScheduler):  # none of the known ones: it may keep a plan withdraw cannot update
-        name = "planner"
-
-    with pytest.raises(InvalidInput, match=r"policy 'planner' \(Planner\) is not supported"):
-        other = Planner(2)
-        other.add_reservation(Reservation("r", 0, 2, 100), 0)
-        withdraw_reservation(other, "r", 5)
 
 
 def test_a_state_a_policy_cannot_plan_is_one_line_saying_why():
