@@ -17,152 +17,49 @@ An engine holds what Fig. 22 needs to price many slots on one state:
   the greedy plan ``G`` of the queue from the state, the profile before each
   job, the first job a slot collides with, and the re-plan from that job on.
 
-:class:`ReferenceEngine` is the pure-Python implementation; :data:`Engine` is
-its compiled twin (``market/pricing/_creplan.pyx``) where the extension was
-built (see :mod:`gridmarket.kernel`). Both take plain lists of ints and give the
-same results to the last digit (``tests/market/pricing/test_replan_kernel.py``).
+:class:`ReferenceEngine` is the pure-Python implementation, on the pure-Python availability
+profile (:class:`~gridmarket.scheduling.profile.ReferenceProfile`: its searches and updates, and
+:func:`~gridmarket.scheduling.profile.held_profile` to build one); :data:`Engine` is its compiled
+twin (``market/pricing/_creplan.pyx``, the same steps in C loops) where the extension was built
+(see :mod:`gridmarket.kernel`). Both take plain lists of ints and give the same results to the
+last digit (``tests/market/pricing/test_replan_kernel.py``).
 """
 
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
+from typing import cast
 
 import numpy as np
 
 from gridmarket.errors import InvalidInput
 from gridmarket.kernel import compiled_module
+from gridmarket.scheduling.profile import ReferenceProfile, held_profile
 
 __all__ = ["Engine", "ReferenceEngine", "reference_replan"]
 
 _NEVER = 1 << 62  # a time after every plan (an int, so comparisons stay integer)
 
 
-def _min_free(times: list, free: list, start: int, duration: int) -> int:
-    """Fewest processors free over ``[start, start + duration)`` (``Profile.min_free`` on raw lists)."""
-    i = max(bisect_right(times, start) - 1, 0)
-    end = start + duration
-    low = free[i]
-    n = len(times)
-    i += 1
-    while i < n and times[i] < end:
-        if free[i] < low:
-            low = free[i]
-        i += 1
-    return low
-
-
-def _earliest(times: list, free: list, procs: int, duration: int, after: int) -> int:
-    """First ``t >= after`` with ``procs`` free over ``[t, t + duration)`` (``Profile.earliest_start`` on raw lists)."""
-    n = len(times)
-    i = bisect_right(times, after) - 1
-    start = after
-    while True:
-        while free[i] < procs:  # the last step is the whole machine: this ends
-            i += 1
-            start = times[i]
-        end = start + duration
-        j = i + 1
-        while j < n and times[j] < end and free[j] >= procs:
-            j += 1
-        if j == n or times[j] >= end:
-            return start
-        i = j
-
-
-def _take(times: list, free: list, a: int, b: int, procs: int) -> None:
-    """Take ``procs`` processors over ``[a, b)`` (``Profile`` update on raw lists, no check)."""
-    i = bisect_right(times, a) - 1
-    if times[i] != a:
-        i += 1
-        times.insert(i, a)
-        free.insert(i, free[i - 1])
-    j = bisect_right(times, b, i) - 1
-    if times[j] != b:
-        j += 1
-        times.insert(j, b)
-        free.insert(j, free[j - 1])
-    for k in range(i, j):
-        free[k] -= procs
-    if j < len(times) and free[j] == free[j - 1]:
-        del times[j]
-        del free[j]
-    if i > 0 and free[i] == free[i - 1]:
-        del times[i]
-        del free[i]
-
-
-def _place(times: list, free: list, procs: int, duration: int, after: int) -> int:
-    """:func:`_earliest` then :func:`_take` at the start found, in one pass (the hot path of quoting)."""
-    n = len(times)
-    i = bisect_right(times, after) - 1
-    start = after
-    while True:
-        while free[i] < procs:
-            i += 1
-            start = times[i]
-        end = start + duration
-        j = i + 1
-        while j < n and times[j] < end and free[j] >= procs:
-            j += 1
-        if j == n or times[j] >= end:
-            break
-        i = j
-    # i holds start, j is the first step at or after end (or n): split there and take
-    if times[i] != start:
-        i += 1
-        j += 1
-        times.insert(i, start)
-        free.insert(i, free[i - 1])
-        n += 1
-    if j == n or times[j] != end:
-        times.insert(j, end)
-        free.insert(j, free[j - 1])
-        n += 1
-    for k in range(i, j):
-        free[k] -= procs
-    if j < n and free[j] == free[j - 1]:
-        del times[j]
-        del free[j]
-    if i > 0 and free[i] == free[i - 1]:
-        del times[i]
-        del free[i]
-    return start
-
-
-def _steps(procs: int, now: int, changes: dict[int, int]) -> tuple[list[int], list[int]]:
-    """Steps from ``{time: change of free processors}`` (``now`` starts at ``procs``), equal steps merged."""
-    times: list[int] = []
-    free: list[int] = []
-    value = procs
-    for t in sorted(changes):
-        value += changes[t]
-        if free and free[-1] == value:
-            continue
-        times.append(t)
-        free.append(value)
-    if not times or times[0] != now:
-        times.insert(0, now)
-        free.insert(0, procs)
-    return times, free
-
-
 def reference_replan(
-    times: list, free: list, start: int, procs: int, duration: int, k: int, G: list, V: list, P: list,
+    before: ReferenceProfile, start: int, procs: int, duration: int, k: int, G: list, V: list, P: list,
     E: list, keep_owes: list, owed_k: int, now: int, collect: bool,
 ) -> tuple[int, list[int] | None]:
     """Re-plan queued jobs ``k..`` around a slot; return ``(total delay, new starts or None)``.
 
     Singh 2008, ch. 5 (Fig. 22): the slot ``[start, start + duration)`` of
-    ``procs`` processors is taken from ``times``/``free`` (the profile before
+    ``procs`` processors is taken from ``before`` (the profile before
     job ``k``: base and jobs ``0..k-1`` at their greedy starts ``G``), then
     jobs ``k..`` are placed again in arrival order; the delay past each job's
     current start ``V[i]`` is summed (processor-seconds). ``keep_owes[i]`` is
     what job ``i`` owes if it keeps ``G[i]``, ``owed_k`` what jobs before
     ``k`` owe. The inputs are not changed.
     """
-    times, free = times.copy(), free.copy()
-    _take(times, free, start, start + duration, procs)
+    profile = before.copy()
+    take, earliest = profile._add, profile.earliest_start
+    take(start, duration, -procs)
+    times, free = profile.times, profile.free  # read in place: the updates below edit these lists
     n = len(G)
     vacated = _NEVER  # first instant a re-planned job moved away from
     total = owed_k
@@ -190,7 +87,8 @@ def reference_replan(
                         after = bad_end
             if after > g:
                 after = g
-        w = _place(times, free, p, e, after)
+        w = earliest(p, e, after)
+        take(w, e, -p)
         if w != g:
             if g < vacated:
                 vacated = g
@@ -240,28 +138,9 @@ class ReferenceEngine:
     def __init__(self, now: int, procs: int, run_ends: list, run_procs: list, res_starts: list, res_ends: list,
                  res_procs: list) -> None:
         self.now, self.procs = now, procs
-        change: dict[int, int] = {}
-        for end, p in zip(run_ends, run_procs):
-            change[now] = change.get(now, 0) - p
-            change[end] = change.get(end, 0) + p
-        for a, end, p in zip(res_starts, res_ends, res_procs):
-            change[a] = change.get(a, 0) - p
-            change[end] = change.get(end, 0) + p
-        change.setdefault(now, 0)
-        times: list[int] = []
-        free: list[int] = []
-        value = procs
-        for t in sorted(change):
-            value += change[t]
-            if value < 0:
-                raise InvalidInput(
-                    f"running jobs and reservations hold {procs - value} processors at {t}; machine has {procs}"
-                )
-            if free and free[-1] == value:
-                continue
-            times.append(t)
-            free.append(value)
-        self.base_times, self.base_free = times, free
+        self._held = [(now, end, p) for end, p in zip(run_ends, run_procs)]
+        self._held += list(zip(res_starts, res_ends, res_procs))
+        self.base = cast(ReferenceProfile, held_profile(procs, now, self._held, cls=ReferenceProfile))
         self._marks = {now, *run_ends, *res_starts, *res_ends}
         self._greedy_ready = False
 
@@ -295,17 +174,13 @@ class ReferenceEngine:
     def plan(self, P: list, E: list, V: list) -> None:
         """Set the queue: processors ``P``, estimates ``E`` and current planned starts ``V`` (all >= now)."""
         self.P, self.E, self.V = P, E, V
-        times, free = self.base_times, self.base_free
-        changes = {t: f - (free[i - 1] if i else self.procs) for i, (t, f) in enumerate(zip(times, free))}
-        for p, e, v in zip(P, E, V):
-            changes[v] = changes.get(v, 0) - p
-            changes[v + e] = changes.get(v + e, 0) + p
-        self.full_times, self.full_free = _steps(self.procs, self.now, changes)
-        if min(self.full_free) < 0:
+        held = self._held + [(v, v + e, p) for p, e, v in zip(P, E, V)]
+        self.full = cast(ReferenceProfile, held_profile(self.procs, self.now, held, check=False, cls=ReferenceProfile))
+        if min(self.full.free) < 0:
             raise InvalidInput("planned starts overlap: the plan needs more processors than the machine has")
         found = set(self._marks)
-        found.update(times)
-        found.update(self.full_times)
+        found.update(self.base.times)
+        found.update(self.full.times)
         for e, v in zip(E, V):
             found.add(v)
             found.add(v + e)
@@ -316,19 +191,19 @@ class ReferenceEngine:
     # ---------------------------------------------------------------- queries
     def base_steps(self) -> tuple[list[int], list[int]]:
         """``(times, free)`` of the base profile (copies)."""
-        return self.base_times.copy(), self.base_free.copy()
+        return self.base.times.copy(), self.base.free.copy()
 
     def full_steps(self) -> tuple[list[int], list[int]]:
         """``(times, free)`` of the plan profile (copies)."""
-        return self.full_times.copy(), self.full_free.copy()
+        return self.full.times.copy(), self.full.free.copy()
 
     def base_min_free(self, start: int, duration: int) -> int:
         """Fewest processors free over ``[start, start + duration)`` in the base profile."""
-        return _min_free(self.base_times, self.base_free, start, duration)
+        return self.base.min_free(start, duration)
 
     def full_min_free(self, start: int, duration: int) -> int:
         """Fewest processors free over ``[start, start + duration)`` in the plan profile."""
-        return _min_free(self.full_times, self.full_free, start, duration)
+        return self.full.min_free(start, duration)
 
     def instants(self) -> list[int]:
         """Candidate starts of form (18), in time order (a copy)."""
@@ -382,13 +257,13 @@ class ReferenceEngine:
         if self._greedy_ready:
             return
         now, P, E, V = self.now, self.P, self.E, self.V
-        times, free = self.base_times.copy(), self.base_free.copy()
+        profile = self.base.copy()
         prefixes = []
         G = []
         for p, e in zip(P, E):
-            prefixes.append((times.copy(), free.copy()))
-            g = _earliest(times, free, p, e, now)
-            _take(times, free, g, g + e, p)
+            prefixes.append(profile.copy())
+            g = profile.earliest_start(p, e, now)
+            profile._add(g, e, -p)
             G.append(g)
         self.G = G
         self.prefixes = prefixes
@@ -399,11 +274,11 @@ class ReferenceEngine:
             owed.append(owed[-1] + x)
         self.owed = owed
         # cumulative free processors on the grid of every breakpoint: row t, column k = after jobs 0..k
-        grid = sorted(set(self.base_times) | set(G) | {g + e for g, e in zip(G, E)})
+        grid = sorted(set(self.base.times) | set(G) | {g + e for g, e in zip(G, E)})
         self.grid = grid
         g_arr = np.asarray(grid, dtype=np.int64)
-        free0 = np.asarray(self.base_free, dtype=np.int64)[
-            np.searchsorted(np.asarray(self.base_times, dtype=np.int64), g_arr, side="right") - 1
+        free0 = np.asarray(self.base.free, dtype=np.int64)[
+            np.searchsorted(np.asarray(self.base.times, dtype=np.int64), g_arr, side="right") - 1
         ]
         n, m = len(P), len(grid)
         if n:
@@ -425,8 +300,7 @@ class ReferenceEngine:
         G = self.G
         if k is None:
             return self.owed[len(G)], (list(G) if collect else None)
-        times, free = self.prefixes[k]
-        return reference_replan(times, free, start, procs, duration, k, G, self.V, self.P, self.E,
+        return reference_replan(self.prefixes[k], start, procs, duration, k, G, self.V, self.P, self.E,
                                 self.keep_owes, self.owed[k], self.now, collect)
 
 

@@ -400,14 +400,5 @@ class ProviderPlan:
         a = max(freed.start, self.now)
         profile.release(a, freed.end - a, freed.procs)
         planned = dict(self.pricer.planned)
-        now = self.now
-        for job in state.queue:
-            old = planned[job.id]
-            if old == now:
-                continue
-            new = profile.earliest_move(job.procs, job.estimate, now, old)
-            if new < old:
-                profile.release(old, job.estimate, job.procs)
-                profile.reserve(new, job.estimate, job.procs)
-                planned[job.id] = new
+        profile.compress(list(state.queue), planned, self.now)  # the scheduler's own compression
         return planned

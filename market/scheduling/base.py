@@ -23,7 +23,7 @@ from gridmarket.errors import Infeasible, InvalidInput
 from gridmarket.job import Job
 from gridmarket.reservation import Reservation
 from gridmarket.scheduling.planner import ForwardPlanner, PlannerOf
-from gridmarket.scheduling.profile import AvailabilityProfile, Profile
+from gridmarket.scheduling.profile import AvailabilityProfile, Profile, held_profile
 from gridmarket.scheduling.state import no_planning_state
 
 __all__ = ["LocalScheduler", "no_planning_state"]
@@ -217,27 +217,10 @@ class LocalScheduler:
 
     def _rebuild_profile(self) -> AvailabilityProfile:
         now = self._now
-        deltas: dict[int, int] = {}
-        blocks = [(start, start + job.estimate, job.procs) for job, start in self.running.values()]
-        blocks += [(r.start, r.end, r.procs) for r in self.reservations.values()]
-        for start, end, n in blocks:
-            if end > now:
-                a = max(start, now)
-                deltas[a] = deltas.get(a, 0) - n
-                deltas[end] = deltas.get(end, 0) + n
-        profile = Profile(self.procs, origin=now)
-        times, free = profile.times, profile.free
-        level = self.procs
-        for t in sorted(deltas):
-            if not deltas[t]:
-                continue
-            level += deltas[t]
-            if t == now:
-                free[0] = level
-            else:
-                times.append(t)
-                free.append(level)
-        return profile
+        held = [(start, start + job.estimate, job.procs) for job, start in self.running.values()]
+        held += [(r.start, r.end, r.procs) for r in self.reservations.values()]
+        # not checked: a pass that over-commits the machine is the simulator's to report (PolicyError)
+        return held_profile(self.procs, now, ((max(a, now), b, n) for a, b, n in held if b > now), check=False)
 
     def start_job(self, job: Job, now: int) -> None:
         """Mark ``job`` running from ``now``; its processors are taken until its estimate.

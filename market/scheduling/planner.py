@@ -136,10 +136,7 @@ def greedy_plan(base: AvailabilityProfile, queue: Sequence[Job], now: int) -> tu
     """
     profile = base.copy()
     starts: dict[int, int] = {}
-    for job in queue:
-        start = profile.earliest_start(job.procs, job.estimate, now)
-        profile.reserve(start, job.estimate, job.procs)
-        starts[job.id] = start
+    profile.replan(list(queue), starts, now)  # the scheduler's own planning of a displaced queue
     return starts, profile
 
 

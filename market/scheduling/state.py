@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from gridmarket.errors import InvalidInput
 from gridmarket.job import Job
 from gridmarket.reservation import Reservation
-from gridmarket.scheduling.profile import AvailabilityProfile, Profile
+from gridmarket.scheduling.profile import AvailabilityProfile, held_profile
 
 __all__ = [
     "ProviderState",
@@ -177,32 +177,10 @@ def base_profile(state: ProviderState) -> AvailabilityProfile:
     ...
     gridmarket.errors.InvalidInput: running jobs and reservations hold 5 processors at 40; machine has 4
     """
-    now, procs = state.now, state.procs
-    change: dict[int, int] = {}
-    for r in state.running:
-        change[now] = change.get(now, 0) - r.procs
-        change[r.end] = change.get(r.end, 0) + r.procs
-    for res in state.reservations:
-        a = max(res.start, now)
-        change[a] = change.get(a, 0) - res.procs
-        change[res.end] = change.get(res.end, 0) + res.procs
-    change.setdefault(now, 0)
-    profile = Profile(procs, now)
-    times, free = profile.times, profile.free
-    times.clear()
-    free.clear()
-    value = procs
-    for t in sorted(change):
-        value += change[t]
-        if value < 0:
-            raise InvalidInput(
-                f"running jobs and reservations hold {procs - value} processors at {t}; machine has {procs}"
-            )
-        if free and free[-1] == value:
-            continue
-        times.append(t)
-        free.append(value)
-    return profile
+    now = state.now
+    held = [(now, r.end, r.procs) for r in state.running]
+    held += [(max(res.start, now), res.end, res.procs) for res in state.reservations]
+    return held_profile(state.procs, now, held)
 
 
 def state_from_scheduler(scheduler, now: int) -> ProviderState:
