@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import os
 import subprocess
 import sys
 import tempfile
@@ -52,16 +53,20 @@ def main() -> int:
         warnings.simplefilter("ignore")
         jobs = list(read_swf(trace).jobs)[: args.jobs]
     times: dict[tuple[str, str], list[float]] = {}
+    cpus: dict[tuple[str, str], list[float]] = {}
     for _ in range(args.repeat):
         for policy in ("easy", "conservative"):
             for label, module in (("before", before), ("after", after)):
-                t = time.perf_counter()
+                t, c = time.perf_counter(), time.process_time()
                 module.simulate(jobs, procs=338, policy=policy)
                 times.setdefault((label, policy), []).append(time.perf_counter() - t)
+                cpus.setdefault((label, policy), []).append(time.process_time() - c)
+    print(f"load average {os.getloadavg()[0]:.2f} at the end")
     for policy in ("easy", "conservative"):
         b, a = min(times[("before", policy)]), min(times[("after", policy)])
+        cb, ca = min(cpus[("before", policy)]), min(cpus[("after", policy)])
         print(f"{policy}: {args.before} {b:.3f} s, now {a:.3f} s, now/{args.before} {a / b:.3f} "
-              f"(best of {args.repeat}, {len(jobs):,} CTC-SP2 jobs)")
+              f"(best of {args.repeat}, {len(jobs):,} CTC-SP2 jobs); CPU {cb:.3f} s vs {ca:.3f} s, {ca / cb:.3f}")
     return 0
 
 

@@ -71,3 +71,21 @@ def test_a_name_is_resolved_to_the_same_planner_a_scheduler_gives():
 def test_planner_of_names_what_a_plan_takes_when_the_name_is_unknown():
     with pytest.raises(InvalidInput, match=r"^unknown planning policy 'sjf'; known: conservative, slots, easy, fcfs"):
         planner_of("sjf")
+
+
+def test_the_planner_example_of_the_extending_guide_runs_as_written():
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from markdown_it import MarkdownIt
+
+    root = Path(__file__).resolve().parents[3]
+    doc = (root / "docs" / "extending.md").read_text(encoding="utf-8")
+    blocks = [t.content for t in MarkdownIt("commonmark").parse(doc) if t.type == "fence" and t.info.strip() == "py"]
+    assert len(blocks) == 1 and "planner_of" in blocks[0]
+    plugins = str(root / "docs" / "examples" / "plugins")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in (plugins, os.environ.get("PYTHONPATH", "")) if p)}
+    done = subprocess.run([sys.executable, "-c", blocks[0]], env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
