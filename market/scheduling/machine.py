@@ -203,8 +203,8 @@ class MachineSimulation:
         return t
 
     def run_until(self, until: int | None) -> None:
-        """Process every event at times <= ``until`` (all of them if None)."""
-        deque(self.steps(until), maxlen=0)  # runs the steps at C speed
+        """Process every event at times <= ``until`` (all of them if None): the steps of :meth:`steps`, in one go."""
+        deque(self._steps(until, False), maxlen=0)  # nothing is yielded: the steps run without a pause
         if until is not None:
             self.now = max(self.now, until)
 
@@ -222,6 +222,15 @@ class MachineSimulation:
         PolicyError
             A pass over-commits the machine or starts a job twice (one line naming the policy).
         """
+        return self._steps(until, True)
+
+    def _steps(self, until: int | None, pause: bool) -> Iterator[int]:
+        """The steps (:meth:`steps`); with ``pause`` the loop yields after each, else it runs to the end.
+
+        One loop for both, so a simulation and a plan take the same step; without pauses nobody can
+        change the machine between steps, so its counters stay in local variables (the simulator's
+        hot loop) and are written back once.
+        """
         jobs, heap = self.jobs, self._heap
         sched, start, end = self.scheduler, self.start, self.end
         finish, submit, schedule = sched.finish, sched.submit, sched.schedule
@@ -231,14 +240,15 @@ class MachineSimulation:
         killed = self.killed
         procs = sched.procs
         to_estimates = self.to_estimates
+        i, n, seq, busy = self._next, len(jobs), self._seq, self.busy
+        last_t = self.now
         while True:
-            # read back what a caller may have changed since the last step
-            i, n, seq, busy = self._next, len(jobs), self._seq, self.busy
             t = heap[0][0] if heap else None
             if i < n and (t is None or jobs[i].submit < t):
                 t = jobs[i].submit
             if t is None or (until is not None and t > until):
-                return
+                break
+            last_t = t
             while heap and heap[0][0] == t:
                 job = heappop(heap)[2]
                 if job is not None:
@@ -269,8 +279,13 @@ class MachineSimulation:
                     seq += 1
                     heappush(heap, (w, seq, None))
                     last_wake = w
-            self._next, self._seq, self.busy, self.now = i, seq, busy, t
-            yield t
+            if pause:
+                self._next, self._seq, self.busy, self.now = i, seq, busy, t
+                yield t
+                # read back what the caller may have changed between the steps
+                i, n, seq, busy = self._next, len(jobs), self._seq, self.busy
+        self._next, self._seq, self.busy = i, seq, busy
+        self.now = max(self.now, last_t)
 
 
 def policy_label(scheduler: LocalScheduler) -> str:
