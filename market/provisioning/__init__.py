@@ -20,7 +20,7 @@ from gridmarket.provisioning.besteffort import (
     submit_job,
 )
 from gridmarket.provisioning.dbc import DBC_STRATEGIES, DBCPlan, DBCResource, dbc_plan
-from gridmarket.provisioning.greedy import GreedyPlan, choose_quote, provision_greedy
+from gridmarket.provisioning.greedy import GreedyPlan, provision_greedy
 from gridmarket.provisioning.methods import (
     PROVISIONING_METHODS,
     ProvisioningMethod,
@@ -38,7 +38,6 @@ from gridmarket.provisioning.pareto import (
     exact_front,
     hypervolume,
     nondominated,
-    select_by_tradeoff,
 )
 from gridmarket.provisioning.quotes import (
     FreeCapacityProvider,
@@ -94,7 +93,6 @@ __all__ = [
     "advertise",
     "best_effort_cost",
     "check_provisioning",
-    "choose_quote",
     "combine_var_and_reservation",
     "dbc_plan",
     "dominates",
@@ -109,7 +107,6 @@ __all__ = [
     "resolve_provisioning",
     "run_best_effort",
     "run_var",
-    "select_by_tradeoff",
     "submit_job",
     "summarize_reservations",
 ]
