@@ -1,6 +1,7 @@
 """Provisioning: resource plans for workflows over advertised slots and quotes (Singh 2008, ch. 4, 6, 7).
 
-* :mod:`~gridmarket.provisioning.advertised` -- slots with prices and Table 1 sub-slot costs;
+* :mod:`~gridmarket.provisioning.advertised` -- a provider's slots named for the global set (eq. 3; the
+  record and its Table 1 sub-slots are :class:`gridmarket.pricing.Slot`);
 * :mod:`~gridmarket.provisioning.schedule` -- scheduling and allocation cost of a plan (ch. 4.2, 4.5);
 * :mod:`~gridmarket.provisioning.moga` -- the multi-objective GA (ch. 4.5, eqs. 8-14);
 * :mod:`~gridmarket.provisioning.pareto` -- Pareto sets, selection by α (eq. 15), enumeration oracle;
@@ -12,7 +13,7 @@
 Times are integer seconds; costs are SU (processor-hours).
 """
 
-from gridmarket.provisioning.advertised import SECONDS_PER_HOUR, AdvertisedSlot, advertise
+from gridmarket.provisioning.advertised import SECONDS_PER_HOUR, advertise
 from gridmarket.provisioning.besteffort import (
     BestEffortRun,
     best_effort_cost,
@@ -66,7 +67,6 @@ __all__ = [
     "SECONDS_PER_HOUR",
     "SIGMA_SHARE",
     "VAR_STEP",
-    "AdvertisedSlot",
     "BestEffortRun",
     "CombinedOutcome",
     "DBCPlan",
