@@ -315,7 +315,9 @@ class PlanEvaluator:
         self.n_slots = len(slots)
         self._divisible = [bool(s.divisible) for s in slots]
         self._unit_cost = [s.unit_cost for s in slots]
-        self._total_cost = [s.total_cost for s in slots]
+        # eq. 1 in processor-seconds, the form _allocation_cost sums, to rank untouched indivisible slots
+        self._total_cost = [s.total_cost if s.duration == INF else
+                            s.procs * s.duration * s.unit_cost / SECONDS_PER_HOUR + s.fixed_cost for s in slots]
 
     # ------------------------------------------------------------------ public
     def evaluate(self, plan: Sequence[int]) -> tuple[float, float, int]:
