@@ -16,6 +16,8 @@ Times are integer seconds; costs are SU (processor-hours).
 from gridmarket.provisioning.advertised import SECONDS_PER_HOUR, advertise
 from gridmarket.provisioning.besteffort import (
     BestEffortRun,
+    JustInTime,
+    Submission,
     best_effort_cost,
     run_best_effort,
     submit_job,
@@ -73,6 +75,7 @@ __all__ = [
     "DBCResource",
     "FreeCapacityProvider",
     "GreedyPlan",
+    "JustInTime",
     "MogaResult",
     "ParetoPlan",
     "ParetoSet",
@@ -87,6 +90,7 @@ __all__ = [
     "QuoteLike",
     "QuoteProvider",
     "StartFeed",
+    "Submission",
     "VarOutcome",
     "VarPlan",
     "WaitPredictor",
