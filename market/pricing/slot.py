@@ -97,7 +97,7 @@ class Slot:
 
     start: int
     procs: int
-    duration: int
+    duration: int  # or math.inf for an endless edge slot; every sub-slot, quote and sale is finite
     unit_cost: float = BASE_RATE
     fixed_cost: float = 0.0
     divisible: bool = False

@@ -22,6 +22,7 @@ from __future__ import annotations
 from bisect import bisect_right
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import networkx as nx
 
@@ -64,6 +65,10 @@ class BestEffortRun:
     def total_wait(self) -> int:
         """Seconds the tasks spent queued, summed."""
         return sum(p.start - self.submit[t] for t, p in self.placements.items() if p.resource is not None)
+
+
+Load = Callable[[Any], int]
+"""``load(site) -> int``: the other jobs running and queued at ``site`` (a site name of the caller's kind)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -187,12 +192,12 @@ class JustInTime:
         """The latest end of any task so far (seconds; the release before any)."""
         return max(self.finish.values(), default=self.release)
 
-    def start(self, load: Callable[[Hashable], int]) -> list[Submission]:
+    def start(self, load: Load) -> list[Submission]:
         """The entry tasks, ready at the release, each with its site (see the class notes for ``load``)."""
         return self._ready([t for t in self.order if self._waiting[t] == 0], self.release, load)
 
     def finished(self, ended: Sequence[tuple[Hashable, int]], now: int,
-                 load: Callable[[Hashable], int]) -> list[Submission]:
+                 load: Load) -> list[Submission]:
         """Record ``(task, end)`` pairs known at ``now``; submit the tasks they make ready, in rank order.
 
         Raises ``InvalidInput`` for a task that was never submitted or has ended already.
@@ -214,13 +219,13 @@ class JustInTime:
                 out.append(c)
         return out
 
-    def _site(self, task: Hashable, load: Callable[[Hashable], int]) -> Hashable:
+    def _site(self, task: Hashable, load: Load) -> Hashable:
         able = self.able[task]
         if len(able) == 1:
             return able[0]
         return min(able, key=lambda r: (load(r) + self._open[r], self.names.index(r)))
 
-    def _ready(self, tasks: list[Hashable], now: int, load: Callable[[Hashable], int]) -> list[Submission]:
+    def _ready(self, tasks: list[Hashable], now: int, load: Load) -> list[Submission]:
         out: list[Submission] = []
         g = self.workflow
         for t in sorted(tasks, key=self._rank.__getitem__):

@@ -63,7 +63,7 @@ def _read_slots(path: Path) -> tuple[list[Slot], dict, int, Network | None]:
         try:
             duration = s.get("duration")
             endless = duration is None  # an edge slot: divisible and extensible unless the file says otherwise
-            slots.append(Slot(s["start"], s["procs"], math.inf if endless else duration,
+            slots.append(Slot(s["start"], s["procs"], math.inf if endless else duration,  # type: ignore[arg-type]  # an edge slot may be endless
                               s.get("unit_cost", BASE_RATE), s.get("fixed_cost", 0.0),
                               s.get("divisible", endless), s.get("extensible", endless),
                               resource=s.get("resource", "site")))
