@@ -4,12 +4,16 @@ import math
 
 import networkx as nx
 import pytest
+from hypothesis import given, settings
 
 from gridmarket.errors import Infeasible, InvalidInput
 from gridmarket.job import Job
 from gridmarket.pricing import ProviderPlan, ProviderState, Slot, subslot_cost
 from gridmarket.provisioning import PlanEvaluator, advertise
 from gridmarket.scheduling import FreeSlot, SlotScheduler
+from gridmarket.workflows import Network
+
+from .provisioning.test_schedule import instances
 
 H = 3600
 FIG1 = [(2, 3), (4, 1), (1, 2), (3, 2)]  # Singh 2008, Fig. 1: tasks A-D (processors, hours)
@@ -111,3 +115,30 @@ def test_an_endless_slot_must_be_an_edge_slot_and_the_evaluator_needs_its_resour
         PlanEvaluator(g, [Slot(0, 1, H)])
     with pytest.raises(InvalidInput, match="not a gridmarket.pricing.Slot"):
         PlanEvaluator(g, [FreeSlot(0, 1, H, False, False)])
+
+
+
+@settings(max_examples=150, deadline=None)
+@given(instances())
+def test_the_evaluators_charges_are_table_1s_for_what_each_slot_sold(inst):
+    # every touched slot's charge in a plan is Table 1's cost of the allocations it made: one sub-slot per
+    # task on a divisible slot, the whole slot (to its last use when extensible) on an indivisible one
+    g, slots, bits = inst
+    try:
+        ev = PlanEvaluator(g, slots, network=Network(latency=3, bytes_per_second=10), release=5)
+    except InvalidInput:
+        return  # a task larger than every resource
+    schedule = ev.schedule(bits)
+    uses: dict[int, list] = {}
+    for p in schedule.placements.values():
+        for k, q in p.slots:
+            uses.setdefault(k, []).append((p.start, q, p.end - p.start))
+    assert set(uses) == set(schedule.slot_costs)
+    for k, charge in schedule.slot_costs.items():
+        s = slots[k]
+        if s.divisible:
+            expected = sum(subslot_cost(s, *use) for use in uses[k])
+        else:
+            last = max(start + d for start, _, d in uses[k])
+            expected = subslot_cost(s, s.start, s.procs, max(s.duration, last - s.start) if s.extensible else s.duration)
+        assert charge == pytest.approx(expected, rel=1e-12, abs=1e-12), (k, s)
