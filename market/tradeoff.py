@@ -78,14 +78,15 @@ def choose_by_tradeoff(times: Sequence[float], costs: Sequence[float], alpha: fl
 
     Examples
     --------
-    Fig. 21's slot X quoted at 2, 3, 4, 5 and 6 h for 6, 6, 8, 10 and 0 SU (Table 3): α = 0 takes the
-    earliest start, α = 1 the free one; at α = 0.5 the start at 2 h scores 0.5 x 0.6 = 0.3 and the free
-    one at 6 h 0.5 x 1 = 0.5; at α = 0.7 they score 0.42 and 0.3:
+    Table 3 of the thesis: slot X of Fig. 21 costs 6, 8, 10, 0, 0 and 0 SU at the instants t1 to t6
+    (drawn without numbers; here 1 h apart). α = 0 takes t1, α = 1 the earliest free start, t4; at
+    α = 0.5, t1 scores 0.5 x 0.6 = 0.3 and t4 0.5 x 0.6 = 0.3 -- a tie, to the earlier, t1; at α = 0.7,
+    t1 scores 0.42 and t4 0.18:
 
     >>> h = 3600
-    >>> starts, prices = [2 * h, 3 * h, 4 * h, 5 * h, 6 * h], [6.0, 6.0, 8.0, 10.0, 0.0]
+    >>> starts, prices = [h, 2 * h, 3 * h, 4 * h, 5 * h, 6 * h], [6.0, 8.0, 10.0, 0.0, 0.0, 0.0]
     >>> [choose_by_tradeoff(starts, prices, a) for a in (0.0, 0.5, 0.7, 1.0)]
-    [0, 0, 4, 4]
+    [0, 0, 3, 3]
 
     Equal scores go to the earlier time (both score 0.5 here) ...
 

@@ -88,10 +88,13 @@ def test_every_caller_gives_the_rules_answer(pairs, alpha):
 
 
 def test_table_3_by_hand():
-    # Fig. 21's slot X (Singh 2008, Table 3): f = 6, 6, 8, 10 SU at t1..t4 (here 2-5 h), 0 at t5 (6 h).
-    # alpha 0.7: 0.7 x 6/10 = 0.42 at 2 h against 0.3 x 1 = 0.3 at 6 h: the free start wins.
-    times, costs = [2 * H, 3 * H, 4 * H, 5 * H, 6 * H], [6.0, 6.0, 8.0, 10.0, 0.0]
-    assert [choose_by_tradeoff(times, costs, a) for a in (0.0, 0.5, 0.7, 1.0)] == [0, 0, 4, 4]
+    # Singh 2008, Table 3: slot X of Fig. 21 costs f = 6, 8, 10, 0, 0, 0 SU at t1..t6 (delays of C and D);
+    # the thesis draws the instants without numbers, here 1 h apart. Normalised: f_nr = 0.6, 0.8, 1, 0, 0, 0,
+    # s_nr = 0, 0.2, ..., 1. alpha 0.5: t1 scores 0.5 x 0.6 = 0.3 and t4 0.5 x 0.6 = 0.3, a tie -> the earlier,
+    # t1; alpha 0.7: t1 0.42, t4 0.3 x 0.6 = 0.18 -> t4; alpha 1: the earliest of the free starts, t4.
+    times, costs = [1 * H, 2 * H, 3 * H, 4 * H, 5 * H, 6 * H], [6.0, 8.0, 10.0, 0.0, 0.0, 0.0]
+    assert [choose_by_tradeoff(times, costs, a) for a in (0.0, 0.5, 0.7, 1.0)] == [0, 0, 3, 3]
+    assert [_by_quotes(times, costs, a) for a in (0.0, 0.5, 0.7, 1.0)] == [0, 0, 3, 3]
 
 
 def test_a_quantity_without_range_normalises_to_zero():
