@@ -3,9 +3,11 @@
 Singh 2008 gives the methods; the broker runs one *strategy* (:mod:`gridmarket.agents.strategies`), chosen by
 name, and only moves messages and keeps records for it:
 
-* ``best-effort`` -- no market: a workflow's tasks go to the user's home queue
-  just in time, each when its parents have ended (ch. 4.7, the baseline of
-  Fig. 13); a reservation request is a job submitted at the wanted start.
+* ``best-effort`` -- no market: a workflow's tasks go just in time, each when
+  its parents have ended, to the provider with the fewest tasks running and
+  queued (ch. 4.7 and 4.9, the baseline of Figs. 13 and 19;
+  :class:`gridmarket.provisioning.JustInTime`); a reservation request is a job
+  submitted at the wanted start.
 * ``moga``, ``greedy`` -- advertisement + MOGA and adaptive pricing + greedy HEFT
   (ch. 3-5, 7; :mod:`gridmarket.agents.provisioning`).
 * ``var``, ``combined`` -- virtual advance reservations, alone or raced against a priced
@@ -37,7 +39,6 @@ import heapq
 import math
 from collections.abc import Hashable, Mapping
 from dataclasses import dataclass, replace
-from typing import Any
 
 import mesa
 import networkx as nx
@@ -50,7 +51,7 @@ from gridmarket.agents.messages import Query, Reserve, Submit
 from gridmarket.agents.strategies import BROKER_STRATEGIES, WorkflowPlan, base_cost, resolve_strategy
 from gridmarket.errors import InvalidInput
 from gridmarket.job import Job
-from gridmarket.provisioning import PlanQuoteProvider
+from gridmarket.provisioning import JustInTime, PlanQuoteProvider, Submission
 from gridmarket.reservation import Reservation
 from gridmarket.workflows.dag import Network, runtime_on
 
@@ -258,66 +259,48 @@ class Broker(mesa.Agent):
         info["finish"] = max(pl.end for pl in plan.placements) if plan.placements else wf.submit
 
     def _run_just_in_time(self, wf: WorkflowRequest) -> None:
-        """Best effort (ch. 4.7): submit each task to its home queue when its parents' data is there.
+        """Best effort (ch. 4.7, 4.9): each task, once ready, to the queue :class:`JustInTime` picks.
 
-        A task too wide for the home provider goes to the smallest that fits;
-        data crossing providers takes ``network`` time (ch. 4.9).
+        The sites are the market's providers, the user's home first (it wins a tie); a provider's load
+        is its jobs queued and running as it reports them (``queue``, ``machine.scheduler.running``).
+        Data crossing providers takes ``network`` time.
         """
-        g = wf.graph
-        state: dict[str, Any] = {"left": {t: g.in_degree(t) for t in g}, "finish": wf.submit, "open": len(g)}
-        ready: dict[Hashable, int] = {}  # task -> when its last parent's data arrives (s)
-        site_of: dict[Hashable, str | None] = {}
+        providers = self.model.providers
+        home = providers.get(wf.site)
+        order = ([home] if home is not None else []) + [p for p in providers.values() if p is not home]
+        try:
+            jit = JustInTime(wf.graph, {p.name: p.procs for p in order}, release=wf.submit, network=self.network)
+        except InvalidInput as err:
+            raise InvalidInput(f"workflow {wf.id}: {err}") from None
         info = self.workflows[wf.id]
 
-        def place(task: Hashable) -> tuple[str | None, int]:
-            runtime = g.nodes[task]["runtime"]
-            if not any(runtime.values() if isinstance(runtime, Mapping) else (runtime,)):
-                return None, 0  # a virtual task (entry/exit, ch. 4.1) runs nowhere and moves no data
-            procs = g.nodes[task]["procs"]
-            name = self.home(wf.site, procs).name
-            runtime = runtime_on(g, task, name)
-            if runtime is None:
-                raise InvalidInput(f"workflow {wf.id}: task {task!r} ({procs} processors) goes to {name!r}, "
-                                   f"where it has no runtime")
-            return name, runtime
+        def load(name: str) -> int:  # the provider's jobs queued and running, but this workflow's own tasks
+            p = providers[name]
+            return (sum(1 for j in p.queue if self.task_of.get(j.id) != wf.id)
+                    + sum(1 for jid in p.machine.scheduler.running if self.task_of.get(jid) != wf.id))
 
-        def release(task: Hashable, now: int) -> None:
-            name, runtime = site_of[task], runtimes[task]
-            if name is None:  # a virtual task ends as it starts
-                done(task, now)
-                return
-            procs = g.nodes[task]["procs"]
-            home = self.model.providers[name]
-            job = Job(self.new_id(), now, procs, runtime, runtime, user=wf.user, site=home.name)
+        def hand_over(submissions: list[Submission]) -> None:
+            for sub in submissions:
+                if sub.at > self.model.time:
+                    self.later(sub.at, lambda s=sub: release(s))
+                else:
+                    release(sub)
+            if jit.done:  # a workflow that ends in virtual tasks ends with its last real one
+                info["finish"] = jit.last_finish
+
+        def release(sub: Submission) -> None:
+            provider = providers[sub.site]
+            job = Job(self.new_id(), sub.at, sub.procs, sub.runtime, sub.runtime, user=wf.user, site=provider.name)
             self.kinds[job.id] = "task"
             self.task_of[job.id] = wf.id
-            home.watch(job.id, on_end=lambda _id, t: done(task, t))
-            self.model.send(Submit(self.name, home.name, now, job))
+            provider.watch(job.id, on_end=lambda _id, t, task=sub.task: ended(task, t))
+            self.model.send(Submit(self.name, provider.name, sub.at, job))
 
-        def done(task: Hashable, t: int) -> None:
-            state["finish"] = max(state["finish"], t)
-            state["open"] -= 1
-            if state["open"] == 0:
-                info["finish"] = state["finish"]
-            for child in g.successors(task):
-                arrive = t
-                if self.network is not None and site_of[task] is not None and site_of[child] is not None:
-                    arrive += self.network.transfer(g.edges[task, child].get("data_bytes", 0), site_of[task],
-                                                    site_of[child])
-                ready[child] = max(ready.get(child, arrive), arrive)
-                state["left"][child] -= 1
-                if state["left"][child] == 0:
-                    at = max(ready[child], int(self.model.time))
-                    if at > self.model.time:
-                        self.later(at, lambda c=child, a=at: release(c, a))
-                    else:
-                        release(child, at)
+        def ended(task: Hashable, t: int) -> None:
+            # children are submitted no earlier than the broker's clock (a provider may report an end late)
+            hand_over(jit.finished([(task, t)], max(t, int(self.model.time)), load))
 
-        runtimes: dict[Hashable, int] = {}
-        for task in g:
-            site_of[task], runtimes[task] = place(task)
-        for task in [t for t in g if g.in_degree(t) == 0]:
-            release(task, wf.submit)
+        hand_over(jit.start(load))
 
     # ------------------------------------------------------------------ reservations
     def _reservation(self, req: ReservationRequest) -> None:

@@ -19,7 +19,7 @@ import networkx as nx
 
 from gridmarket.agents.strategies import BrokerStrategy, WorkflowPlan, base_cost, register_strategy
 from gridmarket.errors import Infeasible
-from gridmarket.provisioning import AdvertisedSlot, PlanEvaluator, moga, provision_greedy
+from gridmarket.provisioning import PlanEvaluator, advertise, moga, provision_greedy
 
 __all__ = ["GreedyStrategy", "MOGAStrategy", "quote_reservation"]
 
@@ -47,8 +47,7 @@ class MOGAStrategy(BrokerStrategy):
         slots, capacity = [], {}
         for p in b.providers():
             capacity[p.name] = p.procs
-            slots += [AdvertisedSlot(p.name, s.start, s.procs, s.duration, s.divisible, s.extensible,
-                                     s.unit_cost, s.fixed_cost) for s in b.query(p.name, now, "advertise")]
+            slots += advertise(p.name, b.query(p.name, now, "advertise"))
         if not slots:
             return None
         evaluator = PlanEvaluator(wf.graph, slots, network=b.network, release=now, capacity=capacity)
@@ -71,8 +70,7 @@ class MOGAStrategy(BrokerStrategy):
         slots = b.query(home.name, job.submit, "advertise")
         g: nx.DiGraph = nx.DiGraph()
         g.add_node("r", procs=job.procs, runtime=job.estimate)
-        ads = [AdvertisedSlot(home.name, s.start, s.procs, s.duration, s.divisible, s.extensible, s.unit_cost,
-                              s.fixed_cost) for s in slots]
+        ads = advertise(home.name, slots)
         if not ads:
             return False
         schedule = PlanEvaluator(g, ads, release=start, capacity={home.name: home.procs}).schedule([1] * len(ads))

@@ -54,8 +54,8 @@ class BrokerStrategy:
     The broker makes one object per run, ``cls(broker)``, and calls
 
     * :meth:`plan_workflow` when a user submits a workflow: a :class:`WorkflowPlan` to reserve, or
-      None to run the tasks best effort, each submitted to the home queue when its parents have
-      ended (Singh 2008, ch. 4.7);
+      None to run the tasks best effort, each submitted when its parents have ended to the queue
+      :class:`gridmarket.provisioning.JustInTime` picks (Singh 2008, ch. 4.7, 4.9);
     * :meth:`reserve` when a user asks for an advance reservation: True when the strategy took care
       of it, False to submit the job at its wanted start (best effort);
     * :meth:`take` for every job of the users, when ``buys_jobs`` is set (a job market,

@@ -69,15 +69,16 @@ def quickstart() -> ScenarioConfig:
     ``gridmarket compare`` (every interaction model, about 30 s with the
     seven job-market models). Seed 1 shows the seeds' directions where they are robust at this size: the
     workflows bought by MOGA (10,957 s mean makespan) and greedy (10,676 s)
-    finish sooner than just in time (18,108 s; Singh Fig. 13 and 52), and
-    reservations succeed more often with VAR (0.78) and the combined scheme
-    (0.94) than by submitting at the wanted start (0.39), at an extra cost
-    (Singh ch. 6.3-6.4). MCMF at w_t = 25 % weighs electricity three times
-    response: it sends most grid jobs to the two cheaper sites and waits
-    longer than best effort (2,644 s vs 662 s) for the lowest electricity
-    cost of the table; stable matching, which ranks sites by predicted
-    response, waits least (359 s). Murali & Vadhiyar's direction (MCMF
-    response < BS) needs a loaded grid (see ``gridmarket run murali-xsede``).
+    finish sooner than just in time (13,856 s, each ready task sent to the
+    provider with the fewest tasks running and queued; Singh Fig. 13 and 52,
+    ch. 4.9), and reservations succeed more often with VAR and the combined
+    scheme (0.94 each) than by submitting at the wanted start (0.33), at an
+    extra cost (Singh ch. 6.3-6.4). MCMF at w_t = 25 % weighs electricity
+    three times response: it sends most grid jobs to the two cheaper sites
+    and waits longer than best effort (1,151 s vs 344 s); stable matching,
+    which ranks sites by predicted response, waits 407 s. Murali & Vadhiyar's
+    direction (MCMF response < BS) needs a loaded grid (see
+    ``gridmarket run murali-xsede``).
 
     Load: the 150 jobs arrive within 3.3 h and offer 106 % of the 128
     processors over that span (152 % with the workflows' tasks), a burst

@@ -14,8 +14,6 @@ the plan of the instant it is issued and goes stale when the plan changes
 
 from __future__ import annotations
 
-import math
-
 from gridmarket.errors import InvalidInput
 from gridmarket.pricing.slot import BASE_RATE, PENALTY_FACTOR, Slot
 from gridmarket.scheduling.profile import AvailabilityProfile, Profile  # noqa: F401 - Profile: the doctests use it
@@ -99,17 +97,4 @@ def advertise(
     last = max(s.start for s in free)
     if not isinstance(until, int) or isinstance(until, bool) or until <= last:
         raise InvalidInput(f"advertise: until must be an int after the last slot start ({last}), got {until!r}")
-    return [
-        Slot(
-            s.start,
-            s.procs,
-            until - s.start if s.duration == math.inf else s.duration,  # type: ignore[arg-type]  # finite here
-            unit_cost,
-            0.0,
-            s.divisible,
-            s.extensible,
-            penalty_factor,
-            now,
-        )
-        for s in free
-    ]
+    return [Slot.of(s, until=until, unit_cost=unit_cost, penalty_factor=penalty_factor, issued=now) for s in free]

@@ -15,7 +15,8 @@ price ``<s, c, f>``:
   or after the user's earliest start ``s``, plus ``s`` itself if feasible.
 
 A user picks from a list by eq. (20): minimise ``alpha x f_norm + (1 - alpha) x
-s_norm`` with min/max normalisation over the list, ties to the earliest start.
+s_norm`` with min/max normalisation over the list; the rule, its ties and its errors are
+:func:`gridmarket.tradeoff.choose_by_tradeoff`, shared with eq. 15 and Fig. 51.
 """
 
 from __future__ import annotations
@@ -24,10 +25,11 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from gridmarket.errors import Infeasible, InvalidInput
+from gridmarket.errors import Infeasible
 from gridmarket.kernel import compiled_module
 from gridmarket.pricing.externality import ExternalityPricer
 from gridmarket.pricing.slot import BASE_RATE, PENALTY_FACTOR, SECONDS_PER_HOUR, Slot
+from gridmarket.tradeoff import check_alpha, choose_by_tradeoff
 
 __all__ = ["Quote", "choose", "choose_flexible", "quote_at", "quote_earliest", "quote_flexible"]
 
@@ -184,9 +186,10 @@ def choose(quotes: Sequence[Quote], alpha: float) -> Quote:
     """The quote a user with trade-off ``alpha`` picks: eq. (20) (Singh 2008, ch. 5.3).
 
     Minimises ``alpha x (f - f_min) / (f_max - f_min) + (1 - alpha) x (s - s_min) / (s_max - s_min)``
-    over the feasible quotes; a term whose max equals its min counts 0.
-    ``alpha = 0`` takes the earliest start whatever its price, ``alpha = 1``
-    the earliest of the cheapest. Ties go to the earliest start.
+    over the feasible quotes with :func:`gridmarket.tradeoff.choose_by_tradeoff` (a term whose max
+    equals its min counts 0; ties to the earlier start, then the lower price, then the first).
+    ``alpha = 0`` takes the earliest start whatever its price, ``alpha = 1`` the earliest of the
+    cheapest.
 
     Raises
     ------
@@ -201,11 +204,9 @@ def choose(quotes: Sequence[Quote], alpha: float) -> Quote:
     >>> [choose(qs, a).start for a in (0.0, 0.5, 0.7, 1.0)]
     [2, 2, 6, 6]
     """
-    _check_alpha(alpha)
+    check_alpha(alpha)
     usable = [q for q in quotes if q.feasible]
-    if not usable:
-        raise Infeasible("no feasible quote to choose from")
-    return usable[_best([q.start for q in usable], [q.fixed_cost for q in usable], alpha)]
+    return usable[choose_by_tradeoff([q.start for q in usable], [q.fixed_cost for q in usable], alpha, what="quote")]
 
 
 def choose_flexible(
@@ -233,42 +234,23 @@ def choose_flexible(
     ...                                                for a in (0.5, 0.7))]
     [(2, 6.0, 6), (6, 0.0, 6)]
     """
-    _check_alpha(alpha)
+    alpha = check_alpha(alpha)
     starts, prices = pricer.feasible_prices_ps(procs, duration)
     if not starts:  # pragma: no cover - form 18 always holds the end of the plan
-        raise Infeasible("no feasible quote to choose from")
-    i = choice_index(starts, prices, float(alpha))
+        choose_by_tradeoff(starts, [], alpha, what="quote")  # raises the one rule's Infeasible
+    i = choice_index(starts, prices, alpha)
     return _quote(pricer, starts[i], procs, duration, prices[i], unit_cost), len(starts)
-
-
-def _check_alpha(alpha: float) -> None:
-    if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0 <= alpha <= 1:
-        raise InvalidInput(f"trade-off alpha must be in [0, 1], got {alpha!r}")
 
 
 def reference_choice(starts: list[int], prices_ps: list[int], alpha: float) -> int:
     """Index of the start eq. (20) picks among ``starts`` (seconds) priced ``prices_ps`` (processor-seconds).
 
-    What :func:`choose` computes on the quotes of those prices (``f`` in SU is
-    ``prices_ps / 3600``); ``market/pricing/_creplan.pyx`` has the compiled twin.
+    :func:`gridmarket.tradeoff.choose_by_tradeoff` on the quotes of those prices (``f`` in SU is
+    ``prices_ps / 3600``); ``market/pricing/_creplan.pyx`` has the compiled twin, for distinct starts
+    (form 18's candidates are distinct instants), where the rule's last tie, the lower price at one
+    start, never arises.
     """
-    return _best(starts, [f / SECONDS_PER_HOUR for f in prices_ps], alpha)
-
-
-def _best(starts: Sequence[int], costs: Sequence[float], alpha: float) -> int:
-    """Index minimising eq. (20) over ``starts`` (seconds) and finite ``costs`` (SU); the first of equals."""
-    f_min = min(costs)
-    f_span = max(costs) - f_min
-    s_min = min(starts)
-    s_span = max(starts) - s_min
-    best, best_key = 0, None
-    for i, (s, f) in enumerate(zip(starts, costs)):
-        f_norm = (f - f_min) / f_span if f_span else 0.0
-        s_norm = (s - s_min) / s_span if s_span else 0.0
-        key = (alpha * f_norm + (1 - alpha) * s_norm, s)
-        if best_key is None or key < best_key:
-            best, best_key = i, key
-    return best
+    return choose_by_tradeoff(starts, [f / SECONDS_PER_HOUR for f in prices_ps], alpha)
 
 
 _compiled = compiled_module("gridmarket.pricing._creplan")

@@ -1,4 +1,4 @@
-"""The priced slot ``<s, n, d, c, f, b, e, p>`` and its sub-slot allocation (Singh 2008, eqs. 1-2, Table 1, eq. 23).
+"""The slot ``<s, n, d, c, f, b, e, p>``, the one slot record, and its sub-slot allocation (Singh 2008, eqs. 1-2, Table 1, eq. 23).
 
 Times and durations are integer seconds from simulation start. Prices are in
 SU (service units, 1 SU = 1 processor-hour): the unit cost ``c`` is SU per
@@ -10,12 +10,20 @@ A provider advertises slots at the best-effort price (``c`` = the base rate,
 buyer takes the whole slot or, as its divisible (``b``) and extensible
 (``e``) attributes allow, a sub-slot of it (Table 1). Cancelling a slot bought
 at price ``f`` costs ``p x f`` (ch. 6.4, eq. 23; ``p`` = 0.1 there).
+
+:class:`Slot` is the record pricing sells and provisioning plans over (ch. 4.2: "the set of slots
+advertised by the resource provider, r, is denoted by E_r, as defined in (2)"; ``resource`` is that
+``r``); :meth:`Slot.subslot` is Table 1, the one rule for what part of a slot a buyer may take and what
+it costs. The scheduler's :class:`gridmarket.scheduling.FreeSlot` (its free capacity, without prices)
+becomes a slot through :meth:`Slot.of`.
 """
 
 from __future__ import annotations
 
+import math
+from collections.abc import Hashable
 from dataclasses import dataclass
-from typing import TypeGuard
+from typing import Any, TypeGuard
 
 from gridmarket.errors import Infeasible, InvalidInput
 
@@ -52,9 +60,12 @@ class Slot:
         First instant of the slot (seconds, >= 0).
     procs : int
         Processors, >= 1.
-    duration : int
+    duration : int or float
         Seconds, >= 1. An extensible slot may be taken past its end
-        (the end is the advertisement's delineation time, ch. 3.1).
+        (the end is the advertisement's delineation time, ch. 3.1). ``math.inf``
+        for an edge slot that reaches the end of the plan (ch. 3.1: S1, S4, S5 of
+        Fig. 1): divisible and extensible only, since an indivisible slot is
+        bought whole (Table 1).
     unit_cost : float
         ``c``, SU per processor-hour, >= 0 (default the best-effort base rate).
     fixed_cost : float
@@ -69,6 +80,10 @@ class Slot:
     issued : int or None
         Time the slot was advertised or quoted (seconds); advertised slots
         are advisory and go stale when the plan changes (ch. 3).
+    resource : hashable or None
+        The provider (site) offering it: ``r`` of ch. 4.2's ``E_r``; a provider's
+        own plan leaves it ``None``, a broker pooling several providers' slots
+        (the global set of eq. 3) names it.
 
     Examples
     --------
@@ -82,13 +97,14 @@ class Slot:
 
     start: int
     procs: int
-    duration: int
+    duration: int  # or math.inf for an endless edge slot; every sub-slot, quote and sale is finite
     unit_cost: float = BASE_RATE
     fixed_cost: float = 0.0
     divisible: bool = False
     extensible: bool = False
     penalty_factor: float = PENALTY_FACTOR
     issued: int | None = None
+    resource: Hashable | None = None
 
     def __post_init__(self) -> None:
         where = f"slot at {self.start!r}"
@@ -96,8 +112,12 @@ class Slot:
             raise InvalidInput(f"{where}: start must be an int >= 0, got {self.start!r}")
         if not _is_int(self.procs) or self.procs < 1:
             raise InvalidInput(f"{where}: procs must be an int >= 1, got {self.procs!r}")
-        if not _is_int(self.duration) or self.duration < 1:
-            raise InvalidInput(f"{where}: duration must be an int >= 1 s, got {self.duration!r}")
+        if self.duration == math.inf:
+            if not (self.divisible is True and self.extensible is True):
+                raise InvalidInput(f"{where}: an infinite duration needs divisible=True and extensible=True "
+                                   f"(an indivisible slot is bought whole, Table 1)")
+        elif not _is_int(self.duration) or self.duration < 1:
+            raise InvalidInput(f"{where}: duration must be an int >= 1 s or math.inf, got {self.duration!r}")
         if not _is_real(self.unit_cost) or not self.unit_cost >= 0 or self.unit_cost == float("inf"):
             raise InvalidInput(f"{where}: unit_cost must be a finite number >= 0, got {self.unit_cost!r}")
         if not _is_real(self.fixed_cost) or not self.fixed_cost >= 0 or self.fixed_cost == float("inf"):
@@ -109,6 +129,47 @@ class Slot:
                 raise InvalidInput(f"{where}: {name} must be a bool, got {getattr(self, name)!r}")
         if self.issued is not None and not _is_int(self.issued):
             raise InvalidInput(f"{where}: issued must be an int or None, got {self.issued!r}")
+        try:
+            hash(self.resource)
+        except TypeError:
+            raise InvalidInput(f"{where}: resource must be hashable (a name), got {self.resource!r}") from None
+
+    @classmethod
+    def of(cls, free: Any, *, resource: Hashable | None = None, until: int | None = None,
+           unit_cost: float = BASE_RATE, fixed_cost: float = 0.0, penalty_factor: float = PENALTY_FACTOR,
+           issued: int | None = None) -> Slot:
+        """The slot a provider offers for the free capacity ``free``: the one conversion into this record.
+
+        Parameters
+        ----------
+        free : FreeSlot or Slot
+            Anything with ``start, procs, duration, divisible, extensible``:
+            :class:`gridmarket.scheduling.FreeSlot` (the scheduler's free
+            capacity, ch. 3, Fig. 1), or a slot to re-price or re-name.
+        resource : hashable, optional
+            The provider offering it.
+        until : int, optional
+            Delineation time (ch. 3.1): an endless slot (``math.inf``) ends here
+            and stays extensible. Without it an endless slot stays endless.
+        unit_cost, fixed_cost, penalty_factor, issued
+            ``c`` (SU per processor-hour), ``f`` (SU), ``p`` and the time of
+            issue; by default the best-effort price of ch. 3 (``c`` = the base
+            rate, ``f`` = 0).
+
+        Examples
+        --------
+        >>> from gridmarket.scheduling import FreeSlot
+        >>> edge = FreeSlot(3600, 2, math.inf, True, True)
+        >>> Slot.of(edge, resource="ctc").duration, Slot.of(edge, until=7 * 3600).duration
+        (inf, 21600)
+        >>> Slot.of(edge, resource="ctc", until=7 * 3600).total_cost  # 2 processors x 6 h x 1 SU
+        12.0
+        """
+        duration = free.duration
+        if until is not None and duration == math.inf:
+            duration = until - free.start
+        return cls(free.start, free.procs, duration, unit_cost, fixed_cost, free.divisible, free.extensible,
+                   penalty_factor, issued, resource)
 
     @property
     def end(self) -> int:
@@ -117,12 +178,14 @@ class Slot:
 
     @property
     def hours(self) -> float:
-        """Duration in hours."""
+        """Duration in hours (``inf`` for an endless slot)."""
         return self.duration / SECONDS_PER_HOUR
 
     @property
     def total_cost(self) -> float:
-        """``n x d x c + f`` in SU, ``d`` in hours (eq. 1)."""
+        """``n x d x c + f`` in SU, ``d`` in hours (eq. 1); an endless slot costs ``inf`` unless ``c`` = 0."""
+        if self.duration == math.inf and self.unit_cost == 0:
+            return float(self.fixed_cost)
         return self.procs * self.hours * self.unit_cost + self.fixed_cost
 
     @property
@@ -144,8 +207,9 @@ class Slot:
         -------
         Slot
             The allocation ``<s_k, n_k, d_k, c, f>``: indivisible and
-            non-extensible, same ``c``, ``f``, ``p`` and ``issued``; its
-            ``total_cost`` is the cost of Table 1 (see :func:`subslot_cost`).
+            non-extensible, same ``c``, ``f``, ``p``, ``issued`` and
+            ``resource``; its ``total_cost`` is the cost of Table 1 (see
+            :func:`subslot_cost`).
 
         Raises
         ------
@@ -154,6 +218,19 @@ class Slot:
         Infeasible
             The request breaks the restrictions of the slot's ``(b, e)``
             row; the message says which.
+
+        Notes
+        -----
+        Singh 2008, ch. 3, Table 1 ("Cost of possible subslot allocation"):
+        "b_i = false implies that the slot has to be provisioned in its
+        entirety", so an indivisible slot has one allocation, the whole slot
+        (``n_k = n_i, s_k = s_i, d_k = d_i``, or ``d_k >= d_i`` when it is
+        extensible). A request for less of it -- fewer processors, a later
+        start, a shorter window -- is not an allocation Table 1 lists and is
+        refused; a buyer whose task needs less asks for the whole slot and pays
+        ``n_i d_i c_i + f_i`` for it (eq. 4 sums the slots of the plan, not the
+        tasks' use of them; :class:`gridmarket.provisioning.PlanEvaluator`
+        charges a touched indivisible slot so).
 
         Examples
         --------
@@ -196,7 +273,8 @@ class Slot:
                     f"asks [{s_k}, {s_k + d_k})"
                 )
         return Slot(
-            s_k, n_k, d_k, self.unit_cost, self.fixed_cost, False, False, self.penalty_factor, self.issued
+            s_k, n_k, d_k, self.unit_cost, self.fixed_cost, False, False, self.penalty_factor, self.issued,
+            self.resource,
         )
 
 
@@ -237,5 +315,23 @@ def subslot_cost(slot: Slot, start: int, procs: int, duration: int) -> float:
     >>> whole = Slot(0, procs=2, duration=3600, unit_cost=2.0, fixed_cost=1.5)
     >>> subslot_cost(whole, 0, 2, 3600)
     5.5
+
+    Table 1 row by row for a slot of 4 processors over 2 h at ``c`` = 1, ``f`` = 0.5:
+
+    >>> h = 3600
+    >>> def slot(b, e):
+    ...     return Slot(0, 4, 2 * h, fixed_cost=0.5, divisible=b, extensible=e)
+    >>> subslot_cost(slot(False, False), 0, 4, 2 * h)      # n_i d_i c + f
+    8.5
+    >>> subslot_cost(slot(False, True), 0, 4, 3 * h)       # n_i d_k c + f, d_k >= d_i
+    12.5
+    >>> subslot_cost(slot(True, False), h, 2, h)           # n_k d_k c + f, inside the slot
+    2.5
+    >>> subslot_cost(slot(True, True), h, 2, 5 * h)        # n_k d_k c + f, may run past the end
+    10.5
+    >>> subslot_cost(slot(False, False), 0, 4, h)          # less of an indivisible slot: no allocation
+    Traceback (most recent call last):
+    ...
+    gridmarket.errors.Infeasible: slot at 0 is neither divisible nor extensible: the request must last 7200 s, asks 3600
     """
     return slot.subslot(start, procs, duration).total_cost

@@ -1,6 +1,7 @@
 """Provisioning: resource plans for workflows over advertised slots and quotes (Singh 2008, ch. 4, 6, 7).
 
-* :mod:`~gridmarket.provisioning.advertised` -- slots with prices and Table 1 sub-slot costs;
+* :mod:`~gridmarket.provisioning.advertised` -- a provider's slots named for the global set (eq. 3; the
+  record and its Table 1 sub-slots are :class:`gridmarket.pricing.Slot`);
 * :mod:`~gridmarket.provisioning.schedule` -- scheduling and allocation cost of a plan (ch. 4.2, 4.5);
 * :mod:`~gridmarket.provisioning.moga` -- the multi-objective GA (ch. 4.5, eqs. 8-14);
 * :mod:`~gridmarket.provisioning.pareto` -- Pareto sets, selection by α (eq. 15), enumeration oracle;
@@ -12,15 +13,17 @@
 Times are integer seconds; costs are SU (processor-hours).
 """
 
-from gridmarket.provisioning.advertised import SECONDS_PER_HOUR, AdvertisedSlot, advertise
+from gridmarket.provisioning.advertised import SECONDS_PER_HOUR, advertise
 from gridmarket.provisioning.besteffort import (
     BestEffortRun,
+    JustInTime,
+    Submission,
     best_effort_cost,
     run_best_effort,
     submit_job,
 )
 from gridmarket.provisioning.dbc import DBC_STRATEGIES, DBCPlan, DBCResource, dbc_plan
-from gridmarket.provisioning.greedy import GreedyPlan, choose_quote, provision_greedy
+from gridmarket.provisioning.greedy import GreedyPlan, provision_greedy
 from gridmarket.provisioning.methods import (
     PROVISIONING_METHODS,
     ProvisioningMethod,
@@ -38,7 +41,6 @@ from gridmarket.provisioning.pareto import (
     exact_front,
     hypervolume,
     nondominated,
-    select_by_tradeoff,
 )
 from gridmarket.provisioning.quotes import (
     FreeCapacityProvider,
@@ -67,13 +69,13 @@ __all__ = [
     "SECONDS_PER_HOUR",
     "SIGMA_SHARE",
     "VAR_STEP",
-    "AdvertisedSlot",
     "BestEffortRun",
     "CombinedOutcome",
     "DBCPlan",
     "DBCResource",
     "FreeCapacityProvider",
     "GreedyPlan",
+    "JustInTime",
     "MogaResult",
     "ParetoPlan",
     "ParetoSet",
@@ -88,13 +90,13 @@ __all__ = [
     "QuoteLike",
     "QuoteProvider",
     "StartFeed",
+    "Submission",
     "VarOutcome",
     "VarPlan",
     "WaitPredictor",
     "advertise",
     "best_effort_cost",
     "check_provisioning",
-    "choose_quote",
     "combine_var_and_reservation",
     "dbc_plan",
     "dominates",
@@ -109,7 +111,6 @@ __all__ = [
     "resolve_provisioning",
     "run_best_effort",
     "run_var",
-    "select_by_tradeoff",
     "submit_job",
     "summarize_reservations",
 ]

@@ -20,10 +20,11 @@ import networkx as nx
 
 from gridmarket.errors import Infeasible, InvalidInput
 from gridmarket.provisioning.schedule import Placement
+from gridmarket.tradeoff import check_alpha, choose_by_tradeoff
 from gridmarket.workflows.dag import Network, runtime_on, validate_workflow
 from gridmarket.workflows.rank import rank_order, upward_rank
 
-__all__ = ["GreedyPlan", "choose_quote", "provision_greedy"]
+__all__ = ["GreedyPlan", "provision_greedy"]
 
 
 @dataclass(frozen=True)
@@ -49,33 +50,6 @@ class GreedyPlan:
     makespan: int
     allocation_cost: float
     n_queries: int
-
-
-def choose_quote(candidates: Sequence[tuple[int, float]], alpha: float) -> int:
-    """Index of the ``(finish, price)`` minimising ``α·price_nr + (1 − α)·finish_nr`` (Fig. 51).
-
-    Normalisation is min/max over ``candidates``; a quantity with no range
-    normalises to 0. Ties: the earlier finish, the lower price, the first.
-
-    >>> cands = [(7200, 9.0), (10800, 4.0), (14400, 4.0)]
-    >>> [choose_quote(cands, a) for a in (0.0, 0.5, 1.0)]
-    [0, 1, 1]
-    """
-    if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0 <= alpha <= 1:
-        raise InvalidInput(f"trade-off factor alpha must be in [0, 1], got {alpha!r}")
-    if not candidates:
-        raise InvalidInput("no quote to choose from")
-    fins = [c[0] for c in candidates]
-    prices = [c[1] for c in candidates]
-    lo_f, span_f = min(fins), max(fins) - min(fins)
-    lo_p, span_p = min(prices), max(prices) - min(prices)
-
-    def score(i: int):
-        f_nr = (fins[i] - lo_f) / span_f if span_f > 0 else 0.0
-        p_nr = (prices[i] - lo_p) / span_p if span_p > 0 else 0.0
-        return alpha * p_nr + (1 - alpha) * f_nr, fins[i], prices[i], i
-
-    return min(range(len(candidates)), key=score)
 
 
 def provision_greedy(
@@ -149,8 +123,7 @@ def provision_greedy(
     (('x', 3600), ('y', 10800))
     """
     validate_workflow(workflow)
-    if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0 <= alpha <= 1:
-        raise InvalidInput(f"trade-off factor alpha must be in [0, 1], got {alpha!r}")
+    check_alpha(alpha)
     providers = list(providers)
     if not providers:
         raise InvalidInput("greedy provisioning needs at least one provider")
@@ -206,7 +179,7 @@ def provision_greedy(
                 pool.append((q.start + d, float(q.price), q.start, k, d))
         if not pool:
             raise Infeasible(f"no provider quoted a start for task {t!r} ({procs} processors)")
-        best = pool[choose_quote([(c[0], c[1]) for c in pool], alpha)]
+        best = pool[choose_by_tradeoff([c[0] for c in pool], [c[1] for c in pool], alpha)]
         end, price, start, k, d = best
         providers[k].reserve(start, procs, d)
         finish[t], where[t] = end, providers[k].name

@@ -27,7 +27,7 @@ import numpy as np
 
 from gridmarket.errors import Infeasible, InvalidInput
 from gridmarket.plugins import FunctionRegistry
-from gridmarket.provisioning.advertised import AdvertisedSlot
+from gridmarket.pricing.slot import Slot
 from gridmarket.provisioning.greedy import provision_greedy
 from gridmarket.provisioning.moga import moga
 from gridmarket.provisioning.pareto import ParetoSet
@@ -49,7 +49,7 @@ class ProvisioningProblem:
     workflow : networkx.DiGraph
         Tasks with ``procs`` and ``runtime`` (seconds, or seconds by resource name); edges may carry
         ``data_bytes`` (:mod:`gridmarket.workflows.dag`).
-    slots : tuple of AdvertisedSlot
+    slots : tuple of Slot
         The slots on offer, Singh's ``<s, n, d, c, f, b, e>`` (eqs. 1-2), from every resource. Their
         sum at an instant is a resource's free capacity; an extensible slot's runs on past its end.
     capacity : mapping of resource to int
@@ -67,14 +67,14 @@ class ProvisioningProblem:
     Examples
     --------
     >>> g = nx.DiGraph(); g.add_node("t", procs=1, runtime=3600)
-    >>> p = ProvisioningProblem(g, (AdvertisedSlot("m", 0, 1, math.inf, True, True),), alpha=2.0)
+    >>> p = ProvisioningProblem(g, (Slot(0, 1, math.inf, divisible=True, extensible=True, resource="m"),), alpha=2.0)
     Traceback (most recent call last):
     ...
     gridmarket.errors.InvalidInput: provisioning: alpha must be in [0, 1], got 2.0
     """
 
     workflow: nx.DiGraph
-    slots: tuple[AdvertisedSlot, ...]
+    slots: tuple[Slot, ...]
     capacity: Mapping[Hashable, int] = field(default_factory=dict)
     release: int = 0
     network: Network | None = None
@@ -87,8 +87,8 @@ class ProvisioningProblem:
         if not self.slots:
             raise InvalidInput("provisioning: the slot set is empty: there is nothing to provision")
         for i, s in enumerate(self.slots):
-            if not isinstance(s, AdvertisedSlot):
-                raise InvalidInput(f"provisioning: slots[{i}] is a {type(s).__name__}, not an AdvertisedSlot")
+            if not isinstance(s, Slot):
+                raise InvalidInput(f"provisioning: slots[{i}] is a {type(s).__name__}, not a gridmarket.pricing.Slot")
         if isinstance(self.alpha, bool) or not isinstance(self.alpha, (int, float)) or not 0 <= self.alpha <= 1:
             raise InvalidInput(f"provisioning: alpha must be in [0, 1], got {self.alpha!r}")
         if isinstance(self.release, bool) or not isinstance(self.release, int) or self.release < 0:
@@ -223,7 +223,7 @@ def check_provisioning(result: object, problem: ProvisioningProblem, name: str) 
     Examples
     --------
     >>> g = nx.DiGraph(); g.add_node("t", procs=2, runtime=3600)
-    >>> p = ProvisioningProblem(g, (AdvertisedSlot("m", 0, 1, 7200, True, False),))
+    >>> p = ProvisioningProblem(g, (Slot(0, 1, 7200, divisible=True, resource="m"),))
     >>> check_provisioning(ProvisioningResult({"t": Placement("t", "m", 0, 3600, 2)}, {}), p, "mine")
     Traceback (most recent call last):
     ...

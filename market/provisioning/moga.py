@@ -261,11 +261,11 @@ def moga(
     Examples
     --------
     >>> import networkx as nx
-    >>> from gridmarket.provisioning.advertised import AdvertisedSlot
+    >>> from gridmarket.pricing import Slot
     >>> g = nx.DiGraph([("a", "b")])
     >>> g.add_node("a", procs=1, runtime=3600); g.add_node("b", procs=1, runtime=3600)
-    >>> slots = [AdvertisedSlot("m", 0, 1, 7200, False, False),
-    ...          AdvertisedSlot("m", 7200, 1, math.inf, True, True)]
+    >>> slots = [Slot(0, 1, 7200, resource="m"),
+    ...          Slot(7200, 1, math.inf, divisible=True, extensible=True, resource="m")]
     >>> result = moga(PlanEvaluator(g, slots), population=8, generations=3, rng=np.random.default_rng(0))
     >>> result.front.points      # slot 0 alone: 2 h, 2 SU; slot 1 alone: 4 h, 2 SU (dominated)
     [(2.0, 7200)]

@@ -13,7 +13,8 @@ import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 
-from gridmarket.errors import Infeasible, InvalidInput
+from gridmarket.errors import InvalidInput
+from gridmarket.tradeoff import choose_by_tradeoff
 
 __all__ = [
     "ParetoPlan",
@@ -22,7 +23,6 @@ __all__ = [
     "exact_front",
     "hypervolume",
     "nondominated",
-    "select_by_tradeoff",
 ]
 
 INF = math.inf
@@ -89,55 +89,6 @@ class ParetoPlan:
         return self.allocation_cost, self.makespan
 
 
-def select_by_tradeoff(points: Sequence[tuple[float, float]], alpha: float) -> int:
-    """Index of the point minimising ``α·AC_nr + (1 − α)·SC_nr`` (eq. 15).
-
-    Parameters
-    ----------
-    points : sequence of (AC, SC)
-        A Pareto set (any set works; the normalisation uses its min and max).
-    alpha : float
-        Trade-off factor in [0, 1]: 1 minimises cost only, 0 makespan only.
-
-    Returns
-    -------
-    int
-
-    Raises
-    ------
-    InvalidInput
-        ``alpha`` outside [0, 1], or no point.
-
-    Notes
-    -----
-    ``AC_nr = (AC − AC_min) / (AC_max − AC_min)``, likewise ``SC_nr``; a
-    cost with equal min and max normalises to 0. Tie rule: the lower
-    makespan, then the lower cost, then the first.
-
-    Examples
-    --------
-    >>> pts = [(10.0, 900), (12.0, 500), (20.0, 400)]
-    >>> [select_by_tradeoff(pts, a) for a in (0.0, 0.5, 1.0)]
-    [2, 1, 0]
-    """
-    if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0 <= alpha <= 1:
-        raise InvalidInput(f"trade-off factor alpha must be in [0, 1], got {alpha!r}")
-    if not points:
-        raise InvalidInput("cannot select from an empty Pareto set")
-    acs = [p[0] for p in points]
-    scs = [p[1] for p in points]
-    lo_ac, hi_ac, lo_sc, hi_sc = min(acs), max(acs), min(scs), max(scs)
-    span_ac = hi_ac - lo_ac
-    span_sc = hi_sc - lo_sc
-
-    def score(i: int) -> tuple[float, float, float, int]:
-        ac_nr = (acs[i] - lo_ac) / span_ac if span_ac > 0 else 0.0
-        sc_nr = (scs[i] - lo_sc) / span_sc if span_sc > 0 else 0.0
-        return alpha * ac_nr + (1 - alpha) * sc_nr, scs[i], acs[i], i
-
-    return min(range(len(points)), key=score)
-
-
 @dataclass(frozen=True, slots=True)
 class ParetoSet:
     """Non-dominated feasible plans, by increasing allocation cost (ch. 4.5-4.6).
@@ -173,20 +124,21 @@ class ParetoSet:
         return [p.objectives for p in self.plans]
 
     def select(self, alpha: float) -> ParetoPlan:
-        """The plan of trade-off factor ``alpha`` (eq. 15).
+        """The plan of trade-off factor ``alpha``: eq. 15 by :func:`gridmarket.tradeoff.choose_by_tradeoff`.
+
+        Minimises ``α·AC_nr + (1 − α)·SC_nr`` over the set (ties: the lower makespan, then the lower
+        cost, then the first).
 
         Raises
         ------
-        Infeasible
-            The set is empty: no feasible plan was found.
         InvalidInput
             ``alpha`` outside [0, 1].
+        Infeasible
+            The set is empty: no feasible plan was found.
         """
-        if not self.plans:
-            if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0 <= alpha <= 1:
-                raise InvalidInput(f"trade-off factor alpha must be in [0, 1], got {alpha!r}")
-            raise Infeasible("no feasible resource plan: the Pareto set is empty")
-        return self.plans[select_by_tradeoff(self.points, alpha)]
+        return self.plans[choose_by_tradeoff([p.makespan for p in self.plans],
+                                             [p.allocation_cost for p in self.plans], alpha,
+                                             what="resource plan")]
 
 
 def hypervolume(points: Iterable[Sequence[float]], reference: Sequence[float]) -> float:

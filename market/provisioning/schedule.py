@@ -27,7 +27,7 @@ import networkx as nx
 
 from gridmarket.errors import InvalidInput
 from gridmarket.kernel import compiled_module
-from gridmarket.provisioning.advertised import SECONDS_PER_HOUR, AdvertisedSlot
+from gridmarket.pricing.slot import SECONDS_PER_HOUR, Slot
 from gridmarket.workflows.dag import Network, runtime_on, validate_workflow
 from gridmarket.workflows.rank import rank_order, upward_rank
 
@@ -142,7 +142,7 @@ class PlanEvaluator:
     workflow : networkx.DiGraph
         A workflow (:mod:`gridmarket.workflows.dag`); runtimes per resource are
         looked up by the slots' ``resource``.
-    slots : sequence of AdvertisedSlot
+    slots : sequence of Slot
         The global slot set Â (eq. 3); a plan is a subset, given as a 0/1
         sequence over it (the MOGA encoding) or as indices.
     network : Network, optional
@@ -216,8 +216,9 @@ class PlanEvaluator:
     >>> g = nx.DiGraph([("a", "b")])
     >>> g.add_node("a", procs=2, runtime=h // 2)
     >>> g.add_node("b", procs=4, runtime=h)
-    >>> slots = [AdvertisedSlot("m", 0, 2, h, False, False),
-    ...          AdvertisedSlot("m", h, 4, math.inf, True, True)]
+    >>> from gridmarket.pricing import Slot
+    >>> slots = [Slot(0, 2, h, resource="m"),
+    ...          Slot(h, 4, math.inf, divisible=True, extensible=True, resource="m")]
     >>> ev = PlanEvaluator(g, slots)
     >>> s = ev.schedule([1, 1])
     >>> [(p.task, p.start, p.end, p.slots) for p in s.placements.values()]
@@ -233,7 +234,7 @@ class PlanEvaluator:
     def __init__(
         self,
         workflow: nx.DiGraph,
-        slots: Sequence[AdvertisedSlot],
+        slots: Sequence[Slot],
         *,
         network: Network | None = None,
         release: int = 0,
@@ -245,10 +246,11 @@ class PlanEvaluator:
         if not slots:
             raise InvalidInput("the slot set is empty: there is nothing to provision")
         for i, s in enumerate(slots):
-            for attr in ("resource", "start", "procs", "duration", "divisible", "extensible",
-                         "unit_cost", "fixed_cost"):
-                if not hasattr(s, attr):
-                    raise InvalidInput(f"slots[{i}] has no {attr!r}: not a priced slot")
+            if not isinstance(s, Slot):
+                raise InvalidInput(f"slots[{i}] is a {type(s).__name__}, not a gridmarket.pricing.Slot")
+            if s.resource is None:
+                raise InvalidInput(f"slots[{i}] (at {s.start}) names no resource: the global slot set of eq. 3 "
+                                   f"needs each slot's provider (gridmarket.provisioning.advertise names them)")
         if not isinstance(release, int) or isinstance(release, bool) or release < 0:
             raise InvalidInput(f"release must be an int >= 0 seconds, got {release!r}")
         self.workflow = workflow
@@ -313,7 +315,9 @@ class PlanEvaluator:
         self.n_slots = len(slots)
         self._divisible = [bool(s.divisible) for s in slots]
         self._unit_cost = [s.unit_cost for s in slots]
-        self._total_cost = [s.cost for s in slots]
+        # eq. 1 in processor-seconds, the form _allocation_cost sums, to rank untouched indivisible slots
+        self._total_cost = [s.total_cost if s.duration == INF else
+                            s.procs * s.duration * s.unit_cost / SECONDS_PER_HOUR + s.fixed_cost for s in slots]
 
     # ------------------------------------------------------------------ public
     def evaluate(self, plan: Sequence[int]) -> tuple[float, float, int]:
@@ -459,14 +463,15 @@ class PlanEvaluator:
         for k in sorted(used_area):
             s = slots[k]
             if s.divisible:
+                # one sub-slot per task (Table 1 rows 3-4: n_k d_k c + f each), summed
                 area = used_area[k]
                 fee = s.fixed_cost * n_subslots[k]
             else:
-                paid = s.duration
-                if s.extensible and used_end[k] - s.start > paid:
-                    paid = used_end[k] - s.start
-                area = s.procs * paid
-                fee = s.fixed_cost
+                # an indivisible slot is bought whole (Table 1 rows 1-2), an extensible one to its last use:
+                # the allocation the one rule (Slot.subslot) allows, whatever part the tasks use
+                d_k = max(s.duration, used_end[k] - s.start) if s.extensible else s.duration
+                whole = s.subslot(s.start, s.procs, d_k)
+                area, fee = whole.procs * whole.duration, whole.fixed_cost
             area_by_rate[s.unit_cost] = area_by_rate.get(s.unit_cost, 0) + area
             fixed.append(fee)
             costs[k] = area * s.unit_cost / SECONDS_PER_HOUR + fee

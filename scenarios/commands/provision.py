@@ -19,9 +19,9 @@ from typing import Any
 import numpy as np
 
 from gridmarket.errors import Infeasible, InvalidInput, MarketError
+from gridmarket.pricing import BASE_RATE, Slot
 from gridmarket.provisioning import (
     PROVISIONING_METHODS,
-    AdvertisedSlot,
     ProvisioningProblem,
     check_provisioning,
     resolve_provisioning,
@@ -36,7 +36,7 @@ _SLOTS_KEYS = ("slots", "resources", "release", "network")
 _SLOT_KEYS = ("resource", "start", "procs", "duration", "divisible", "extensible", "unit_cost", "fixed_cost")
 
 
-def _read_slots(path: Path) -> tuple[list[AdvertisedSlot], dict, int, Network | None]:
+def _read_slots(path: Path) -> tuple[list[Slot], dict, int, Network | None]:
     doc: Any = read_json(path, "slots")  # JSON: checked key by key below
     if isinstance(doc, list):
         doc = {"slots": doc}
@@ -62,10 +62,11 @@ def _read_slots(path: Path) -> tuple[list[AdvertisedSlot], dict, int, Network | 
                 raise InvalidInput(f"{where}.{key}: must be a finite number >= 0 (got {value!r})")
         try:
             duration = s.get("duration")
-            slots.append(AdvertisedSlot(
-                s.get("resource", "site"), s["start"], s["procs"], math.inf if duration is None else duration,
-                s.get("divisible", False), s.get("extensible", duration is None),
-                s.get("unit_cost", 1.0), s.get("fixed_cost", 0.0)))
+            endless = duration is None  # an edge slot: divisible and extensible unless the file says otherwise
+            slots.append(Slot(s["start"], s["procs"], math.inf if endless else duration,  # type: ignore[arg-type]  # an edge slot may be endless
+                              s.get("unit_cost", BASE_RATE), s.get("fixed_cost", 0.0),
+                              s.get("divisible", endless), s.get("extensible", endless),
+                              resource=s.get("resource", "site")))
         except (TypeError, AttributeError) as exc:
             raise InvalidInput(f"{where}: is malformed ({exc})") from None
         except MarketError as exc:

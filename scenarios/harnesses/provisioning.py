@@ -27,9 +27,9 @@ import numpy as np
 
 from gridmarket.errors import InvalidInput
 from gridmarket.job import Job
+from gridmarket.pricing import Slot
 from gridmarket.provisioning import (
     SECONDS_PER_HOUR,
-    AdvertisedSlot,
     FreeCapacityProvider,
     PlanEvaluator,
     PlanQuoteProvider,
@@ -101,7 +101,7 @@ class Provider:
         sim.run_until(t)
         return sim
 
-    def advertised(self, t: int) -> list[AdvertisedSlot]:
+    def advertised(self, t: int) -> list[Slot]:
         """The slots the provider advertises at ``t`` (c = 1, f = 0)."""
         sched = cast(SlotScheduler, self.at(t).scheduler)  # policy "slots"
         until = max(t + ADVERTISE_AHEAD, sched.plan_end + PLAN_END_MARGIN)

@@ -294,9 +294,14 @@ def test_virtual_entry_and_exit_tasks_move_no_data():
     assert r.workflows["makespan"].tolist() == [2 * H + 250]
 
 
-def test_a_task_without_a_runtime_where_it_must_run_is_refused():
+def test_a_task_goes_to_a_site_where_it_has_a_runtime_and_one_with_none_is_refused():
+    # ch. 4.9 chooses among the resources that can run the task: a runs on p1 although p0 is home
     wf = WorkflowRequest(1, 0, 0, "p0", two_site_chain({"p1": H}, H))
-    with pytest.raises(InvalidInput, match="task 'a' .* goes to 'p0', where it has no runtime"):
+    r = market([], "best-effort", workflows=[wf], procs=(8, 8)).run()
+    tasks = r.records[r.records["kind"] == "task"].sort_values("start")
+    assert tasks["site"].tolist()[0] == "p1"
+    wf = WorkflowRequest(1, 0, 0, "p0", two_site_chain({"elsewhere": H}, H))
+    with pytest.raises(InvalidInput, match=r"workflow 1: task 'a' cannot run on any of the resources \['p0', 'p1'\]"):
         market([], "best-effort", workflows=[wf], procs=(8, 8)).run()
 
 
@@ -310,3 +315,43 @@ def test_a_reservation_ends_with_its_job_and_the_queue_moves_up(method):
     assert starts[1] == H and starts[2] == H + 600
     assert r.reservations["used"].tolist() == ["reservation"] and r.reservations["success"].all()
     assert r.records.set_index("job_id").loc[1, "cost"] == pytest.approx(16.0)  # 8 procs x 2 h, f = 0
+
+
+def _fan_out():
+    g = nx.DiGraph([("a", "b"), ("a", "c"), ("a", "d")])
+    g.add_node("a", procs=1, runtime=H)
+    for t, runtime in (("b", 2 * H), ("c", 2 * H), ("d", H)):
+        g.add_node(t, procs=3, runtime=runtime)
+    return g
+
+
+def _one_task():
+    g = nx.DiGraph()
+    g.add_node("a", procs=2, runtime=H)
+    return g
+
+
+@pytest.mark.parametrize("graph, background, submit, expected", [
+    # a (1 proc) then b, c, d (3 procs each) on two idle 4-processor providers (Singh 2008, ch. 4.9): a goes
+    # to p0 (a tie: the first site, the user's home); at a's end b goes to p0, c to p1 (p0 holds b), d to p0
+    # (one task each, a tie) where it waits for b. Both paths once put all four on p0: run_best_effort did not
+    # count a task submitted an instant before, so b, c and d all saw p0 empty.
+    (_fan_out, [], 0, [("p0", 0, H), ("p0", H, 3 * H), ("p0", 3 * H, 4 * H), ("p1", H, 3 * H)]),
+    # home p0 runs a background job over [0, 2 h): the task goes to idle p1 at once. The broker once sent
+    # it home (start at 2 h) while run_best_effort sent it to p1: two best efforts on one input.
+    (_one_task, [Job(1, 0, 4, 2 * H, 2 * H, site="p0")], 10, [("p1", 10, 10 + H)]),
+])
+def test_the_broker_and_run_best_effort_run_one_just_in_time_rule(graph, background, submit, expected):
+    from gridmarket.provisioning import run_best_effort
+    from gridmarket.scheduling import make_scheduler
+    from gridmarket.simulation import MachineSimulation
+
+    g = graph()
+    r = market(background, "best-effort", workflows=[WorkflowRequest(1, submit, 0, "p0", g)], procs=(4, 4)).run()
+    tasks = r.records[r.records["kind"] == "task"]
+    by_broker = sorted(zip(tasks["site"], tasks["start"], tasks["end"]))
+    sims = {name: MachineSimulation(make_scheduler("conservative", 4), [j for j in background if j.site == name])
+            for name in ("p0", "p1")}
+    run = run_best_effort(g, sims, release=submit)
+    by_function = sorted((p.resource, p.start, p.end) for p in run.placements.values())
+    assert by_broker == by_function == expected

@@ -26,9 +26,9 @@ from hypothesis import strategies as st
 
 from gridmarket.errors import Infeasible, InvalidInput
 from gridmarket.job import Job
+from gridmarket.pricing import Slot
 from gridmarket.provisioning import (
     PROVISIONING_METHODS,
-    AdvertisedSlot,
     Placement,
     PlanEvaluator,
     ProvisioningProblem,
@@ -153,8 +153,8 @@ def _chain_problem(**kw) -> ProvisioningProblem:
     g.add_node("c", procs=1, runtime=H // 2)
     g.add_edge("v", "a")
     g.add_edge("a", "b", data_bytes=1e9)
-    slots = (AdvertisedSlot("x", 0, 2, 2 * H, False, False), AdvertisedSlot("x", 2 * H, 2, math.inf, True, True),
-             AdvertisedSlot("y", 0, 4, 4 * H, True, False))
+    slots = (Slot(0, 2, 2 * H, divisible=False, extensible=False, resource="x"), Slot(2 * H, 2, math.inf, divisible=True, extensible=True, resource="x"),
+             Slot(0, 4, 4 * H, divisible=True, extensible=False, resource="y"))
     defaults = dict(capacity={"x": 2}, release=0, network=Network(latency=60, bytes_per_second=1e9 / 100))
     return ProvisioningProblem(g, slots, **{**defaults, **kw})
 
@@ -210,10 +210,10 @@ def test_before_the_release_and_over_the_machine_are_refused():
 def test_an_extensible_slots_capacity_runs_on_past_its_end():
     g = nx.DiGraph()
     g.add_node("t", procs=2, runtime=3 * H)
-    slots = (AdvertisedSlot("m", 0, 2, H, True, True),)  # advertised to 1 h, extensible
+    slots = (Slot(0, 2, H, divisible=True, extensible=True, resource="m"),)  # advertised to 1 h, extensible
     placed = ProvisioningResult({"t": Placement("t", "m", 0, 3 * H, 2)}, {"slot 0 (m)": 6.0})
     assert check_provisioning(placed, ProvisioningProblem(g, slots), "m") is placed
-    fixed = (AdvertisedSlot("m", 0, 2, H, True, False),)
+    fixed = (Slot(0, 2, H, divisible=True, extensible=False, resource="m"),)
     with pytest.raises(InvalidInput, match=re.escape("2 processors of 'm' in use at 3600, over the 0")):
         check_provisioning(placed, ProvisioningProblem(g, fixed), "m")
 

@@ -112,5 +112,5 @@ def test_choose_skips_refused_quotes_and_refuses_an_empty_choice():
 
 @pytest.mark.parametrize("alpha", [-0.1, 1.5, "x", True])
 def test_choose_refuses_alpha_outside_0_1(alpha):
-    with pytest.raises(InvalidInput, match="trade-off alpha must be in"):
+    with pytest.raises(InvalidInput, match="trade-off factor alpha must be in"):
         choose([Quote(0, 1, 1, 0.0)], alpha)

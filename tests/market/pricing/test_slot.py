@@ -94,7 +94,7 @@ def test_malformed_subslot_request_is_invalid_input(ask, message):
     "kwargs, message",
     [
         ({"start": 0, "procs": 0, "duration": 1}, "procs must be an int >= 1, got 0"),
-        ({"start": 0, "procs": 1, "duration": 0}, "duration must be an int >= 1 s, got 0"),
+        ({"start": 0, "procs": 1, "duration": 0}, "duration must be an int >= 1 s or math.inf, got 0"),
         ({"start": -5, "procs": 1, "duration": 1}, "start must be an int >= 0, got -5"),
         ({"start": 0, "procs": 1, "duration": 1, "fixed_cost": -1.0}, "fixed_cost must be a finite number >= 0"),
         ({"start": 0, "procs": 1, "duration": 1, "unit_cost": float("nan")}, "unit_cost must be a finite number"),

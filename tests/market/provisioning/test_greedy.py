@@ -10,9 +10,10 @@ from hypothesis import strategies as st
 
 from gridmarket.errors import Infeasible, InvalidInput
 from gridmarket.job import Job
-from gridmarket.provisioning.greedy import choose_quote, provision_greedy
+from gridmarket.provisioning.greedy import provision_greedy
 from gridmarket.provisioning.quotes import FreeCapacityProvider, PriceQuote, QuoteProvider
 from gridmarket.scheduling import SlotScheduler
+from gridmarket.tradeoff import choose_by_tradeoff
 from gridmarket.workflows import Network, layered_workflow
 
 H = 3600
@@ -49,15 +50,15 @@ def test_hand_provider_honours_the_protocol():
 @pytest.mark.parametrize("alpha, expected", [(0.0, 0), (0.4, 0), (0.6, 1), (1.0, 1)])
 def test_choice_minimises_the_normalised_combination(alpha, expected):
     # finish (1 h, 3 h) -> (0, 1); price (5, 1) -> (1, 0): score α·p + (1 − α)·f
-    assert choose_quote([(H, 5.0), (3 * H, 1.0)], alpha) == expected
+    assert choose_by_tradeoff([H, 3 * H], [5.0, 1.0], alpha) == expected
 
 
 def test_choice_tie_and_errors():
-    assert choose_quote([(H, 1.0), (H, 1.0)], 0.5) == 0
+    assert choose_by_tradeoff([H, H], [1.0, 1.0], 0.5) == 0
     with pytest.raises(InvalidInput, match="alpha must be in"):
-        choose_quote([(H, 1.0)], 1.2)
-    with pytest.raises(InvalidInput, match="no quote"):
-        choose_quote([], 0.5)
+        choose_by_tradeoff([H], [1.0], 1.2)
+    with pytest.raises(Infeasible, match="no feasible candidate"):
+        choose_by_tradeoff([], [], 0.5)
 
 
 def test_chain_by_hand_on_two_providers_with_transfers():

@@ -11,7 +11,8 @@ from hypothesis import strategies as st
 
 from gridmarket.errors import Infeasible, InvalidInput
 from gridmarket.job import Job
-from gridmarket.provisioning import AdvertisedSlot, PlanEvaluator, advertise
+from gridmarket.pricing import Slot
+from gridmarket.provisioning import PlanEvaluator, advertise
 from gridmarket.provisioning.moga import cx_two_point, moga, moga_fitness, mut_flip_bit
 from gridmarket.provisioning.pareto import exact_front, hypervolume
 from gridmarket.scheduling import SlotScheduler
@@ -140,7 +141,7 @@ def test_moga_on_a_hopeless_problem_returns_an_empty_front_and_select_says_infea
     g.add_node("a", procs=2, runtime=3600)
     g.add_node("b", procs=2, runtime=3600)
     # two 1-processor slots that never overlap in time: a 2-processor task can never fit
-    slots = [AdvertisedSlot("m", 0, 2, 3600, False, False), AdvertisedSlot("m", 3600, 1, 100, False, False)]
+    slots = [Slot(0, 2, 3600, divisible=False, extensible=False, resource="m"), Slot(3600, 1, 100, divisible=False, extensible=False, resource="m")]
     result = moga(PlanEvaluator(g, slots), population=6, generations=2, rng=np.random.default_rng(0))
     assert len(result.front) == 0
     with pytest.raises(Infeasible, match="no feasible resource plan"):

@@ -16,8 +16,8 @@ from gridmarket.provisioning.pareto import (
     dominates,
     hypervolume,
     nondominated,
-    select_by_tradeoff,
 )
+from gridmarket.tradeoff import choose_by_tradeoff
 
 points = st.lists(st.tuples(st.integers(0, 20), st.integers(0, 20)), min_size=1, max_size=25)
 
@@ -39,6 +39,11 @@ def test_nondominated_matches_brute_force(pts):
     assert got == expect
 
 
+def select_by_tradeoff(points, alpha):
+    """Eq. 15 over ``(AC, SC)`` points: the one trade-off rule, makespan as the time, AC as the cost."""
+    return choose_by_tradeoff([sc for _, sc in points], [ac for ac, _ in points], alpha)
+
+
 @pytest.mark.parametrize("alpha, expected", [(0.0, 2), (0.3, 1), (0.5, 1), (0.8, 0), (1.0, 0)])
 def test_eq_15_selection_by_hand(alpha, expected):
     # normalised: (0, 1), (0.2, 0.2), (1, 0); scores at α: α·AC + (1 − α)·SC
@@ -52,7 +57,7 @@ def test_selection_with_a_single_point_or_equal_costs_and_bad_alpha():
     for bad in (-0.1, 1.5, math.nan, True, "0.5"):
         with pytest.raises(InvalidInput, match="alpha must be in"):
             select_by_tradeoff([(1.0, 1)], bad)
-    with pytest.raises(InvalidInput, match="empty"):
+    with pytest.raises(Infeasible, match="no feasible candidate to choose from"):
         select_by_tradeoff([], 0.5)
 
 
@@ -62,7 +67,7 @@ def test_pareto_set_keeps_one_plan_per_point_and_answers_any_alpha():
     front = ParetoSet.of(plans)
     assert [p.slots for p in front.plans] == [(0,), (0, 1)]
     assert {front.select(a / 10).slots for a in range(11)} == {(0,), (0, 1)}
-    with pytest.raises(Infeasible, match="Pareto set is empty"):
+    with pytest.raises(Infeasible, match="no feasible resource plan to choose from"):
         ParetoSet.of([]).select(0.5)
     with pytest.raises(InvalidInput):
         ParetoSet.of([]).select(2.0)

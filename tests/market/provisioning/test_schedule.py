@@ -9,7 +9,8 @@ from hypothesis import strategies as st
 
 from gridmarket.errors import Infeasible, InvalidInput
 from gridmarket.job import Job
-from gridmarket.provisioning import AdvertisedSlot, PlanEvaluator, advertise
+from gridmarket.pricing import Slot, subslot_cost
+from gridmarket.provisioning import PlanEvaluator, advertise
 from gridmarket.scheduling import SlotScheduler
 from gridmarket.workflows import Network, add_entry_exit
 
@@ -70,9 +71,9 @@ def test_unused_slots_in_a_plan_cost_nothing(figure1_slots):
 def test_chain_waits_for_parent_and_transfer_across_resources():
     # a on x (only x has a slot at 0); b can run on x from 2 h or on y at once after the transfer
     g = workflow({"a": (1, H), "b": (1, H)}, [("a", "b", 10**9)])
-    slots = [AdvertisedSlot("x", 0, 1, H, False, False),
-             AdvertisedSlot("x", 2 * H, 1, math.inf, True, True),
-             AdvertisedSlot("y", 0, 1, math.inf, True, True)]
+    slots = [Slot(0, 1, H, divisible=False, extensible=False, resource="x"),
+             Slot(2 * H, 1, math.inf, divisible=True, extensible=True, resource="x"),
+             Slot(0, 1, math.inf, divisible=True, extensible=True, resource="y")]
     net = Network(latency=100, bytes_per_second=10**6)  # 1 GB: 100 + 1000 s
     g.nodes["a"]["runtime"] = {"x": H, "y": 3 * H}
     ev = PlanEvaluator(g, slots, network=net)
@@ -86,7 +87,7 @@ def test_chain_waits_for_parent_and_transfer_across_resources():
 
 def test_release_time_and_virtual_entry_exit():
     g = add_entry_exit(workflow({"a": (1, 100), "b": (1, 50)}))
-    slots = [AdvertisedSlot("m", 0, 2, math.inf, True, True)]
+    slots = [Slot(0, 2, math.inf, divisible=True, extensible=True, resource="m")]
     s = PlanEvaluator(g, slots, release=500).schedule([1])
     assert s.placements["a"].start == 500 and s.placements["b"].start == 500
     assert s.makespan == 100 and s.finish == 600
@@ -94,16 +95,16 @@ def test_release_time_and_virtual_entry_exit():
 
 
 def test_extensible_indivisible_slot_is_paid_to_its_last_use():
-    slots = [AdvertisedSlot("m", 0, 2, H, divisible=False, extensible=True)]
+    slots = [Slot(0, 2, H, divisible=False, extensible=True, resource="m")]
     s = PlanEvaluator(workflow({"a": (1, 3 * H)}), slots).schedule([1])
     assert s.allocation_cost == 2 * 3  # 2 procs x 3 h (Table 1, row 2)
 
 
 def test_fixed_cost_is_paid_once_per_indivisible_slot_and_per_task_on_divisible_ones():
     g = workflow({"a": (1, H), "b": (1, H)})
-    indiv = [AdvertisedSlot("m", 0, 2, H, False, False, unit_cost=2.0, fixed_cost=1.0)]
+    indiv = [Slot(0, 2, H, unit_cost=2.0, fixed_cost=1.0, divisible=False, extensible=False, resource="m")]
     assert PlanEvaluator(g, indiv).evaluate([1])[0] == 2 * 2 + 1
-    div = [AdvertisedSlot("m", 0, 2, H, True, False, unit_cost=2.0, fixed_cost=1.0)]
+    div = [Slot(0, 2, H, unit_cost=2.0, fixed_cost=1.0, divisible=True, extensible=False, resource="m")]
     assert PlanEvaluator(g, div).evaluate([1])[0] == 2 * 2 + 2
 
 
@@ -111,7 +112,7 @@ def test_already_bought_indivisible_capacity_is_used_before_new_slots():
     # a (2 procs) must touch the indivisible slot 0 anyway, so it takes both its processors there
     # rather than one from the divisible slot 1; b then uses slot 0's spare processor for free
     g = workflow({"a": (2, H), "b": (1, H)})
-    slots = [AdvertisedSlot("m", 0, 3, H, False, False), AdvertisedSlot("m", 0, 1, H, True, False)]
+    slots = [Slot(0, 3, H, divisible=False, extensible=False, resource="m"), Slot(0, 1, H, divisible=True, extensible=False, resource="m")]
     s = PlanEvaluator(g, slots).schedule([1, 1])
     assert s.placements["a"].slots == ((0, 2),) and s.placements["b"].slots == ((0, 1),)
     assert s.bought == (0,) and s.allocation_cost == 3.0
@@ -119,7 +120,7 @@ def test_already_bought_indivisible_capacity_is_used_before_new_slots():
 
 def test_infeasible_plan_has_infinite_makespan_and_a_reason():
     g = workflow({"a": (1, H), "b": (3, H)}, [("a", "b")])
-    slots = [AdvertisedSlot("m", 0, 2, 4 * H, True, False), AdvertisedSlot("m", 0, 1, 4 * H, True, False)]
+    slots = [Slot(0, 2, 4 * H, divisible=True, extensible=False, resource="m"), Slot(0, 1, 4 * H, divisible=True, extensible=False, resource="m")]
     ev = PlanEvaluator(g, slots)
     s = ev.schedule([1, 0])
     assert not s.feasible and math.isinf(s.makespan)
@@ -130,7 +131,7 @@ def test_infeasible_plan_has_infinite_makespan_and_a_reason():
 
 def test_bad_input_is_rejected_before_any_work():
     g = workflow({"a": (8, H)})
-    slot = AdvertisedSlot("m", 0, 4, H, True, True)
+    slot = Slot(0, 4, H, divisible=True, extensible=True, resource="m")
     with pytest.raises(InvalidInput, match="slot set is empty"):
         PlanEvaluator(g, [])
     with pytest.raises(InvalidInput, match="task 'a' needs 8 processors; the largest resource offers 4"):
@@ -152,13 +153,13 @@ def test_bad_input_is_rejected_before_any_work():
 
 
 def test_table1_restrictions_are_enforced():
-    slot = AdvertisedSlot("m", 100, 4, H, True, False)
+    slot = Slot(100, 4, H, divisible=True, extensible=False, resource="m")
     with pytest.raises(Infeasible, match="not extensible"):
-        slot.subslot_cost(100, 2, 2 * H)
-    with pytest.raises(Infeasible, match="cannot start before"):
-        slot.subslot_cost(0, 2, 10)
-    with pytest.raises(InvalidInput, match="infinite duration needs extensible"):
-        AdvertisedSlot("m", 0, 1, math.inf, True, False)
+        subslot_cost(slot, 100, 2, 2 * H)
+    with pytest.raises(Infeasible, match="must start at or after 100"):
+        subslot_cost(slot, 0, 2, 10)
+    with pytest.raises(InvalidInput, match="infinite duration needs divisible=True and extensible=True"):
+        Slot(0, 1, math.inf, divisible=True, extensible=False, resource="m")
 
 
 # ----------------------------------------------------------------------------- properties
@@ -174,11 +175,13 @@ def instances(draw):
             g.add_edge(i, j, data_bytes=draw(st.integers(0, 50)))
     slots = []
     for _ in range(draw(st.integers(1, 6))):
+        resource = draw(st.sampled_from(resources))
+        start, procs = draw(st.integers(0, 60)), draw(st.integers(1, 4))
         ext = draw(st.booleans())
-        slots.append(AdvertisedSlot(
-            draw(st.sampled_from(resources)), draw(st.integers(0, 60)), draw(st.integers(1, 4)),
-            math.inf if ext and draw(st.booleans()) else draw(st.integers(1, 120)),
-            divisible=draw(st.booleans()), extensible=ext))
+        div = draw(st.booleans())
+        endless = ext and div and draw(st.booleans())  # an endless slot is an edge slot (Table 1: b = e = true)
+        slots.append(Slot(start, procs, math.inf if endless else draw(st.integers(1, 120)), divisible=div,
+                          extensible=ext, resource=resource))
     bits = draw(st.lists(st.integers(0, 1), min_size=len(slots), max_size=len(slots)))
     return g, slots, bits
 
