@@ -241,7 +241,7 @@ class ClassContract(Contract):
                                    f"({_qualified(base)} leaves it to subclasses)")
         if inspect.isabstract(obj):
             raise InvalidInput(f"{where}: {name} leaves abstract methods undefined: "
-                               f"{', '.join(sorted(obj.__abstractmethods__))}")
+                               f"{', '.join(sorted(getattr(obj, '__abstractmethods__', ())))}")
         for method in self.methods:
             call = self._calls[method]
             if call is None or _defined_by(obj, method) is _defined_by(base, method):
