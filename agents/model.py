@@ -266,9 +266,7 @@ class MarketModel(mesa.Model):
 
     def send(self, message: Message) -> Message | None:
         """Count ``message``, deliver it to its receiver and return the receiver's reply, if any (counted too)."""
-        self.message_counts[message.kind] += 1
-        if message.kind == "query":  # an ask and its answer: one round of negotiation
-            self.negotiation_rounds += 1
+        self.post(message, rounds=int(message.kind == "query"))  # an ask and its answer: one round of negotiation
         if self.metascheduler is not None and message.receiver == self.metascheduler.name:
             self.metascheduler.receive(message)
             return None
@@ -281,8 +279,21 @@ class MarketModel(mesa.Model):
             raise InvalidInput(f"message to unknown agent {message.receiver!r}") from None
         reply = receiver.receive(message)
         if reply is not None:  # a provider answering a query
-            self.message_counts[reply.kind] += 1
+            self.post(reply)
         return reply
+
+    def post(self, message: Message, *, copies: int = 1, rounds: int = 0) -> None:
+        """Count ``copies`` of ``message`` and ``rounds`` negotiation rounds, delivering nothing: the one place counts change.
+
+        For messages exchanged inside a mechanism of ``gridmarket`` (an auction's bids, a double
+        auction's shouts, a bargaining's offers: :mod:`gridmarket.agents.messages`), which reports how
+        many it exchanged; :meth:`send` counts the messages it delivers here too.
+        """
+        if isinstance(copies, bool) or not isinstance(copies, int) or copies < 0:
+            raise InvalidInput(f"post: copies must be an int >= 0, got {copies!r}")
+        if copies:
+            self.message_counts[message.kind] += copies
+        self.negotiation_rounds += rounds
 
     def _pending(self) -> bool:
         for p in self.providers.values():
