@@ -8,6 +8,8 @@ integer seconds; prices SU.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from gridmarket.agents.desks.base import PerJobDesk, outcome
 from gridmarket.agents.messages import Agreement, Reserve
 from gridmarket.job import Job
@@ -29,6 +31,14 @@ from gridmarket.sla import (
 from gridmarket.valuation import Valuation
 
 __all__ = ["SLA_COLUMNS", "PredictedSLADesk", "SLADesk", "sla_penalty"]
+
+
+@dataclass(slots=True)
+class _Hold:
+    """A contract held on its machine: the job that runs in it and the broker's row of that run."""
+
+    job: Job
+    row: dict
 
 
 def sla_penalty(valuation: Valuation) -> PenaltySchedule:
@@ -66,9 +76,9 @@ class SLADesk(PerJobDesk):
     ``n_displaced`` held contracts moved off the machine to make room for another job's overrun,
     ``n_rebooked`` contracts of either kind that started later than signed, ``n_broken`` contracts broken,
     ``n_reoffered`` of them re-signed with another provider, ``n_overruns`` jobs let run past their
-    contract. ``broken`` holds the jobs with a broken contract, ``waiting`` the jobs of contracts not
-    yet started nor broken that their machine could not hold as signed, ``overruns`` job id -> s run past
-    the contract.
+    contract. ``broken`` holds the jobs with a broken contract (both derived from ``superseded``), ``waiting``
+    the jobs of contracts not yet started nor broken that their machine could not hold as signed,
+    ``overruns`` job id -> s run past the contract.
     """
 
     name = "sla"
@@ -80,16 +90,24 @@ class SLADesk(PerJobDesk):
         self.contracts: dict[int, SLA] = {}
         self.superseded: list[SLA] = []
         self.unplaced: dict[str, dict] = {}
-        self.broken: set[int] = set()
         self.waiting: set[int] = set()
         self.overruns: dict[int, int] = {}
-        self.n_overbooked = self.n_rebooked = self.n_broken = 0
+        self.n_overbooked = self.n_rebooked = 0
         self.n_displaced = self.n_reoffered = self.n_overruns = 0
-        self._jobs: dict[int, Job] = {}
-        self._held: dict[int, str] = {}  # job id -> the machine reservation its contract holds
-        self._by_rid: dict[str, int] = {}
-        self._rows: dict[int, dict] = {}  # job id -> its record row (a contract's run)
-        self._n_holds: dict[int, int] = {}
+        # the contracts held on their machines, by reservation id: one record per hold, so the job, its
+        # reservation and its row cannot disagree (a hold moved off the machine is removed whole)
+        self._holds: dict[str, _Hold] = {}
+        self._n_holds: dict[int, int] = {}  # job id -> holds so far (each hold's reservation gets its own id)
+
+    @property
+    def n_broken(self) -> int:
+        """Contracts broken by their providers."""
+        return len(self.superseded)
+
+    @property
+    def broken(self) -> set[int]:
+        """The jobs with a broken contract."""
+        return {c.job_id for c in self.superseded}
 
     # ------------------------------------------------------------- signing
     def duration(self, job: Job, now: int) -> int:
@@ -137,7 +155,6 @@ class SLADesk(PerJobDesk):
 
     def trade(self, jobs: list[Job], now: int) -> None:
         for job in jobs:
-            self._jobs[job.id] = job
             request = self._request(job, now)
             best = None if request is None else self._offers(job, request, now)
             if best is None:
@@ -180,29 +197,29 @@ class SLADesk(PerJobDesk):
         run = min(job.runtime, job.estimate)
         row = b.record_run(job.id, contract.provider, job.submit, start, start + run, job.procs, job.runtime, job.user,
                            contract.price, "job", None, estimate=job.estimate, outcome=outcome(job))
-        self._rows[job.id], self._held[job.id], self._by_rid[rid] = row, rid, job.id
+        self._holds[rid] = _Hold(job, row)
         if run < contract.duration:  # the rest of the window returns when the job ends
-            b.later(max(start + run, now), lambda: self._release(job.id, provider, rid))
+            b.later(max(start + run, now), lambda: self._release(provider, rid))
         elif run > contract.duration:  # still running when the contract ends
             b.later(start + contract.duration, lambda: self._overrun(job, contract, rid))
 
-    def _release(self, job_id: int, provider, rid: str) -> None:
-        if self._held.get(job_id) == rid:  # not moved off the machine since
+    def _release(self, provider, rid: str) -> None:
+        if rid in self._holds:  # not moved off the machine since
             provider.end_reservation(rid)
 
     def _overrun(self, job: Job, contract: SLA, rid: str) -> None:
         """The job runs on past its contract, to its estimate: the provider makes room for it by moving the
         contracts not yet started that stand in the way (:func:`gridmarket.sla.make_room`); they start late or
         are broken like overbooked ones. With no room (reservations it cannot move) the job is killed."""
-        if self._held.get(job.id) != rid:
+        if rid not in self._holds:  # moved off the machine since
             return
         now = int(self.model.time)
         provider = self.model.providers[contract.provider]
-        row = self._rows[job.id]
+        row = self._holds[rid].row
         extension = Reservation(f"sla-over-{job.id}", now, contract.procs, row["end"] - now)
         state = provider.state(now)
         movable = [r.id for r in state.reservations if r.start >= now and (
-            r.id in self._by_rid and self._held.get(self._by_rid[r.id]) == r.id or str(r.id).startswith("sla-wait-"))]
+            r.id in self._holds or str(r.id).startswith("sla-wait-"))]
         out = make_room(state, extension, movable)
         if out is None:
             self.broker.amend_run(row, end=now, outcome="killed")
@@ -212,20 +229,20 @@ class SLADesk(PerJobDesk):
         self.n_overruns += 1
         self.overruns[job.id] = extension.duration
         for other in moved:  # each looks at its signed start (now or later) with the overrun on the machine
-            self._wait(self._jobs[other], self.contracts[other], now)
+            self._wait(other, self.contracts[other.id], now)
 
-    def _displace(self, provider, rid: str) -> int | None:
+    def _displace(self, provider, rid: str) -> Job | None:
         """Move a held contract (or a waiting contract's held start) off the machine for an overrun; the
-        moved contract's job id (None for a held start: its contract looks again at its next look)."""
+        moved contract's job (None for a held start: its contract looks again at its next look)."""
         provider.end_reservation(rid)
         if rid.startswith("sla-wait-"):
             return None
-        job_id = self._by_rid.pop(rid)
-        del self._held[job_id]
-        self.broker.drop_run(self._rows.pop(job_id))
+        hold = self._holds.pop(rid)
+        self.broker.drop_run(hold.row)
         self.n_displaced += 1
-        self.model.post(Agreement(provider.name, self.broker.name, int(self.model.time), self.contracts[job_id]))  # it moves
-        return job_id
+        self.model.post(Agreement(provider.name, self.broker.name, int(self.model.time),
+                                  self.contracts[hold.job.id]))  # the provider tells the broker its contract moves
+        return hold.job
 
     def _honour(self, job: Job, contract: SLA) -> None:
         """Start a contract's job now if the machine can hold it; else hold the machine's earliest start for it
@@ -268,8 +285,6 @@ class SLADesk(PerJobDesk):
 
     def _break(self, job: Job, contract: SLA, now: int) -> None:
         """The provider breaks ``contract``: it will pay the violation penalty at settlement."""
-        self.n_broken += 1
-        self.broken.add(job.id)
         self.waiting.discard(job.id)
         self.superseded.append(contract)
         provider = self.model.providers[contract.provider]
@@ -354,7 +369,7 @@ class PredictedSLADesk(SLADesk):
         self._ended: list[tuple[int, int, int, int]] = []  # (end s, job id, user, run s) of home-queue jobs seen end
 
     def duration(self, job: Job, now: int) -> int:
-        ended = [(r["end"], r["job_id"], r["end"] - r["start"]) for r in self._rows.values()
+        ended = [(r["end"], r["job_id"], r["end"] - r["start"]) for r in (h.row for h in self._holds.values())
                  if r["user"] == job.user and r["end"] <= now]
         ended += [(end, jid, run) for end, jid, user, run in self._ended if user == job.user and end <= now]
         return predict_runtime([run for _, _, run in sorted(ended)], job.estimate)
