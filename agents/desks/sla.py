@@ -105,7 +105,7 @@ class SLADesk(PerJobDesk):
         return len(self.superseded)
 
     @property
-    def broken(self) -> set[int]:
+    def broken(self) -> set[int | str]:
         """The jobs with a broken contract."""
         return {c.job_id for c in self.superseded}
 
