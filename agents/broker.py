@@ -47,7 +47,7 @@ from mesa.time import Priority
 import gridmarket.agents.provisioning  # noqa: F401  (registers moga, greedy)
 import gridmarket.agents.reservations  # noqa: F401  (registers var, combined)
 import gridmarket.agents.trading  # noqa: F401  (registers the job markets)
-from gridmarket.agents.messages import Query, Reserve, Submit
+from gridmarket.agents.messages import Query, Quote, Reserve, Submit
 from gridmarket.agents.strategies import BROKER_STRATEGIES, WorkflowPlan, base_cost, resolve_strategy
 from gridmarket.errors import InvalidInput
 from gridmarket.job import Job
@@ -198,8 +198,8 @@ class Broker(mesa.Agent):
         Each asks its provider for the plan at once; every later query is counted as one more query
         and quote, and its cheapest answer goes to the provider's price log.
         """
-        return [_LoggedQuotes(PlanQuoteProvider(p.name, self.query(p.name, now, "plan")), p.price_log, now,
-                              self.model.message_counts) for p in self.providers()]
+        return [_LoggedQuotes(PlanQuoteProvider(p.name, self.query(p.name, now, "plan")), p, self, now)
+                for p in self.providers()]
 
     def check_plan(self, wf: WorkflowRequest, plan: object) -> WorkflowPlan:
         """``plan`` if it is a :class:`WorkflowPlan` that can be reserved for ``wf``; else ``InvalidInput`` naming
@@ -245,7 +245,7 @@ class Broker(mesa.Agent):
     def _hold(self, wf: WorkflowRequest, plan: WorkflowPlan) -> None:
         """Reserve every placement on its provider and record the task as run there."""
         for pl in plan.placements:
-            self.model.providers[pl.resource].price_log.append((wf.submit, plan.prices[pl.task], "paid"))
+            self.model.providers[pl.resource].log_price(wf.submit, plan.prices[pl.task], "paid")
         info = self.workflows[wf.id]
         info["provisioned"] = True
         for pl in plan.placements:
@@ -253,8 +253,8 @@ class Broker(mesa.Agent):
             reservation = Reservation(f"wf{wf.id}-{pl.task}", pl.start, pl.procs, pl.end - pl.start)
             self.model.send(Reserve(self.name, pl.resource, wf.submit, reservation))  # type: ignore[arg-type]  # provisioned: a provider
             runtime = pl.end - pl.start
-            self.rows.append(_row(job_id, pl.resource, wf.submit, pl.start, pl.end, pl.procs, runtime, wf.user,
-                                  plan.prices[pl.task], "task", wf.id))
+            self.record_run(job_id, pl.resource, wf.submit, pl.start, pl.end, pl.procs, runtime, wf.user,
+                            plan.prices[pl.task], "task", wf.id)
             info["cost"] += plan.prices[pl.task]
         info["finish"] = max(pl.end for pl in plan.placements) if plan.placements else wf.submit
 
@@ -324,19 +324,41 @@ class Broker(mesa.Agent):
         reservation = Reservation(f"ar{job.id}", start, job.procs, job.estimate)
         self.model.send(Reserve(self.name, provider.name, job.submit, reservation))
         cost = base_cost(job.procs, job.estimate) + f
-        provider.price_log.append((job.submit, cost, "paid"))
+        provider.log_price(job.submit, cost, "paid")
         if record:
             self.record_reserved(req, provider, cost)
             self.outcomes[job.id] = {"success": True, "normalized_cost": f / base_cost(job.procs, job.estimate),
                                      "used": "reservation"}
         return reservation
 
+    def record_run(self, job_id: int, site: Hashable | None, submit: int, start: int, end: int, procs: int, runtime: int,
+                   user: int, cost: float, kind: str, workflow: int | None, *, estimate: int | None = None,
+                   outcome: str = "completed") -> dict:
+        """Record a job, task or reservation the broker ran in a reservation on ``site``: one row of :attr:`rows`.
+
+        Times s, ``cost`` SU; ``estimate`` defaults to ``runtime``. Returns the row, which a desk may
+        change later only through :meth:`amend_run` and :meth:`drop_run` (the rows have this one writer).
+        """
+        row = {"job_id": job_id, "site": site, "submit": submit, "start": start, "end": end, "procs": procs,
+               "runtime": runtime, "estimate": runtime if estimate is None else estimate, "wait": start - submit,
+               "user": user, "outcome": outcome, "cost": cost, "kind": kind, "workflow": workflow}
+        self.rows.append(row)
+        return row
+
+    def amend_run(self, row: dict, *, end: int, outcome: str) -> None:
+        """A recorded run ended otherwise than recorded: at ``end`` s, with ``outcome`` (e.g. ``"killed"``)."""
+        row["end"], row["outcome"] = end, outcome
+
+    def drop_run(self, row: dict) -> None:
+        """A recorded run will not happen there (its reservation was moved off the machine): forget its row."""
+        self.rows.remove(row)
+
     def record_reserved(self, req: ReservationRequest, provider, cost: float) -> None:
         """The request's job runs in its reservation ``ar<id>`` on ``provider`` at ``cost`` SU, which ends with it."""
         job, start = req.job, req.start
         run = min(job.runtime, job.estimate)
-        self.rows.append(_row(job.id, provider.name, job.submit, start, start + run, job.procs, job.runtime,
-                              job.user, cost, "reservation", None, estimate=job.estimate))
+        self.record_run(job.id, provider.name, job.submit, start, start + run, job.procs, job.runtime, job.user, cost,
+                        "reservation", None, estimate=job.estimate)
         if run < job.estimate:  # the rest of the window would hold idle processors: give it back
             self.later(max(start + run, int(self.model.time)), lambda: provider.end_reservation(f"ar{job.id}"))
 
@@ -374,8 +396,8 @@ class _LoggedQuotes:
     The first query came with the plan; every later one is counted as a query and a quote.
     """
 
-    def __init__(self, inner: PlanQuoteProvider, log: list, now: int, counts) -> None:
-        self.inner, self.log, self.now, self.counts = inner, log, now, counts
+    def __init__(self, inner: PlanQuoteProvider, provider, broker, now: int) -> None:
+        self.inner, self.provider, self.broker, self.now = inner, provider, broker, now
         self.name = inner.name
         self.n_queries = 0
 
@@ -385,19 +407,16 @@ class _LoggedQuotes:
 
     def quotes(self, procs: int, duration: int, earliest: int):
         self.n_queries += 1
-        if self.n_queries > 1:
-            self.counts["query"] += 1
-            self.counts["quote"] += 1
+        if self.n_queries > 1:  # answered from the plan already sent: counted, not delivered again
+            self.broker.model.post(Query(self.broker.name, str(self.name), self.now, "plan"))
+            self.broker.model.post(Quote(str(self.name), self.broker.name, self.now))
         answers = self.inner.quotes(procs, duration, earliest)
         if answers:
-            self.log.append((self.now, min(q.price for q in answers), "quote"))
+            self.provider.log_price(self.now, min(q.price for q in answers), "quote")
         return answers
 
     def reserve(self, start: int, procs: int, duration: int):
         return self.inner.reserve(start, procs, duration)
 
 
-def _row(job_id, site, submit, start, end, procs, runtime, user, cost, kind, workflow, *, estimate=None) -> dict:
-    return {"job_id": job_id, "site": site, "submit": submit, "start": start, "end": end, "procs": procs,
-            "runtime": runtime, "estimate": runtime if estimate is None else estimate, "wait": start - submit,
-            "user": user, "outcome": "completed", "cost": cost, "kind": kind, "workflow": workflow}
+

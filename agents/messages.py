@@ -1,8 +1,9 @@
 """Typed messages agents exchange, so a run can count and replay its negotiation.
 
-Times are integer seconds from simulation start. Every message goes through
-:meth:`gridmarket.agents.model.MarketModel.send`, which counts it by ``kind`` and keeps
-it in the model's log when logging is on.
+Times are integer seconds from simulation start. Every message is counted by ``kind`` in one
+place, :meth:`gridmarket.agents.model.MarketModel.send` (delivered to its receiver) or
+:meth:`gridmarket.agents.model.MarketModel.post` (exchanged inside a mechanism of ``gridmarket``: an
+auction's bids, a double auction's shouts, a bargaining's offers), so no agent counts by hand.
 """
 
 from __future__ import annotations
@@ -10,7 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-__all__ = ["Advertise", "Cancel", "Dispatch", "Message", "Query", "Quote", "Reserve", "Submit"]
+__all__ = ["Advertise", "Agreement", "Ask", "Bid", "Cancel", "Dispatch", "Message", "Offer", "Query", "Quote", "Reserve",
+           "Submit"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,3 +73,32 @@ class Dispatch(Message):
     """The metascheduler sending a job to a site (payload: the Job)."""
 
     kind: ClassVar[str] = "dispatch"
+
+
+@dataclass(frozen=True, slots=True)
+class Bid(Message):
+    """A buyer's bid in an auction, a clock reply or a buyer's shout in a double auction (payload: SU, if known)."""
+
+    kind: ClassVar[str] = "bid"
+
+
+@dataclass(frozen=True, slots=True)
+class Ask(Message):
+    """A seller's shout in a double auction (payload: SU, if known)."""
+
+    kind: ClassVar[str] = "ask"
+
+
+@dataclass(frozen=True, slots=True)
+class Offer(Message):
+    """One offer of alternating-offers bargaining over a slot's price and start (payload: the offer, if known)."""
+
+    kind: ClassVar[str] = "offer"
+
+
+@dataclass(frozen=True, slots=True)
+class Agreement(Message):
+    """A service-level agreement message: a provider's offered contract, or its news of a contract moved, started
+    late or broken (payload: the :class:`gridmarket.sla.SLA`)."""
+
+    kind: ClassVar[str] = "sla"

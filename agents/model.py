@@ -34,7 +34,7 @@ from gridmarket.valuation import draw_valuations
 from gridmarket.workflows.dag import Network
 from gridmarket.workloads.workload import Workload
 
-__all__ = ["BrokerSpec", "MarketModel", "ProviderSpec", "RunResult"]
+__all__ = ["BrokerSpec", "MarketModel", "ProviderSpec", "RunResult", "check_market"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,6 +117,37 @@ class RunResult:
     slas: pd.DataFrame | None = None  # the sla model's settled contracts, one per row (gridmarket.agents.trading.SLA_COLUMNS)
 
 
+def check_market(providers: Sequence[ProviderSpec], broker: str = "best-effort") -> dict[str, type[ResourceProvider]]:
+    """Each provider's agent class, once every plug-in of the market is checked; ``InvalidInput`` otherwise.
+
+    What :class:`MarketModel` checks before it builds an agent, callable before any model runs (``compare``
+    checks every model of a scenario first): the providers' agent classes resolve (a plug-in keeps the
+    contract of :class:`ResourceProvider`), the broker strategy ``broker`` resolves, and a strategy that
+    reads priced plans (``needs_plans``) is given providers that can price: no two-tier provider, and a
+    policy pricing can run forward (:func:`gridmarket.pricing.check_policy`).
+    """
+    classes: dict[str, type[ResourceProvider]] = {}
+    for p in providers:
+        try:
+            classes[p.name] = resolve_provider_agent(p.agent)
+        except InvalidInput as err:
+            raise InvalidInput(f"provider {p.name!r}: {err}") from None
+        if classes[p.name] is ResourceProvider and p.policy in TWO_TIER_POLICIES:
+            classes[p.name] = TwoTierProvider  # keasy, reasy, measy: a two-tier machine, no plan
+    if resolve_strategy(broker).needs_plans:  # it reads each provider's priced plan
+        for p in providers:
+            if issubclass(classes[p.name], TwoTierProvider):
+                raise InvalidInput(f"provider {p.name!r}: a {broker} broker needs advertised or quoted "
+                                   f"slots, which a two-tier provider ({p.policy}) cannot give: it keeps no "
+                                   "plan (a job's progress rate changes with every placement)")
+            try:
+                check_policy(p.policy)
+            except InvalidInput as err:
+                raise InvalidInput(f"provider {p.name!r}: a {broker} broker needs advertised or quoted "
+                                   f"slots, which policy {p.policy!r} cannot give ({err})") from None
+    return classes
+
+
 class MarketModel(mesa.Model):
     """Providers selling capacity to users that replay a workload.
 
@@ -182,14 +213,8 @@ class MarketModel(mesa.Model):
         if collect_every < 1:
             raise InvalidInput(f"collect_every must be >= 1 s, got {collect_every}")
         user_class = resolve_user_agent(user_agent)  # a bad name fails before any agent is built
-        classes = {}
-        for p in providers:
-            try:
-                classes[p.name] = resolve_provider_agent(p.agent)
-            except InvalidInput as err:
-                raise InvalidInput(f"provider {p.name!r}: {err}") from None
-            if classes[p.name] is ResourceProvider and p.policy in TWO_TIER_POLICIES:
-                classes[p.name] = TwoTierProvider  # keasy, reasy, measy: a two-tier machine, no plan
+        spec = broker if broker is not None else BrokerSpec()
+        classes = check_market(providers, spec.method)
         self.providers: dict[str, ResourceProvider] = {
             p.name: classes[p.name](self, p.name, p.procs, p.policy, prices=p.prices, watts_per_proc=p.watts_per_proc,
                                     pricing=p.pricing, overbooking=p.overbooking, sells=p.sells)
@@ -208,19 +233,7 @@ class MarketModel(mesa.Model):
             raise InvalidInput(f"reservations name jobs not in the workload: {sorted(unknown)[:5]}")
         self.broker = None
         if workflows or self.reservation_starts or broker is not None:
-            spec = broker if broker is not None else BrokerSpec()
             strategy = resolve_strategy(spec.method)
-            if strategy.needs_plans:  # it reads each provider's priced plan
-                for p in providers:
-                    if issubclass(classes[p.name], TwoTierProvider):
-                        raise InvalidInput(f"provider {p.name!r}: a {spec.method} broker needs advertised or quoted "
-                                           f"slots, which a two-tier provider ({p.policy}) cannot give: it keeps no "
-                                           "plan (a job's progress rate changes with every placement)")
-                    try:
-                        check_policy(p.policy)
-                    except InvalidInput as err:
-                        raise InvalidInput(f"provider {p.name!r}: a {spec.method} broker needs advertised or quoted "
-                                           f"slots, which policy {p.policy!r} cannot give ({err})") from None
             first = 1 + max((j.id for j in workload.jobs), default=0)
             if valuations is None and strategy.buys_jobs:
                 valuations = draw_valuations(((j.id, j.submit, j.procs * j.estimate * BASE_RATE / SECONDS_PER_HOUR,
@@ -253,9 +266,7 @@ class MarketModel(mesa.Model):
 
     def send(self, message: Message) -> Message | None:
         """Count ``message``, deliver it to its receiver and return the receiver's reply, if any (counted too)."""
-        self.message_counts[message.kind] += 1
-        if message.kind == "query":  # an ask and its answer: one round of negotiation
-            self.negotiation_rounds += 1
+        self.post(message, rounds=int(message.kind == "query"))  # an ask and its answer: one round of negotiation
         if self.metascheduler is not None and message.receiver == self.metascheduler.name:
             self.metascheduler.receive(message)
             return None
@@ -268,8 +279,21 @@ class MarketModel(mesa.Model):
             raise InvalidInput(f"message to unknown agent {message.receiver!r}") from None
         reply = receiver.receive(message)
         if reply is not None:  # a provider answering a query
-            self.message_counts[reply.kind] += 1
+            self.post(reply)
         return reply
+
+    def post(self, message: Message, *, copies: int = 1, rounds: int = 0) -> None:
+        """Count ``copies`` of ``message`` and ``rounds`` negotiation rounds, delivering nothing: the one place counts change.
+
+        For messages exchanged inside a mechanism of ``gridmarket`` (an auction's bids, a double
+        auction's shouts, a bargaining's offers: :mod:`gridmarket.agents.messages`), which reports how
+        many it exchanged; :meth:`send` counts the messages it delivers here too.
+        """
+        if isinstance(copies, bool) or not isinstance(copies, int) or copies < 0:
+            raise InvalidInput(f"post: copies must be an int >= 0, got {copies!r}")
+        if copies:
+            self.message_counts[message.kind] += copies
+        self.negotiation_rounds += rounds
 
     def _pending(self) -> bool:
         for p in self.providers.values():

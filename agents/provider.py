@@ -32,7 +32,12 @@ from gridmarket.scheduling import make_scheduler
 from gridmarket.simulation import MachineSimulation, job_records
 from gridmarket.sla import book_capacity
 
-__all__ = ["ResourceProvider"]
+__all__ = ["PRICE_KINDS", "ResourceProvider"]
+
+
+PRICE_KINDS = ("quote", "paid", "penalty", "sla-penalty")
+"""What a price of a provider's log is: a quote it gave, a price paid for its slot, a cancellation penalty it was
+paid, an SLA penalty it owes (SU)."""
 
 
 class ResourceProvider(mesa.Agent):
@@ -83,7 +88,7 @@ class ResourceProvider(mesa.Agent):
         self._features: dict[int, tuple] = {}  # job id -> (queue features, submit)
         self._wake_at: int | None = None
         self._event = None
-        self.price_log: list[tuple[int, float, str]] = []  # (time s, SU, "quote" | "paid" | "penalty")
+        self.price_log: list[tuple[int, float, str]] = []  # (time s, SU, one of PRICE_KINDS): log_price adds to it
         self.start_observers: list = []  # fn(job, start) for every job this provider starts
         self._on_start: dict[int, Callable[[int, int], None]] = {}  # job id -> fn(job_id, t), called once
         self._on_end: dict[int, Callable[[int, int], None]] = {}
@@ -154,10 +159,19 @@ class ResourceProvider(mesa.Agent):
                 self.catch_up(message.time)
             self.machine.scheduler.withdraw_reservation(reservation_id, self.machine.now)
             self.machine.wake_at(self.machine.now)
-            self.price_log.append((message.time, float(penalty), "penalty"))
+            self.log_price(message.time, float(penalty), "penalty")
             self._schedule_wake(self.machine.now)
             return None
         raise InvalidInput(f"{self.name}: cannot handle a {message.kind!r} message")
+
+    def log_price(self, time: int, su: float, kind: str) -> None:
+        """Add a price to :attr:`price_log`: ``su`` SU at ``time`` s, of ``kind`` (:data:`PRICE_KINDS`).
+
+        What brokers and desks call for the prices they quote, pay and charge here, so the log has one writer.
+        """
+        if kind not in PRICE_KINDS:
+            raise InvalidInput(f"{self.name}: price kind must be one of {', '.join(PRICE_KINDS)}, got {kind!r}")
+        self.price_log.append((time, su, kind))
 
     def plan(self, now: int) -> ProviderPlan:
         """The machine's priced plan at ``now`` (what a ``"plan"`` query answers), without a message."""

@@ -32,7 +32,7 @@ def quote_reservation(broker, request, home) -> float:
     job = request.job
     f = broker.query(home.name, job.submit, "plan").price(request.start, job.procs, job.estimate).fixed_cost
     if f < math.inf:
-        home.price_log.append((job.submit, base_cost(job.procs, job.estimate) + f, "quote"))
+        home.log_price(job.submit, base_cost(job.procs, job.estimate) + f, "quote")
     return f
 
 

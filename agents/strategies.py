@@ -13,16 +13,15 @@ Times are integer seconds from simulation start; prices SU.
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
 
 from gridmarket.errors import InvalidInput
-from gridmarket.plugins import is_plugin_name, load_plugin, register_class
+from gridmarket.plugins import ClassContract, Registry
 from gridmarket.pricing import BASE_RATE, SECONDS_PER_HOUR
 from gridmarket.provisioning import Placement
 
-__all__ = ["BROKER_STRATEGIES", "BestEffort", "BrokerStrategy", "WorkflowPlan", "base_cost", "register_strategy",
+__all__ = ["BROKER_STRATEGIES", "STRATEGY_CONTRACT", "BestEffort", "BrokerStrategy", "WorkflowPlan", "base_cost", "register_strategy",
            "resolve_strategy", "strategy_names"]
 
 
@@ -115,22 +114,20 @@ class BestEffort(BrokerStrategy):
     name = "best-effort"
 
 
-BROKER_STRATEGIES: dict[str, type[BrokerStrategy]] = {}
+STRATEGY_CONTRACT = ClassContract(BrokerStrategy)
+"""What a broker strategy is: a :class:`BrokerStrategy` subclass whose overrides accept the broker's calls."""
+
+BROKER_STRATEGIES: Registry[type[BrokerStrategy]] = Registry("broker strategy", STRATEGY_CONTRACT)
 """Registered broker strategies by name (the live table; :func:`register_strategy` adds to it)."""
 
 
 def register_strategy(cls: type[BrokerStrategy]) -> type[BrokerStrategy]:
     """Make ``cls`` selectable by its ``name`` (usable as a class decorator).
 
-    Raises ``InvalidInput`` for a class that is not a :class:`BrokerStrategy`, a name that is empty,
-    has a colon (those are plug-in names) or is taken by another class.
+    Raises ``InvalidInput`` for a class that is not a :class:`BrokerStrategy` (:data:`STRATEGY_CONTRACT`),
+    a name that is empty, has a colon (those are plug-in names) or is taken by another class.
     """
-    if not (isinstance(cls, type) and issubclass(cls, BrokerStrategy)):
-        raise InvalidInput(f"broker strategy {cls!r} is not a subclass of gridmarket.agents.strategies.BrokerStrategy")
-    name = cls.name
-    if not isinstance(name, str) or not name or ":" in name:
-        raise InvalidInput(f"broker strategy {cls.__name__}: name must be a non-empty str without ':', got {name!r}")
-    return register_class(BROKER_STRATEGIES, "broker strategy", name, cls)
+    return BROKER_STRATEGIES.register(getattr(cls, "name", None), cls)  # type: ignore[arg-type]  # checked there
 
 
 def strategy_names() -> list[str]:
@@ -151,17 +148,7 @@ def resolve_strategy(name: str | type[BrokerStrategy]) -> type[BrokerStrategy]:
     ...
     gridmarket.errors.InvalidInput: unknown broker strategy 'besteffort' (did you mean 'best-effort'?); known: ...
     """
-    if isinstance(name, type) and issubclass(name, BrokerStrategy):
-        return name
-    cls = BROKER_STRATEGIES.get(name) if isinstance(name, str) else None
-    if cls is not None:
-        return cls
-    if is_plugin_name(name):
-        return load_plugin(name, kind="broker strategy", base=BrokerStrategy)
-    close = difflib.get_close_matches(str(name), BROKER_STRATEGIES, n=1)
-    hint = f" (did you mean {close[0]!r}?)" if close else ""
-    raise InvalidInput(f"unknown broker strategy {name!r}{hint}; known: {', '.join(BROKER_STRATEGIES)}, "
-                       "or a plug-in 'package.module:Name'")
+    return BROKER_STRATEGIES.resolve(name)
 
 
 register_strategy(BestEffort)

@@ -27,7 +27,7 @@ import pandas as pd
 
 from gridmarket.agents import MarketModel, MetaschedulerSpec, ProviderSpec
 from gridmarket.agents.broker import WorkflowRequest
-from gridmarket.agents.model import BrokerSpec, RunResult
+from gridmarket.agents.model import BrokerSpec, RunResult, check_market
 from gridmarket.energy.prices import (
     HourlyPrices,
     fixed_prices,
@@ -47,7 +47,7 @@ from gridmarket.workloads.behaviour import apply_behaviour
 from gridmarket.workloads.workload import Workload
 
 __all__ = [
-    "SUMMARY_COLUMNS", "ModelRun", "Requests", "build_inputs", "build_market", "build_prices", "build_requests", "build_valuations", "build_workload", "compare", "read_workflow_file",
+    "SUMMARY_COLUMNS", "ModelRun", "Requests", "build_inputs", "build_market", "build_prices", "build_requests", "build_valuations", "build_workload", "check_models", "compare", "read_workflow_file",
     "run_id", "run_model",
 ]  # fmt: skip
 
@@ -415,8 +415,7 @@ def build_market(config: ScenarioConfig, model: str, workload: Workload, prices:
     """
     check_model(model, "interaction model")
     spec = resolve_model(model)
-    specs = [ProviderSpec(p.name, p.procs, p.policy, prices[p.name], p.watts_per_proc, p.pricing, p.overbooking,
-                          p.sells, p.agent) for p in config.providers]
+    specs = _provider_specs(config, prices)
     par = config.parameters
     meta = None
     if spec.clearing is not None:
@@ -429,6 +428,27 @@ def build_market(config: ScenarioConfig, model: str, workload: Workload, prices:
                        workflows=requests.workflows, reservations=requests.reservations, broker=broker,
                        network=par.network(), valuations=requests.valuations or None,
                        user_agent=config.workload.user_agent, rng=rng)
+
+
+def _provider_specs(config: ScenarioConfig, prices: dict[str, HourlyPrices] | None) -> list[ProviderSpec]:
+    return [ProviderSpec(p.name, p.procs, p.policy, None if prices is None else prices[p.name], p.watts_per_proc,
+                         p.pricing, p.overbooking, p.sells, p.agent) for p in config.providers]
+
+
+def check_models(config: ScenarioConfig) -> None:
+    """``InvalidInput`` (one line naming the model) if any model of ``config`` cannot be built as a market.
+
+    Every plug-in of every model is checked (:func:`gridmarket.agents.model.check_market`: the providers'
+    agent classes, each model's broker strategy and clearing method, the policies a plan-reading broker
+    prices) before any model runs, so a scenario is refused whole, not after its first models ran.
+    """
+    specs = _provider_specs(config, None)
+    for model in config.models:
+        check_model(model, "models")
+        try:
+            check_market(specs, resolve_model(model).broker)
+        except InvalidInput as err:
+            raise InvalidInput(f"models: {model!r}: {err}") from None
 
 
 def build_inputs(config: ScenarioConfig) -> tuple[Workload, dict[str, HourlyPrices], Requests,
@@ -482,6 +502,7 @@ def compare(config: ScenarioConfig, *, progress: bool = False) -> list[ModelRun]
     """
     if not isinstance(progress, bool):
         raise InvalidInput(f"compare: progress must be True or False, got {progress!r}")
+    check_models(config)
     workload, prices, requests, _ = build_inputs(config)
     last = max([j.submit for j in workload.jobs] + [w.submit for w in requests.workflows])
     runs = []

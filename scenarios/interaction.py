@@ -22,8 +22,7 @@ from dataclasses import dataclass
 from gridmarket.agents.strategies import BrokerStrategy, resolve_strategy
 from gridmarket.clearing import resolve_clearing
 from gridmarket.errors import InvalidInput
-from gridmarket.plugins import is_plugin_name, load_plugin
-from gridmarket.validation import suggest
+from gridmarket.plugins import Contract, Registry
 
 __all__ = ["INTERACTION_MODELS", "InteractionModel", "check_model", "register_model", "resolve_model"]
 
@@ -66,7 +65,37 @@ class InteractionModel:
         return self
 
 
-INTERACTION_MODELS: dict[str, InteractionModel] = {
+class _ModelContract(Contract):
+    """An :class:`InteractionModel` whose strategy and clearing resolve; a plug-in may also be a
+    :class:`BrokerStrategy` subclass or a clearing function (module notes)."""
+
+    def check(self, obj, where: str) -> InteractionModel:
+        if not isinstance(obj, InteractionModel):
+            raise InvalidInput(f"{where}: {obj!r} is not an InteractionModel")
+        try:
+            return obj.check()
+        except InvalidInput as err:
+            raise InvalidInput(f"{where}: {err}") from None
+
+    def from_plugin(self, obj, name: str, where: str) -> InteractionModel:
+        if isinstance(obj, InteractionModel):
+            return self.check(obj, where)
+        doc = (getattr(obj, "__doc__", None) or "").strip().splitlines()
+        description = doc[0] if doc else name
+        if isinstance(obj, type):
+            if not issubclass(obj, BrokerStrategy):
+                raise InvalidInput(f"{where}: class {obj.__qualname__} is not a subclass of "
+                                   "gridmarket.agents.strategies.BrokerStrategy")
+            resolve_strategy(name)  # the strategy's own contract
+            return InteractionModel(description, broker=name)
+        if callable(obj):
+            resolve_clearing(name)  # the clearing method's own contract
+            return InteractionModel(description, clearing=name)
+        raise InvalidInput(f"{where}: {obj!r} is not an InteractionModel, a BrokerStrategy subclass "
+                           "or a clearing function")
+
+
+INTERACTION_MODELS: Registry[InteractionModel] = Registry("interaction model", _ModelContract(), {
     "best-effort": InteractionModel("users submit every job to their home provider's local queue (no market)"),
     "mcmf": InteractionModel("a metascheduler clears grid jobs each cycle by min-cost max-flow (Murali & Vadhiyar, "
                              "eqs. 4-6)", clearing="mcmf"),
@@ -115,7 +144,7 @@ INTERACTION_MODELS: dict[str, InteractionModel] = {
     "grand": InteractionModel("a greedy broker buys priced slots for workflows and reservations while an MCMF "
                               "metascheduler clears the other jobs across sites by electricity price (no seed studied "
                               "the two together)", broker="greedy", clearing="mcmf"),
-}
+})
 """Interaction models by name (the live table: :func:`register_model` adds to it; ``gridmarket.scenarios.commands.compare``)."""
 
 
@@ -131,36 +160,7 @@ def register_model(name: str, model: InteractionModel) -> InteractionModel:
         ``name`` empty, with a colon (those are plug-in names) or taken; ``model`` not an
         :class:`InteractionModel`, or naming an unknown strategy or clearing method.
     """
-    if not isinstance(name, str) or not name or ":" in name:
-        raise InvalidInput(f"interaction model name must be a non-empty str without ':', got {name!r}")
-    if name in INTERACTION_MODELS:
-        raise InvalidInput(f"interaction model {name!r} is already registered")
-    if not isinstance(model, InteractionModel):
-        raise InvalidInput(f"interaction model {name!r}: {model!r} is not an InteractionModel")
-    try:
-        model.check()
-    except InvalidInput as err:
-        raise InvalidInput(f"interaction model {name!r}: {err}") from None
-    INTERACTION_MODELS[name] = model
-    return model
-
-
-def _from_plugin(name: str) -> InteractionModel:
-    obj = load_plugin(name, kind="interaction model")
-    if isinstance(obj, InteractionModel):
-        return obj.check()
-    doc = (getattr(obj, "__doc__", None) or "").strip().splitlines()
-    description = doc[0] if doc else name
-    if isinstance(obj, type):
-        if not issubclass(obj, BrokerStrategy):
-            raise InvalidInput(f"interaction model {name!r}: class {obj.__qualname__} is not a subclass of "
-                               "gridmarket.agents.strategies.BrokerStrategy")
-        return InteractionModel(description, broker=name)
-    if callable(obj):
-        resolve_clearing(name)
-        return InteractionModel(description, clearing=name)
-    raise InvalidInput(f"interaction model {name!r}: {obj!r} is not an InteractionModel, a BrokerStrategy subclass "
-                       "or a clearing function")
+    return INTERACTION_MODELS.register(name, model)
 
 
 def resolve_model(name: str) -> InteractionModel:
@@ -178,12 +178,9 @@ def resolve_model(name: str) -> InteractionModel:
     ...
     gridmarket.errors.InvalidInput: interaction model 'gridmarket.job:Job': class Job is not a subclass of gridmarket.agents.strategies.BrokerStrategy
     """
-    if is_plugin_name(name):
-        return _from_plugin(name)
-    model = INTERACTION_MODELS.get(name) if isinstance(name, str) else None
-    if not isinstance(model, InteractionModel):
-        raise InvalidInput(f"unknown interaction model {name!r}{suggest(str(name), INTERACTION_MODELS)}")
-    return model
+    if not isinstance(name, str):
+        raise InvalidInput(INTERACTION_MODELS.unknown(name))
+    return INTERACTION_MODELS.resolve(name)
 
 
 def check_model(name: object, where: str = "models") -> str:
@@ -193,17 +190,13 @@ def check_model(name: object, where: str = "models") -> str:
 
     >>> check_model("mcmf"), check_model("gridmarket.clearing.methods:_stable")
     ('mcmf', 'gridmarket.clearing.methods:_stable')
-    >>> check_model("mcfm")
+    >>> check_model("mcfm")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    gridmarket.errors.InvalidInput: models: unknown interaction model 'mcfm' (did you mean 'mcmf'?)
+    gridmarket.errors.InvalidInput: models: unknown interaction model 'mcfm' (did you mean 'mcmf'?); known: ...
     """
-    if is_plugin_name(name):
-        try:
-            resolve_model(name)
-        except InvalidInput as exc:
-            raise InvalidInput(f"{where}: {exc}") from None
-        return name
-    if name not in INTERACTION_MODELS:
-        raise InvalidInput(f"{where}: unknown interaction model {name!r}{suggest(str(name), INTERACTION_MODELS)}")
-    return name
+    try:
+        resolve_model(name)  # type: ignore[arg-type]  # a non-str is refused as unknown
+    except InvalidInput as exc:
+        raise InvalidInput(f"{where}: {exc}") from None
+    return name  # type: ignore[return-value]  # resolved, so a str

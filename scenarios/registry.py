@@ -7,10 +7,10 @@ prices ``price_per_mwh``.
 
 >>> get_scenario("quickstart").workload.source
 'lublin'
->>> get_scenario("quikstart")
+>>> get_scenario("quikstart")  # doctest: +ELLIPSIS
 Traceback (most recent call last):
 ...
-gridmarket.errors.InvalidInput: unknown scenario 'quikstart' (did you mean 'quickstart'?)
+gridmarket.errors.InvalidInput: unknown scenario 'quikstart' (did you mean 'quickstart'?); known: ...
 """
 
 from __future__ import annotations
@@ -18,31 +18,24 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from gridmarket.errors import InvalidInput
+from gridmarket.plugins import FunctionContract, Registry
 from gridmarket.scenarios.config import (
     Parameters,
     ProviderConfig,
     ScenarioConfig,
     WorkloadConfig,
     load_toml,
-    suggest,
 )
 
 __all__ = ["AUCTION_MARKET_MODELS", "SCENARIOS", "get_scenario", "register", "scenario_names"]
 
-SCENARIOS: dict[str, Callable[[], ScenarioConfig]] = {}
+SCENARIOS: Registry[Callable[[], ScenarioConfig]] = Registry("scenario", FunctionContract((), accepts_plugins=False))
+"""Named scenarios' zero-argument factories (the live table; :func:`register` adds to it)."""
 
 
 def register(name: str):
-    """Decorator adding a zero-argument factory to :data:`SCENARIOS` under ``name``."""
-
-    def deco(factory: Callable[[], ScenarioConfig]) -> Callable[[], ScenarioConfig]:
-        if name in SCENARIOS:
-            raise InvalidInput(f"scenario {name!r} is already registered")
-        SCENARIOS[name] = factory
-        return factory
-
-    return deco
+    """Decorator adding a zero-argument factory to :data:`SCENARIOS` under ``name`` (a taken name is refused)."""
+    return SCENARIOS.register(name)
 
 
 def scenario_names() -> list[str]:
@@ -54,11 +47,7 @@ def get_scenario(name: str) -> ScenarioConfig:
     """The named scenario's config, or the scenario in a ``.toml`` file."""
     if name.endswith(".toml"):
         return load_toml(Path(name))
-    try:
-        factory = SCENARIOS[name]
-    except KeyError:
-        raise InvalidInput(f"unknown scenario {name!r}{suggest(name, scenario_names())}") from None
-    return factory()
+    return SCENARIOS.resolve(name)()
 
 
 @register("quickstart")

@@ -61,7 +61,7 @@ import pandas as pd
 from gridmarket.atomicfile import is_temporary
 from gridmarket.errors import InvalidInput, MarketError
 from gridmarket.scenarios.config import ScenarioConfig, overridable, suggest, with_overrides
-from gridmarket.scenarios.experiment import compare
+from gridmarket.scenarios.experiment import check_models, compare
 from gridmarket.scenarios.interrupts import stop_workers, with_hint
 from gridmarket.scenarios.outfolder import claim, entries
 from gridmarket.scenarios.results import manifest, write_atomic
@@ -707,7 +707,7 @@ def run_sweep(
     if not rows:
         raise InvalidInput(f"empty {what}: no run to do")
     for point in rows:
-        _configure(config, point)  # bad values fail here, before hours of work
+        check_models(_configure(config, point))  # bad values and plug-ins fail here, before hours of work
     ids = [point_id(config.name, point) for point in rows]
     if len(set(ids)) != len(ids):
         raise InvalidInput(f"{what} gives two runs the same id; give each value once")

@@ -29,6 +29,7 @@ from decimal import Decimal
 from gridmarket.errors import InvalidInput
 
 __all__ = [
+    "ROUNDING",
     "AuctionResult",
     "dutch",
     "english",
@@ -101,21 +102,45 @@ def first_price(bids: Sequence[float], reserve: float = 0.0) -> AuctionResult:
     return AuctionResult(order[0], b[order[0]], 1, len(b))
 
 
-def vickrey(bids: Sequence[float], reserve: float = 0.0) -> AuctionResult:
+ROUNDING = 1e-9
+"""SU a bid may fall short of its own reserve and still enter (:func:`vickrey` with ``reserves``): bidders'
+values and reserves are computed in floating point (budget shares, externality prices)."""
+
+
+def vickrey(bids: Sequence[float], reserve: float = 0.0, *, reserves: Sequence[float] | None = None) -> AuctionResult:
     """Sealed bids; the highest bid at or above ``reserve`` wins and pays the larger of the
     second-highest bid and the reserve (second-price sealed-bid, Vickrey 1961).
+
+    With ``reserves`` (one per bidder, SU) each bidder has a reserve of its own, as when the item
+    is a slot each bidder's job would use from a different start: bidder ``i`` enters only when its
+    bid reaches ``max(reserve, reserves[i])`` (less :data:`ROUNDING`), and a bidder that cannot
+    enter does not bid (``messages`` counts the bids made). The highest entering bid wins (ties to
+    the bidder listed first) and pays the larger of its own reserve and the highest other entering
+    bid: still truthful, since the price does not depend on the winner's bid (Krishna, ch. 2).
 
     >>> vickrey([3.0, 7.0, 5.0])
     AuctionResult(winner=1, price=5.0, rounds=1, messages=3)
     >>> vickrey([3.0, 7.0, 5.0], reserve=6.0).price
     6.0
+    >>> vickrey([3.0, 7.0, 5.0], reserves=[1.0, 6.5, 5.5])  # bidder 0 pays no more than 3: out
+    AuctionResult(winner=1, price=6.5, rounds=1, messages=2)
     """
     b = _check(bids, reserve, "bids")
-    order = [i for i in _ranked(b) if b[i] >= reserve]
+    if reserves is None:
+        order = [i for i in _ranked(b) if b[i] >= reserve]
+        if not order:
+            return AuctionResult(None, None, 1, len(b))
+        second = b[order[1]] if len(order) > 1 else reserve
+        return AuctionResult(order[0], max(second, reserve), 1, len(b))
+    own = _check(reserves, reserve, "reserves")
+    if len(own) != len(b):
+        raise InvalidInput(f"reserves must give one reserve per bid: {len(own)} for {len(b)} bids")
+    floor = [max(reserve, r) for r in own]
+    order = [i for i in _ranked(b) if b[i] >= floor[i] - ROUNDING]
     if not order:
-        return AuctionResult(None, None, 1, len(b))
-    second = b[order[1]] if len(order) > 1 else reserve
-    return AuctionResult(order[0], max(second, reserve), 1, len(b))
+        return AuctionResult(None, None, 1, 0)
+    second = b[order[1]] if len(order) > 1 else 0.0
+    return AuctionResult(order[0], max(floor[order[0]], second), 1, len(order))
 
 
 def english(values: Sequence[float], reserve: float = 0.0, increment: float = 1.0) -> AuctionResult:

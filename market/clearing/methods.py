@@ -22,7 +22,7 @@ from gridmarket.clearing.mcmf import clear_mcmf
 from gridmarket.clearing.problem import ClearingProblem, ClearingResult
 from gridmarket.clearing.stable import stable_match
 from gridmarket.errors import InvalidInput
-from gridmarket.plugins import FunctionRegistry
+from gridmarket.plugins import FunctionContract, Registry
 
 __all__ = ["CLEARING_METHODS", "ClearingMethod", "CycleCosts", "check_result", "register_clearing",
            "resolve_clearing"]
@@ -73,20 +73,18 @@ def _stable(costs: CycleCosts) -> ClearingResult:
     return stable_match(problem, proposing="jobs", system_cost=costs.energy)
 
 
-CLEARING_METHODS: dict[str, ClearingMethod] = {"mcmf": _mcmf, "stable": _stable}
-"""Registered clearing methods by name."""
-
-
-_REGISTRY = FunctionRegistry("clearing", CLEARING_METHODS, "a function of CycleCosts")
+CLEARING_METHODS: Registry[ClearingMethod] = Registry("clearing", FunctionContract(("costs",)),
+                                                     {"mcmf": _mcmf, "stable": _stable})
+"""Registered clearing methods by name (the live table; :func:`register_clearing` adds to it)."""
 
 
 def register_clearing(name: str, method: ClearingMethod | None = None):
     """Register ``method`` under ``name`` (also usable as a decorator: ``@register_clearing("cheapest")``).
 
     Raises ``InvalidInput`` for a name taken already, a name with a colon (those are plug-in
-    names) or a method that is not callable.
+    names) or a method that cannot be called as ``method(costs)``.
     """
-    return _REGISTRY.register(name, method)
+    return CLEARING_METHODS.register(name, method)
 
 
 def resolve_clearing(name: str) -> ClearingMethod:
@@ -97,9 +95,9 @@ def resolve_clearing(name: str) -> ClearingMethod:
     >>> resolve_clearing("mcfm")
     Traceback (most recent call last):
     ...
-    gridmarket.errors.InvalidInput: unknown clearing 'mcfm' (known: mcmf, stable, or a plug-in 'package.module:function')
+    gridmarket.errors.InvalidInput: unknown clearing 'mcfm' (did you mean 'mcmf'?); known: mcmf, stable, or a plug-in 'package.module:Name'
     """
-    return _REGISTRY.resolve(name)
+    return CLEARING_METHODS.resolve(name)
 
 
 def check_result(result: object, costs: CycleCosts, name: str) -> ClearingResult:

@@ -23,7 +23,7 @@ import math
 from collections.abc import Callable
 
 from gridmarket.errors import InvalidInput
-from gridmarket.plugins import FunctionRegistry
+from gridmarket.plugins import FunctionContract, Registry
 
 __all__ = ["PRICING_RULES", "PricingRule", "apply_rule", "register_pricing", "resolve_pricing"]
 
@@ -40,20 +40,18 @@ def _flat(quote, plan) -> float:
     return 0.0
 
 
-PRICING_RULES: dict[str, PricingRule] = {"externality": _externality, "flat": _flat}
-"""Registered pricing rules by name."""
-
-
-_REGISTRY = FunctionRegistry("pricing rule", PRICING_RULES, "a function of (quote, plan)")
+PRICING_RULES: Registry[PricingRule] = Registry("pricing rule", FunctionContract(("quote", "plan")),
+                                                {"externality": _externality, "flat": _flat})
+"""Registered pricing rules by name (the live table; :func:`register_pricing` adds to it)."""
 
 
 def register_pricing(name: str, rule: PricingRule | None = None):
     """Register ``rule`` under ``name`` (also a decorator: ``@register_pricing("markup")``).
 
     Raises ``InvalidInput`` for a name taken already, a name with a colon (those are plug-in
-    names) or a rule that is not callable.
+    names) or a rule that cannot be called as ``rule(quote, plan)``.
     """
-    return _REGISTRY.register(name, rule)
+    return PRICING_RULES.register(name, rule)
 
 
 def resolve_pricing(name: str) -> PricingRule:
@@ -64,9 +62,13 @@ def resolve_pricing(name: str) -> PricingRule:
     >>> resolve_pricing("flta")
     Traceback (most recent call last):
     ...
-    gridmarket.errors.InvalidInput: unknown pricing rule 'flta' (known: externality, flat, or a plug-in 'package.module:function')
+    gridmarket.errors.InvalidInput: unknown pricing rule 'flta' (did you mean 'flat'?); known: externality, flat, or a plug-in 'package.module:Name'
+    >>> resolve_pricing("os:system")
+    Traceback (most recent call last):
+    ...
+    gridmarket.errors.InvalidInput: pricing rule 'os:system': system(command) cannot be called with (quote, plan)
     """
-    return _REGISTRY.resolve(name)
+    return PRICING_RULES.resolve(name)
 
 
 def apply_rule(rule: PricingRule, name: str, quote, plan) -> float:

@@ -26,7 +26,7 @@ import networkx as nx
 import numpy as np
 
 from gridmarket.errors import Infeasible, InvalidInput
-from gridmarket.plugins import FunctionRegistry
+from gridmarket.plugins import FunctionContract, Registry
 from gridmarket.pricing.slot import Slot
 from gridmarket.provisioning.greedy import provision_greedy
 from gridmarket.provisioning.moga import moga
@@ -174,21 +174,18 @@ def _free_capacity(problem: ProvisioningProblem) -> list[FreeCapacityProvider]:
     return out
 
 
-PROVISIONING_METHODS: dict[str, ProvisioningMethod] = {"moga": _moga, "greedy": _greedy}
-"""Registered provisioning methods by name."""
-
-
-_REGISTRY = FunctionRegistry("provisioning method", PROVISIONING_METHODS,
-                             "a function of a ProvisioningProblem")
+PROVISIONING_METHODS: Registry[ProvisioningMethod] = Registry(
+    "provisioning method", FunctionContract(("problem",), keywords=("rng",)), {"moga": _moga, "greedy": _greedy})
+"""Registered provisioning methods by name (the live table; :func:`register_provisioning` adds to it)."""
 
 
 def register_provisioning(name: str, method: ProvisioningMethod | None = None):
     """Register ``method`` under ``name`` (also a decorator: ``@register_provisioning("exhaustive")``).
 
     Raises ``InvalidInput`` for a name taken already, a name with a colon (those are plug-in
-    names) or a method that is not callable.
+    names) or a method that cannot be called as ``method(problem, rng=...)``.
     """
-    return _REGISTRY.register(name, method)
+    return PROVISIONING_METHODS.register(name, method)
 
 
 def resolve_provisioning(name: str) -> ProvisioningMethod:
@@ -199,9 +196,9 @@ def resolve_provisioning(name: str) -> ProvisioningMethod:
     >>> resolve_provisioning("mgoa")
     Traceback (most recent call last):
     ...
-    gridmarket.errors.InvalidInput: unknown provisioning method 'mgoa' (known: moga, greedy, or a plug-in 'package.module:function')
+    gridmarket.errors.InvalidInput: unknown provisioning method 'mgoa' (did you mean 'moga'?); known: greedy, moga, or a plug-in 'package.module:Name'
     """
-    return _REGISTRY.resolve(name)
+    return PROVISIONING_METHODS.resolve(name)
 
 
 def check_provisioning(result: object, problem: ProvisioningProblem, name: str) -> ProvisioningResult:

@@ -7,12 +7,11 @@ for the protocol the simulator drives. A policy is named by its registered name
 ``docs/extending.md``).
 """
 
-import difflib
 import functools
 
 from gridmarket.errors import InvalidInput
 from gridmarket.job import Job
-from gridmarket.plugins import is_plugin_name, load_plugin, register_class
+from gridmarket.plugins import ClassContract, Registry, is_plugin_name
 from gridmarket.scheduling.base import LocalScheduler
 from gridmarket.scheduling.conservative import ConservativeScheduler
 from gridmarket.scheduling.easy import EASYScheduler
@@ -26,6 +25,7 @@ from gridmarket.scheduling.slurm import SlurmPSPScheduler
 
 __all__ = [
     "POLICIES",
+    "POLICY_CONTRACT",
     "AvailabilityProfile",
     "ConservativeScheduler",
     "EASYScheduler",
@@ -48,14 +48,21 @@ __all__ = [
     "resolve_policy",
 ]
 
-POLICIES: dict[str, type[LocalScheduler]] = {}
+POLICY_CONTRACT = ClassContract(LocalScheduler, abstract=("schedule",))
+"""What a policy is: a :class:`LocalScheduler` subclass that defines ``schedule(now)`` and whose
+overrides accept the simulator's calls (``submit(job, now)``, ``finish(job, now)``, ...)."""
+
+POLICIES: Registry[type[LocalScheduler]] = Registry("policy", POLICY_CONTRACT)
+"""Registered policies by name (the live table; :func:`register_policy` adds to it)."""
 
 
 def register_policy(cls: type[LocalScheduler]) -> type[LocalScheduler]:
     """Make ``cls`` selectable by its ``name`` (usable as a class decorator).
 
-    Raises ``InvalidInput`` for a class without a name, or a name another class holds (a subclass that
-    keeps its base's ``name`` must be given its own: :func:`gridmarket.plugins.register_class`).
+    Raises ``InvalidInput`` for a class that is no policy (:data:`POLICY_CONTRACT`: without a name,
+    without ``schedule``, with an override that does not take the simulator's call), or a name another
+    class holds (a subclass that keeps its base's ``name`` must be given its own:
+    :class:`gridmarket.plugins.Registry`).
 
     >>> class Cautious(EASYScheduler):  # inherits the name 'easy'
     ...     pass
@@ -64,24 +71,23 @@ def register_policy(cls: type[LocalScheduler]) -> type[LocalScheduler]:
     ...
     gridmarket.errors.InvalidInput: policy 'easy' is already registered to gridmarket.scheduling.easy.EASYScheduler; ...Cautious needs a name of its own
     """
-    if not cls.name:
-        raise InvalidInput(f"policy class {cls.__name__} has no name")
-    return register_class(POLICIES, "policy", cls.name, cls)
-
-
-_PLUGINS: dict[str, type[LocalScheduler]] = {}  # "package.module:Name" -> class, once imported
+    name = getattr(cls, "name", None) if isinstance(cls, type) else None
+    if not isinstance(name, str) or not name:
+        raise InvalidInput(f"policy class {getattr(cls, '__name__', cls)!r} has no name")
+    return POLICIES.register(name, cls)
 
 
 def policy_names() -> list[str]:
     """Registered policy names, sorted (plug-ins are named by ``"package.module:Name"`` besides)."""
-    return sorted(POLICIES)
+    return POLICIES.names()
 
 
 def resolve_policy(policy: str | type[LocalScheduler]) -> type[LocalScheduler]:
     """The scheduler class of a registered name, a ``"package.module:Name"`` plug-in, or a class.
 
     Raises ``InvalidInput`` with one line naming the policy: unknown name (with the closest
-    known one), a plug-in that cannot be imported, or an object that is not a scheduler.
+    known one), a plug-in that cannot be imported, or an object that is no policy
+    (:data:`POLICY_CONTRACT`).
 
     >>> resolve_policy("easy").__name__, resolve_policy("gridmarket.scheduling.psp:PSPScheduler").name
     ('EASYScheduler', 'psp')
@@ -89,22 +95,12 @@ def resolve_policy(policy: str | type[LocalScheduler]) -> type[LocalScheduler]:
     Traceback (most recent call last):
     ...
     gridmarket.errors.InvalidInput: unknown policy 'consrvative' (did you mean 'conservative'?); known: conservative, easy, fcfs, psp, psp-slurm, slots, or a plug-in 'package.module:Name'
+    >>> resolve_policy("gridmarket.scheduling.base:LocalScheduler")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    gridmarket.errors.InvalidInput: policy 'gridmarket.scheduling.base:LocalScheduler': LocalScheduler does not define schedule(now) ...
     """
-    if isinstance(policy, type) and issubclass(policy, LocalScheduler):
-        return policy
-    cls = POLICIES.get(policy) if isinstance(policy, str) else None
-    if cls is not None:
-        return cls
-    if is_plugin_name(policy):
-        cls = _PLUGINS.get(policy)
-        if cls is None:
-            cls = _PLUGINS[policy] = load_plugin(policy, kind="policy", base=LocalScheduler)
-        return cls
-    close = difflib.get_close_matches(str(policy), POLICIES, n=1)
-    hint = f" (did you mean {close[0]!r}?)" if close else ""
-    raise InvalidInput(
-        f"unknown policy {policy!r}{hint}; known: {', '.join(policy_names())}, or a plug-in 'package.module:Name'"
-    )
+    return POLICIES.resolve(policy)
 
 
 def policy_of(scheduler: LocalScheduler | type[LocalScheduler]) -> str | type[LocalScheduler]:

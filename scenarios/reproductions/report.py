@@ -28,6 +28,7 @@ import pandas as pd
 
 from gridmarket.datasets import DATA_ENV, data_root, locate
 from gridmarket.errors import InvalidInput
+from gridmarket.plugins import InstanceContract, Registry
 from gridmarket.scenarios.config import suggest
 from gridmarket.scenarios.intervals import ci95
 from gridmarket.scenarios.outfolder import check_files
@@ -249,7 +250,7 @@ class Reproduction:
                       tuple(notes), time.perf_counter() - started)
 
 
-REPRODUCTIONS: dict[str, Reproduction] = {}
+REPRODUCTIONS: Registry[Reproduction] = Registry("reproduction", InstanceContract(Reproduction, accepts_plugins=False))
 """Named reproductions, filled by the seed modules of this package when it is imported."""
 
 
@@ -263,9 +264,7 @@ def register(name: str, *, citation: str, summary: str, sizes: Sequence[str] = D
         raise InvalidInput(f"reproduction {name!r}: sizes must be among {', '.join(SIZES)}, got {sizes!r}")
 
     def deco(runner):
-        if name in REPRODUCTIONS:
-            raise InvalidInput(f"reproduction {name!r} is already registered")
-        REPRODUCTIONS[name] = Reproduction(name, citation, summary, runner, sizes, pooled)
+        REPRODUCTIONS.register(name, Reproduction(name, citation, summary, runner, sizes, pooled))
         return runner
 
     return deco
@@ -273,10 +272,7 @@ def register(name: str, *, citation: str, summary: str, sizes: Sequence[str] = D
 
 def get_reproduction(name: str) -> Reproduction:
     """The registered reproduction ``name``; InvalidInput with the closest name otherwise."""
-    try:
-        return REPRODUCTIONS[name]
-    except KeyError:
-        raise InvalidInput(f"unknown reproduction {name!r}{suggest(name, sorted(REPRODUCTIONS))}") from None
+    return REPRODUCTIONS.resolve(name)
 
 
 # ----------------------------------------------------------------------------- checks

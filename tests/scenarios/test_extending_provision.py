@@ -135,10 +135,14 @@ def test_registered_methods_resolve_and_bad_registrations_are_one_line_errors(mo
     assert resolve_provisioning("mine") is PROVISIONING_METHODS["mine"]
     for bad, message in [(lambda: register_provisioning("moga", lambda p, *, rng: None), "'moga' is already registered"),
                          (lambda: register_provisioning("a:b", lambda p, *, rng: None), "without ':'"),
-                         (lambda: register_provisioning("other", 3), "3 is not callable"),
+                         (lambda: register_provisioning("other", 3), "3 is not a function of (problem, rng=...)"),
                          (lambda: resolve_provisioning("gridmarket.provisioning:nothing"), "has no 'nothing'"),
                          (lambda: resolve_provisioning("gridmarket.provisioning:SECONDS_PER_HOUR"),
-                          "is not a function of a ProvisioningProblem")]:
+                          "3600 is not a function of (problem, rng=...)"),
+                         (lambda: register_provisioning("two", lambda problem: None),
+                          "<lambda>(problem) cannot be called with (problem, rng=...)"),
+                         (lambda: resolve_provisioning("os:system"),
+                          "provisioning method 'os:system': system(command) cannot be called with (problem, rng=...)")]:
         with pytest.raises(InvalidInput, match=re.escape(message)):
             bad()
 
@@ -321,7 +325,7 @@ def test_a_plugin_method_runs_and_its_bad_plan_or_infeasibility_is_one_line(tmp_
     status, out, err = _run(["provision", *files, "--method", "bad_provisioning:never"], capsys)
     assert (status, out, err) == (1, "infeasible: no slot is long enough\n", "")
     status, out, err = _run(["provision", *files, "--method", "mgoa"], capsys)
-    assert status == 2 and "argument --method: unknown provisioning method 'mgoa' (known: moga, greedy," in err
+    assert status == 2 and "argument --method: unknown provisioning method 'mgoa' (did you mean 'moga'?); known: greedy, moga," in err
 
 
 COSTS = ROOT / "docs" / "examples" / "costs.json"

@@ -9,6 +9,7 @@ import pytest
 
 from gridmarket.datasets import needed_by
 from gridmarket.errors import InvalidInput
+from gridmarket.plugins import Registry
 from gridmarket.scenarios.commands import run as run_cli
 from gridmarket.scenarios.commands.cli import main
 from gridmarket.scenarios.reproductions import REPRODUCTIONS, Check, Report, Row, get_reproduction
@@ -436,7 +437,9 @@ def test_a_failing_seed_is_reported_and_the_others_kept(monkeypatch, capsys):
 
     import dataclasses
 
-    monkeypatch.setitem(REPRODUCTIONS, "ha-selection", dataclasses.replace(REPRODUCTIONS["ha-selection"], runner=flaky))
+    flaky_selection = dataclasses.replace(REPRODUCTIONS["ha-selection"], runner=flaky)
+    monkeypatch.delitem(REPRODUCTIONS, "ha-selection")  # a registry refuses a second object under a taken name
+    monkeypatch.setitem(REPRODUCTIONS, "ha-selection", flaky_selection)
     status = main(["run", "ha-selection", "--seeds", "1..3", "--workers", "1", "--json"])
     out, err = capsys.readouterr()
     doc = json.loads(out)
@@ -457,7 +460,8 @@ def test_a_size_a_reproduction_does_not_define_is_refused_naming_its_sizes(capsy
 def test_register_accepts_only_known_sizes_and_runs_a_medium_size(monkeypatch):
     from gridmarket.scenarios.reproductions import register
 
-    monkeypatch.setattr("gridmarket.scenarios.reproductions.report.REPRODUCTIONS", dict(REPRODUCTIONS))
+    monkeypatch.setattr("gridmarket.scenarios.reproductions.report.REPRODUCTIONS",
+                        Registry("reproduction", REPRODUCTIONS.contract, dict(REPRODUCTIONS)))
     from gridmarket.scenarios.reproductions import report as report_module
 
     with pytest.raises(InvalidInput, match="sizes must be among small, medium, full"):

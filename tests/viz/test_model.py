@@ -7,6 +7,7 @@ import pytest
 from gridmarket.errors import InvalidInput
 from gridmarket.scenarios.config import INTERACTION_MODELS
 from gridmarket.scenarios.experiment import run_model
+from gridmarket.scenarios.interaction import InteractionModel
 from gridmarket.scenarios.registry import get_scenario
 from gridmarket.viz.model import MarketView, parse_controls
 from gridmarket.viz.summary import SUMMARY_FIELDS, running_summary
@@ -42,7 +43,7 @@ def test_parse_controls_applies_the_values_and_keeps_the_rest_of_the_scenario():
 
 
 def test_interaction_models_are_read_at_call_time(monkeypatch):
-    monkeypatch.setitem(INTERACTION_MODELS, "brand-new", "a model added after import")
+    monkeypatch.setitem(INTERACTION_MODELS, "brand-new", InteractionModel("a model added after import"))
     controls, _ = parse_controls("quickstart", "brand-new")
     assert controls.interaction_model == "brand-new"
 

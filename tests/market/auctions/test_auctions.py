@@ -254,3 +254,32 @@ def test_no_slot_is_sold_below_its_cost_to_the_queue(bids, hour, procs, hours, m
         assert r.price >= reserve - 1e-9 and bids[r.winner] >= r.price - 1e-9
     else:
         assert math.isinf(reserve) or max(bids) < reserve
+
+
+# ---- second price with a reserve per bidder (a slot each bidder's job would use from its own start)
+@pytest.mark.parametrize(("bids", "reserves", "winner", "price", "n_bids"), [
+    ([3.0, 7.0, 5.0], [1.0, 6.5, 5.5], 1, 6.5, 2),  # bidder 2 cannot reach its reserve: out; 1 pays its own reserve
+    ([3.0, 7.0, 6.0], [1.0, 2.0, 5.5], 1, 6.0, 3),  # the second bid above the winner's reserve sets the price
+    ([5.0, 5.0], [1.0, 1.0], 0, 5.0, 2),  # a tie goes to the bidder listed first
+    ([2.0, 1.0], [3.0, 4.0], None, None, 0),  # nobody reaches a reserve: no sale, no bid made
+    ([4.0 - 1e-12], [4.0], 0, 4.0, 1),  # a bid short of its reserve by rounding only enters
+])
+def test_vickrey_with_a_reserve_per_bidder(bids, reserves, winner, price, n_bids):
+    result = vickrey(bids, reserves=reserves)
+    assert (result.winner, result.price, result.messages) == (winner, price, n_bids)
+
+
+def test_vickrey_with_reserves_charges_the_winner_its_critical_bid():
+    # the price is the least bid with which the winner would still win: truthful bidding (Krishna ch. 2)
+    bids, reserves = [6.0, 9.0, 7.5, 2.0], [5.0, 3.0, 8.0, 1.0]
+    result = vickrey(bids, reserves=reserves)
+    assert (result.winner, result.price) == (1, 6.0)  # bidder 2 cannot enter (7.5 < 8.0): 6.0 is the next bid
+    assert vickrey([6.0, 6.0 + 1e-6, 7.5, 2.0], reserves=reserves).winner == 1
+    assert vickrey([6.0, 6.0 - 1e-6, 7.5, 2.0], reserves=reserves).winner == 0
+
+
+def test_vickrey_reserves_must_match_the_bids():
+    with pytest.raises(InvalidInput, match="one reserve per bid: 1 for 2 bids"):
+        vickrey([1.0, 2.0], reserves=[1.0])
+    with pytest.raises(InvalidInput, match=r"reserves\[0\] must be a finite number >= 0"):
+        vickrey([1.0], reserves=[-1.0])

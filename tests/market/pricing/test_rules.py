@@ -41,8 +41,12 @@ def test_a_registered_rule_prices_quotes_and_sales_and_a_bad_answer_is_refused_n
         plan = ProviderPlan(_fig21(), "conservative", pricing="double-test")
         assert plan.price(2 * H, 2, 3 * H).fixed_cost == 12.0
         assert plan.reserve(2 * H, 2, 3 * H).price == 6.0 + 12.0
-        with pytest.raises(InvalidInput, match="already registered"):
-            register_pricing("double-test", double)
+        with pytest.raises(InvalidInput, match="pricing rule 'double-test' is already registered to .*double; "
+                                               ".*triple needs a name of its own"):
+            @register_pricing("double-test")
+            def triple(quote, plan):
+                return 3 * quote.fixed_cost
+        register_pricing("double-test", double)  # the same function again: a module imported twice
     finally:
         del PRICING_RULES["double-test"]
     register_pricing("negative-test", lambda quote, plan: -1.0)

@@ -1,0 +1,382 @@
+"""Service-level agreement desks: every provider offers a contract for each job, the broker signs the cheapest.
+
+``sla`` contracts for the job's estimate, ``sla-predict`` for its predicted run time; overbooking
+providers, re-offers, overruns and settlement are described in :mod:`gridmarket.agents.trading`. The
+contract arithmetic (offers, penalties, books, settlement) is :mod:`gridmarket.sla`'s. Times are
+integer seconds; prices SU.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from gridmarket.agents.desks.base import PerJobDesk, outcome
+from gridmarket.agents.messages import Agreement, Reserve
+from gridmarket.job import Job
+from gridmarket.pricing import BASE_RATE, SECONDS_PER_HOUR
+from gridmarket.pricing.state import base_profile
+from gridmarket.reservation import Reservation
+from gridmarket.sla import (
+    SLA,
+    PenaltySchedule,
+    SLARequest,
+    book_plan,
+    honours,
+    make_room,
+    offer_sla,
+    overrun_charge,
+    predict_runtime,
+    settle,
+)
+from gridmarket.valuation import Valuation
+
+__all__ = ["SLA_COLUMNS", "PredictedSLADesk", "SLADesk", "sla_penalty"]
+
+
+@dataclass(slots=True)
+class _Hold:
+    """A contract held on its machine: the job that runs in it and the broker's row of that run."""
+
+    job: Job
+    row: dict
+
+
+def sla_penalty(valuation: Valuation) -> PenaltySchedule:
+    """The penalties a provider accepts for a job: the value its user loses (SU).
+
+    Late by ``x`` s after the window, the job ends ``x`` s after its deadline at the latest and its
+    value falls by ``value * x / grace`` (:class:`gridmarket.valuation.Valuation`): that is the rate,
+    ``value * 3600 / grace`` SU per hour, capped at the whole value; a job that never runs costs the
+    provider its value. Value-based penalties as in D. Irwin, L. Grit, J. Chase, "Balancing risk
+    and reward in a market-based task service" (HPDC 2004), where a task's value function
+    continues below zero into a penalty; here it is bounded by the value.
+
+    >>> sla_penalty(Valuation(10.0, 7200, 3600))
+    PenaltySchedule(rate_per_hour=10.0, cap=10.0, violation=10.0)
+    """
+    return PenaltySchedule(rate_per_hour=valuation.value * SECONDS_PER_HOUR / valuation.grace, cap=valuation.value,
+                           violation=valuation.value)
+
+
+SLA_COLUMNS = ("job_id", "provider", "earliest", "latest", "signed_start", "start", "end", "price", "penalty",
+               "payment", "late", "violated", "broken", "duration", "overrun", "overrun_charge")
+"""Columns of a run's SLA table (:meth:`SLADesk.settle`): times s, money SU. One row per contract signed: a
+job whose contract was ``broken`` (never ran there) and re-offered has a row for each; ``duration`` is the
+contracted run (s), ``overrun`` the seconds its job ran beyond it and ``overrun_charge`` what the user paid
+for them."""
+
+
+class SLADesk(PerJobDesk):
+    """Service-level agreements per job as it arrives: every provider offers, the cheapest is signed (module notes).
+
+    ``contracts``: job id -> its current :class:`gridmarket.sla.SLA`; ``superseded``: the contracts their
+    providers broke (the job re-offered to the market or sent home); ``unplaced``: provider -> the
+    contracts not on its machine whose signed start has not come (reservations of its book, by id).
+    Counters: ``n_overbooked`` contracts signed that the machine could not hold at their signed start,
+    ``n_displaced`` held contracts moved off the machine to make room for another job's overrun,
+    ``n_rebooked`` contracts of either kind that started later than signed, ``n_broken`` contracts broken,
+    ``n_reoffered`` of them re-signed with another provider, ``n_overruns`` jobs let run past their
+    contract. ``broken`` holds the jobs with a broken contract (both derived from ``superseded``), ``waiting``
+    the jobs of contracts not yet started nor broken that their machine could not hold as signed,
+    ``overruns`` job id -> s run past the contract.
+    """
+
+    name = "sla"
+    predicts = False
+    """Contract for the job's estimate (``sla``) or for its predicted run time (``sla-predict``)."""
+
+    def __init__(self, broker) -> None:
+        super().__init__(broker)
+        self.contracts: dict[int, SLA] = {}
+        self.superseded: list[SLA] = []
+        self.unplaced: dict[str, dict] = {}
+        self.waiting: set[int] = set()
+        self.overruns: dict[int, int] = {}
+        self.n_overbooked = self.n_rebooked = 0
+        self.n_displaced = self.n_reoffered = self.n_overruns = 0
+        # the contracts held on their machines, by reservation id: one record per hold, so the job, its
+        # reservation and its row cannot disagree (a hold moved off the machine is removed whole)
+        self._holds: dict[str, _Hold] = {}
+        self._n_holds: dict[int, int] = {}  # job id -> holds so far (each hold's reservation gets its own id)
+
+    @property
+    def n_broken(self) -> int:
+        """Contracts broken by their providers."""
+        return len(self.superseded)
+
+    @property
+    def broken(self) -> set[int | str]:
+        """The jobs with a broken contract."""
+        return {c.job_id for c in self.superseded}
+
+    # ------------------------------------------------------------- signing
+    def duration(self, job: Job, now: int) -> int:
+        """Seconds to contract for: the job's estimate (its kill limit)."""
+        return job.estimate
+
+    def _planned_run(self, job: Job, duration: int) -> int:
+        """The run the broker plans the deadline with: the contract's duration when it predicts, else the run
+        the job will have (the ``sla`` model's broker knows it, as ``dbc``'s does)."""
+        return duration if self.predicts else max(1, min(job.runtime, job.estimate))
+
+    def _request(self, job: Job, now: int) -> SLARequest | None:
+        """The job's request at ``now``: a start in ``[now, deadline - run]``, at most its value; None when past."""
+        v = self.valuations[job.id]
+        duration = self.duration(job, now)
+        latest = v.deadline - self._planned_run(job, duration)  # a later start ends after the deadline
+        if latest < now:
+            return None
+        return SLARequest(job.id, job.procs, duration, now, latest, max_price=v.value)
+
+    def _offers(self, job: Job, request: SLARequest, now: int, exclude: str | None = None,
+                firm: bool = False) -> tuple[SLA, bool] | None:
+        """Every provider's offer (but ``exclude``'s): ``(contract, held)`` of the cheapest, or None. ``firm``:
+        each provider signs on its plan, not its book (only starts its machine can hold)."""
+        b = self.broker
+        v = self.valuations[job.id]
+        offers = []
+        for rank, p in enumerate(self.home_first(job)):
+            if p.procs < job.procs or p.name == exclude:
+                continue
+            plan = b.query(p.name, now, "plan")
+            # the provider signs on its book: the plan itself unless it overbooks (gridmarket.sla.book_plan)
+            book = plan if firm else book_plan(plan, p.overbooking, self.unplaced.get(p.name, {}).values())
+            contract = offer_sla(book, request, provider=p.name, penalty=sla_penalty(v))
+            # asking for a contract and the answer (one or none): a round of its own beside the plan's query
+            self.model.post(Agreement(p.name, b.name, now, contract), copies=int(contract is not None), rounds=1)
+            if contract is not None:
+                # on its own plan a signed contract is honoured by construction (offer_sla)
+                held = book is plan or honours(plan, contract)
+                offers.append((contract.price, contract.start, rank, contract, held))
+        if not offers:
+            return None
+        _, _, _, contract, held = min(offers, key=lambda o: o[:3])
+        return contract, held
+
+    def trade(self, jobs: list[Job], now: int) -> None:
+        for job in jobs:
+            request = self._request(job, now)
+            best = None if request is None else self._offers(job, request, now)
+            if best is None:
+                self.fallback(job, now)
+                continue
+            self.n_won += 1
+            self._sign(job, *best, now)
+
+    def _sign(self, job: Job, contract: SLA, held: bool, now: int) -> None:
+        self.contracts[job.id] = contract
+        if held:
+            self._hold_contract(job, contract, contract.start, now)
+            return
+        self.n_overbooked += 1  # the machine cannot hold it at its signed start as planned now
+        self._wait(job, contract, now)
+
+    def _wait(self, job: Job, contract: SLA, now: int) -> None:
+        """A contract its machine cannot hold as signed: the provider looks at its signed start."""
+        self.waiting.add(job.id)
+        if contract.start > now:
+            self.unplaced.setdefault(contract.provider, {})[contract.reservation_id] = Reservation(
+                contract.reservation_id, contract.start, contract.procs, contract.duration)
+            self.broker.later(contract.start, lambda: self._honour(job, contract))
+        else:
+            self._honour(job, contract)
+
+    # ------------------------------------------------------------- running
+    def _hold_contract(self, job: Job, contract: SLA, start: int, now: int) -> None:
+        """Hold ``[start, start + duration)`` on the contract's provider; the job runs in it (killed at its
+        estimate, as every job), the rest returns when it ends early, and an overrun is met at the end."""
+        b = self.broker
+        provider = self.model.providers[contract.provider]
+        k = self._n_holds.get(job.id, 0)
+        self._n_holds[job.id] = k + 1
+        rid = f"auction-{job.id}" if k == 0 else f"auction-{job.id}-{k}"
+        self.model.send(Reserve(b.name, contract.provider, now, Reservation(rid, start, contract.procs,
+                                                                            contract.duration)))
+        if k == 0:
+            provider.log_price(now, contract.price, "paid")
+        run = min(job.runtime, job.estimate)
+        row = b.record_run(job.id, contract.provider, job.submit, start, start + run, job.procs, job.runtime, job.user,
+                           contract.price, "job", None, estimate=job.estimate, outcome=outcome(job))
+        self._holds[rid] = _Hold(job, row)
+        if run < contract.duration:  # the rest of the window returns when the job ends
+            b.later(max(start + run, now), lambda: self._release(provider, rid))
+        elif run > contract.duration:  # still running when the contract ends
+            b.later(start + contract.duration, lambda: self._overrun(job, contract, rid))
+
+    def _release(self, provider, rid: str) -> None:
+        if rid in self._holds:  # not moved off the machine since
+            provider.end_reservation(rid)
+
+    def _overrun(self, job: Job, contract: SLA, rid: str) -> None:
+        """The job runs on past its contract, to its estimate: the provider makes room for it by moving the
+        contracts not yet started that stand in the way (:func:`gridmarket.sla.make_room`); they start late or
+        are broken like overbooked ones. With no room (reservations it cannot move) the job is killed."""
+        if rid not in self._holds:  # moved off the machine since
+            return
+        now = int(self.model.time)
+        provider = self.model.providers[contract.provider]
+        row = self._holds[rid].row
+        extension = Reservation(f"sla-over-{job.id}", now, contract.procs, row["end"] - now)
+        state = provider.state(now)
+        movable = [r.id for r in state.reservations if r.start >= now and (
+            r.id in self._holds or str(r.id).startswith("sla-wait-"))]
+        out = make_room(state, extension, movable)
+        if out is None:
+            self.broker.amend_run(row, end=now, outcome="killed")
+            return
+        moved = [m for m in (self._displace(provider, rid) for rid in out) if m is not None]
+        provider.place(extension)
+        self.n_overruns += 1
+        self.overruns[job.id] = extension.duration
+        for other in moved:  # each looks at its signed start (now or later) with the overrun on the machine
+            self._wait(other, self.contracts[other.id], now)
+
+    def _displace(self, provider, rid: str) -> Job | None:
+        """Move a held contract (or a waiting contract's held start) off the machine for an overrun; the
+        moved contract's job (None for a held start: its contract looks again at its next look)."""
+        provider.end_reservation(rid)
+        if rid.startswith("sla-wait-"):
+            return None
+        hold = self._holds.pop(rid)
+        self.broker.drop_run(hold.row)
+        self.n_displaced += 1
+        self.model.post(Agreement(provider.name, self.broker.name, int(self.model.time),
+                                  self.contracts[hold.job.id]))  # the provider tells the broker its contract moves
+        return hold.job
+
+    def _honour(self, job: Job, contract: SLA) -> None:
+        """Start a contract's job now if the machine can hold it; else hold the machine's earliest start for it
+        and look again in a cycle (running jobs may end before their estimates). When the machine has no start
+        left with value for the user, the broker re-enters the market (:meth:`_reoffer`); failing that the
+        provider looks again while a look is left, then breaks the contract (module notes)."""
+        if self.contracts.get(job.id) is not contract or job.id not in self.waiting:
+            return  # broken and re-signed since
+        now = int(self.model.time)
+        self.unplaced.get(contract.provider, {}).pop(contract.reservation_id, None)
+        provider = self.model.providers[contract.provider]
+        wait_id = f"sla-wait-{job.id}"
+        if wait_id in provider.machine.scheduler.reservations:  # the start held last time: free it to look again
+            provider.end_reservation(wait_id)
+        state = provider.state(now)
+        if honours(state, contract, start=now):
+            if now > contract.start:
+                self.n_rebooked += 1
+                self.model.post(Agreement(provider.name, self.broker.name, now, contract))  # of the later start
+            if now > contract.latest:
+                provider.log_price(now, contract.penalty.lateness_penalty(now - contract.latest), "sla-penalty")
+            self.waiting.discard(job.id)
+            self._hold_contract(job, contract, now, now)
+            return
+        start = base_profile(state).earliest_start(contract.procs, contract.duration, now)
+        v = self.valuations[job.id]
+        last = v.deadline + v.grace - self._planned_run(job, contract.duration) - 1  # a later start is worth nothing
+        if start <= last:  # hold the machine's earliest start, and look for an earlier one in a cycle
+            provider.place(Reservation(wait_id, start, contract.procs, contract.duration))
+            self.broker.later(min(start, now + self.cycle), lambda: self._honour(job, contract))
+        elif self._reoffer(job, contract, now):
+            return
+        elif now + self.cycle <= last:  # only jobs ending before their estimates can save it: look again
+            self.broker.later(now + self.cycle, lambda: self._honour(job, contract))
+        else:
+            self._break(job, contract, now)
+            self.contracts.pop(job.id)
+            self.fallback(job, now)
+            self.n_fallback -= 1  # it was sold: the home queue runs it after the breach
+
+    def _break(self, job: Job, contract: SLA, now: int) -> None:
+        """The provider breaks ``contract``: it will pay the violation penalty at settlement."""
+        self.waiting.discard(job.id)
+        self.superseded.append(contract)
+        provider = self.model.providers[contract.provider]
+        self.model.post(Agreement(provider.name, self.broker.name, now, contract))  # the provider tells of the breach
+        provider.log_price(now, contract.penalty.violation, "sla-penalty")
+
+    def _reoffer(self, job: Job, contract: SLA, now: int) -> bool:
+        """A contract its provider can no longer run while the job has value: the broker asks the other providers
+        for a new contract that starts in time (:meth:`_request` from now), one their plans can honour (a broker
+        let down once takes no overbooked start). Signing one breaks the old contract (its provider pays the
+        violation penalty); True then."""
+        request = self._request(job, now)
+        best = None if request is None else self._offers(job, request, now, exclude=contract.provider, firm=True)
+        if best is None:
+            return False
+        self._break(job, contract, now)
+        self.n_reoffered += 1
+        self._sign(job, *best, now)
+        return True
+
+    # ------------------------------------------------------------- settling
+    def settle(self, records):
+        """Settle every contract against its job's row of ``records`` (start, end s); the rows pay the settlement.
+
+        Returns ``(records, table)``: the records with each contract's ``cost`` set to its payment
+        (price less penalty, SU) plus what an overrun costs the user (the base rate for each
+        processor-hour past the contract, :func:`gridmarket.sla.overrun_charge`), and one row per contract
+        (:data:`SLA_COLUMNS`). A contract broken by its provider, or whose job has no row on its
+        provider, never ran: the provider pays the violation penalty, which the job's own row (where it
+        ran: under a contract re-offered elsewhere, or in its home queue) carries as a negative charge
+        beside what it paid there.
+        """
+        import pandas as pd
+
+        rows = []
+        records = records.copy()
+        jobs = records["kind"] == "job"
+        entries = [(c, False) for _, c in sorted(self.contracts.items())] + [(c, True) for c in self.superseded]
+        for contract, broken in entries:  # current contracts set their rows' cost; broken ones then add to it
+            job_id = contract.job_id
+            mine = jobs & (records["job_id"] == job_id)
+            at = records.index[mine & (records["site"] == contract.provider)]
+            start: int | None = None
+            end: int | None = None
+            if len(at) and not broken:
+                start, end = int(records.at[at[0], "start"]), int(records.at[at[0], "end"])
+            s = settle(contract, start, end)
+            over, charge = 0, 0.0
+            if start is not None and end is not None:
+                over = max(0, end - start - contract.duration)
+                charge = overrun_charge(contract, end - start, BASE_RATE)
+                records.loc[at[0], "cost"] = s.payment + charge
+            elif (elsewhere := records.index[mine]).size:
+                records.loc[elsewhere[0], "cost"] += s.payment
+            rows.append({"job_id": job_id, "provider": contract.provider, "earliest": contract.earliest,
+                         "latest": contract.latest, "signed_start": contract.start, "start": start, "end": end,
+                         "price": contract.price, "penalty": s.penalty, "payment": s.payment, "late": s.late,
+                         "violated": s.violated, "broken": broken, "duration": contract.duration, "overrun": over, "overrun_charge": charge})
+        rows.sort(key=lambda r: (r["job_id"], not r["broken"]))  # by job, a broken contract before its successor
+        table = pd.DataFrame(rows, columns=list(SLA_COLUMNS))
+        if not rows:  # typed even when no contract was signed, so masks such as table["broken"] select nothing
+            table = table.astype({"job_id": "int64", "violated": bool, "broken": bool})
+        return records, table
+
+
+class PredictedSLADesk(SLADesk):
+    """SLAs for the predicted run time (:func:`gridmarket.sla.predict_runtime`) instead of the estimate.
+
+    The broker predicts each job's run time from its user's last two jobs that it has seen end, under
+    a contract or in a home queue (Tsafrir, Etsion & Feitelson 2007), the estimate when there are
+    none, and asks for a contract of that duration ending by the deadline (by its prediction: it
+    does not know the run time, unlike ``sla``'s broker): cheaper than the padded estimate, but a
+    job that runs longer overruns its contract, and the provider moves the contracts in its way
+    (module notes of :mod:`gridmarket.sla`).
+    """
+
+    name = "sla-predict"
+    predicts = True
+
+    def __init__(self, broker) -> None:
+        super().__init__(broker)
+        self._ended: list[tuple[int, int, int, int]] = []  # (end s, job id, user, run s) of home-queue jobs seen end
+
+    def duration(self, job: Job, now: int) -> int:
+        ended = [(r["end"], r["job_id"], r["end"] - r["start"]) for r in (h.row for h in self._holds.values())
+                 if r["user"] == job.user and r["end"] <= now]
+        ended += [(end, jid, run) for end, jid, user, run in self._ended if user == job.user and end <= now]
+        return predict_runtime([run for _, _, run in sorted(ended)], job.estimate)
+
+    def fallback(self, job: Job, now: int) -> None:
+        """The home queue runs the job; the broker learns its run time when it ends."""
+        super().fallback(job, now)
+        run = min(job.runtime, job.estimate)
+        self.broker.home(job.site, job.procs).watch(
+            job.id, on_end=lambda job_id, t: self._ended.append((int(t), job_id, job.user, run)))
