@@ -32,6 +32,7 @@ from dataclasses import dataclass
 
 __all__ = [
     "BYTES_PER_JOB",
+    "BYTES_PER_PRICE_HOUR",
     "BYTES_PER_USER",
     "KERNEL_INT_LIMIT",
     "LIMITS",
@@ -49,6 +50,10 @@ SECONDS_LIMIT = 36525 * 86400
 #: Memory one job costs a run, bytes: 4 KiB, five times the 0.73 KiB a 200,000-job Lublin workload
 #: measured at its peak under ``simulate`` (the agent market's best-effort run: 0.8 KiB).
 BYTES_PER_JOB = 4096
+
+#: Memory one hour of a provider's electricity price series costs, bytes: 128, the 83 a century of
+#: synthetic day-ahead prices measured at its peak, with room.
+BYTES_PER_PRICE_HOUR = 128
 
 #: Memory one user agent of the market model costs, bytes (a Mesa agent with its queues and history).
 BYTES_PER_USER = 4096
@@ -88,6 +93,10 @@ _TABLE = (
     Limit("seconds", "s", 0, SECONDS_LIMIT, True,
           "a century; an instant plus a queue of 10^8 such durations stays below 2^62, the compiled "
           "kernels' int64 'never'"),
+    Limit("mean seconds", "s", 1.0, SECONDS_LIMIT / 2, False,
+          "a mean time times are drawn around (up to twice it), so the drawn times stay within a century"),
+    Limit("mean processors", "processors", 1.0, 2**23, False,
+          "a mean size sizes are drawn around (up to twice it), so the drawn sizes stay within the processors bound"),
     Limit("processors", "processors", 1, 2**24, True,
           "above the largest machine built (10.6 M cores); a job's processor-seconds over a century "
           "(5.3e16) fit int64"),
@@ -95,6 +104,7 @@ _TABLE = (
           "10^8 jobs of a century each still fit the kernels' int64 times; a generated workload must "
           "also fit in memory (4 KiB a job)"),
     Limit("seed", "", 0, 2**63 - 1, True, "result rows keep the seed in an int64 column"),
+    Limit("id", "", 0, 2**63 - 1, True, "per-job records keep job numbers in an int64 column"),
     Limit("runs", "runs", 1, 100_000, True,
           "one command's runs (seeds x design points): each writes its own files, and a folder of more "
           "is for several sweeps"),

@@ -14,7 +14,7 @@ from collections.abc import Callable
 
 from gridmarket.errors import InvalidInput, MarketError
 
-__all__ = ["checked", "run_standalone"]
+__all__ = ["bounded", "checked", "run_standalone"]
 
 
 def checked(check: Callable[[str], object]) -> Callable[[str], str]:
@@ -37,6 +37,44 @@ def checked(check: Callable[[str], object]) -> Callable[[str], str]:
         return value
 
     parse.__name__ = getattr(check, "__name__", "value")
+    return parse
+
+
+def bounded(quantity: str, *, low: float | None = None) -> Callable[[str], int | float]:
+    """An argparse ``type``: the number in the text, within ``quantity``'s bounds (:mod:`gridmarket.limits`).
+
+    An int quantity takes integers only; any other a finite number. A value out of bounds is
+    argparse's usage error (exit status 2) naming the bounds, via
+    :func:`gridmarket.validation.check_number`.
+
+    >>> bounded("processors")("16")
+    16
+    >>> bounded("processors")("1e30")
+    Traceback (most recent call last):
+    ...
+    argparse.ArgumentTypeError: expected an integer, got '1e30'
+    >>> bounded("fraction")("nan")
+    Traceback (most recent call last):
+    ...
+    argparse.ArgumentTypeError: must be a number in [0.0, 1.0], got nan
+    """
+    from gridmarket.limits import LIMITS
+    from gridmarket.validation import check_number
+
+    integer = LIMITS[quantity].integer
+
+    def parse(text: str) -> int | float:
+        try:
+            value: int | float = int(text) if integer else float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected {'an integer' if integer else 'a number'}, "
+                                             f"got {text!r}") from None
+        try:
+            return check_number("", value, quantity, low=low)
+        except InvalidInput as err:
+            raise argparse.ArgumentTypeError(str(err).lstrip()) from None
+
+    parse.__name__ = quantity
     return parse
 
 

@@ -35,9 +35,10 @@ from pathlib import Path
 
 from gridmarket.errors import InvalidInput
 from gridmarket.job import Job
+from gridmarket.limits import KERNEL_INT_LIMIT, SECONDS_LIMIT
 from gridmarket.reservation import Reservation
 from gridmarket.scheduling.profile import AvailabilityProfile, Profile
-from gridmarket.validation import check_keys, read_json
+from gridmarket.validation import check_keys, check_number, read_json
 
 __all__ = [
     "ProviderState",
@@ -79,6 +80,8 @@ class RunningJob:
             raise InvalidInput(f"running job {self.id!r}: procs must be >= 1, got {self.procs}")
         if self.end <= self.start:
             raise InvalidInput(f"running job {self.id!r}: end ({self.end}) must be after start ({self.start})")
+        check_number(f"running job {self.id!r}: procs", self.procs, "processors")
+        check_number(f"running job {self.id!r}: end", self.end, "seconds")
 
 
 @dataclass(frozen=True, slots=True)
@@ -152,6 +155,9 @@ class ProviderState:
                 raise InvalidInput(f"reservation {res.id!r}: it ends at {res.end}, not after now ({now})")
         if self.policy_state is not None and not isinstance(self.policy_state, Mapping):
             raise InvalidInput(f"policy_state must be an object, got {type(self.policy_state).__name__}")
+        check_number("state: now", now, "seconds")
+        check_number("state: procs", procs, "processors")
+        _check_kernel_range(self)
         base_profile(self)  # capacity check
 
     def reservation(self, reservation_id: str | int) -> Reservation:
@@ -161,6 +167,24 @@ class ProviderState:
                 return res
         known = ", ".join(repr(r.id) for r in self.reservations) or "none"
         raise InvalidInput(f"unknown reservation id {reservation_id!r}; held: {known}")
+
+
+def _check_kernel_range(state: ProviderState) -> None:
+    """InvalidInput unless every price of ``state`` fits the compiled pricing kernel's int64.
+
+    A slot's price (Fig. 22) sums each queued job's delay times its processors. No job is
+    planned after the last end of a running job or reservation, plus a slot starting and lasting
+    up to :data:`~gridmarket.limits.SECONDS_LIMIT` each, plus the whole queue run one job after
+    another; so no price exceeds that horizon times the queued processors, which must stay below
+    :data:`~gridmarket.limits.KERNEL_INT_LIMIT` (a larger sum would wrap around to a wrong price).
+    """
+    ends = [state.now] + [r.end for r in state.running] + [r.end for r in state.reservations]
+    horizon = max(ends) + 2 * SECONDS_LIMIT + sum(job.estimate for job in state.queue)
+    weight = sum(job.procs for job in state.queue)
+    if horizon * weight > KERNEL_INT_LIMIT:
+        raise InvalidInput(f"state: {len(state.queue)} queued jobs of {weight} processors over a {horizon} s "
+                           f"horizon could owe {horizon * weight} processor-seconds, past the pricing "
+                           f"kernel's int64 limit of 2**62 ({KERNEL_INT_LIMIT})")
 
 
 def base_profile(state: ProviderState) -> AvailabilityProfile:
@@ -247,14 +271,14 @@ def planning_state_of(scheduler) -> dict | None:
 
 
 # ------------------------------------------------------------------ state.json
-def _field(item: Mapping, key: str, where: str, *, minimum: int) -> int:
+def _field(item: Mapping, key: str, where: str, *, minimum: int, quantity: str = "seconds") -> int:
     if key not in item:
         raise InvalidInput(f"{where}: missing field {key!r}")
     value = item[key]
+    field = f"{where}.{key}" if where.endswith("]") else f"{where}: {key}"  # a record's field, or the top's
     if not _is_int(value) or value < minimum:
-        field = f"{where}.{key}" if where.endswith("]") else f"{where}: {key}"  # a record's field, or the top's
         raise InvalidInput(f"{field} must be an int >= {minimum}, got {value!r}")
-    return value
+    return int(check_number(field, value, quantity))
 
 
 def _records(data: Mapping, key: str, where: str) -> list:
@@ -298,15 +322,16 @@ def state_from_dict(data: object, *, source: str = "state") -> ProviderState:
         raise InvalidInput(f"{source}: the top level must be an object, got {type(data).__name__}")
     check_keys(source, data, ("now", "procs", "running", "queued", "reservations", "policy_state"))
     now = _field(data, "now", source, minimum=0)
-    procs = _field(data, "procs", source, minimum=1)
+    procs = _field(data, "procs", source, minimum=1, quantity="processors")
     running = []
     for i, item in enumerate(_records(data, "running", source)):
         where = f"{source}: running[{i}]"
         check_keys(where, item, ("id", "procs", "start", "end", "user"))
-        job_id = _field(item, "id", where, minimum=0)
+        job_id = _field(item, "id", where, minimum=0, quantity="id")
         running.append(
             RunningJob(
-                job_id, _field(item, "procs", where, minimum=1), _field(item, "start", where, minimum=0),
+                job_id, _field(item, "procs", where, minimum=1, quantity="processors"),
+                _field(item, "start", where, minimum=0),
                 _field(item, "end", where, minimum=1), _user(item, where),
             )
         )
@@ -317,8 +342,9 @@ def state_from_dict(data: object, *, source: str = "state") -> ProviderState:
         estimate = _field(item, "estimate", where, minimum=1)
         queue.append(
             Job(
-                _field(item, "id", where, minimum=0), _field(item, "submit", where, minimum=0),
-                _field(item, "procs", where, minimum=1), estimate, estimate, user=_user(item, where),
+                _field(item, "id", where, minimum=0, quantity="id"), _field(item, "submit", where, minimum=0),
+                _field(item, "procs", where, minimum=1, quantity="processors"), estimate, estimate,
+                user=_user(item, where),
             )
         )
     queue.sort(key=lambda job: (job.submit, job.id))
@@ -331,7 +357,8 @@ def state_from_dict(data: object, *, source: str = "state") -> ProviderState:
             raise InvalidInput(f"{where}.id must be a string or an int, got {res_id!r}")
         reservations.append(
             Reservation(
-                res_id, _field(item, "start", where, minimum=0), _field(item, "procs", where, minimum=1),
+                res_id, _field(item, "start", where, minimum=0),
+                _field(item, "procs", where, minimum=1, quantity="processors"),
                 _field(item, "duration", where, minimum=1),
             )
         )
