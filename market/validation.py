@@ -104,11 +104,14 @@ def read_json(path: str | PathLike[str], what: str = "document") -> object:
         raise InvalidInput(f"{p}:{err.lineno}: not JSON: {err.msg}") from None
 
 
-def check_number(where: str, value: object, quantity: str, *, low: float | None = None) -> int | float:
+def check_number(where: str, value: object, quantity: str, *, low: float | None = None,
+                 whole: bool | None = None) -> int | float:
     """``value`` if it is a number within ``quantity``'s bounds (:data:`gridmarket.limits.LIMITS`); else InvalidInput.
 
-    ``low`` raises the quantity's lowest value for this field (a slot lasts at least 1 s although
-    a time may be 0). An int quantity takes ints only; any other takes a finite int or float.
+    ``low`` replaces the quantity's lowest value for this field (a slot lasts at least 1 s although
+    a time may be 0; a virtual task holds 0 processors). An int quantity takes ints only, unless
+    ``whole`` is False (a slot's duration may be a float number of seconds); any other takes a
+    finite int or float.
     Booleans are not numbers. The message names ``where``, the bounds and the unit, and for a
     value past the upper bound the reason for it.
 
@@ -117,24 +120,25 @@ def check_number(where: str, value: object, quantity: str, *, low: float | None 
     >>> check_number("--duration", 2**63, "seconds", low=1)
     Traceback (most recent call last):
     ...
-    gridmarket.errors.InvalidInput: --duration must be at most 3155760000 s (a century; an instant plus a queue of \
-10^8 such durations stays below 2^62, the compiled kernels' int64 'never'), got 9223372036854775808
+    gridmarket.errors.InvalidInput: --duration must be an int in [1, 3155760000] s (a century; an instant plus a \
+queue of 10^8 such durations stays below 2^62, the compiled kernels' int64 'never'), got 9223372036854775808
     >>> check_number("parameters.alpha", float("nan"), "fraction")
     Traceback (most recent call last):
     ...
     gridmarket.errors.InvalidInput: parameters.alpha must be a number in [0.0, 1.0], got nan
     """
     limit = LIMITS[quantity]
-    lo = limit.low if low is None else max(low, limit.low)
+    lo = limit.low if low is None else low
+    integer = limit.integer if whole is None else whole
     unit = f" {limit.unit}" if limit.unit else ""
-    kind = "an int" if limit.integer else "a number"
-    ok_type = isinstance(value, int) if limit.integer else isinstance(value, (int, float))
+    kind = "an int" if integer else "a number"
+    ok_type = isinstance(value, int) if integer else isinstance(value, (int, float))
     if isinstance(value, bool) or not ok_type:
         raise InvalidInput(f"{where} must be {kind} in [{lo}, {limit.high}]{unit}, got {_kind(value)}")
     if isinstance(value, float) and not math.isfinite(value):
         raise InvalidInput(f"{where} must be {kind} in [{lo}, {limit.high}]{unit}, got {value!r}")
     if value > limit.high:
-        raise InvalidInput(f"{where} must be at most {limit.high}{unit} ({limit.reason}), got {value!r}")
+        raise InvalidInput(f"{where} must be {kind} in [{lo}, {limit.high}]{unit} ({limit.reason}), got {value!r}")
     if value < lo:
         raise InvalidInput(f"{where} must be {kind} in [{lo}, {limit.high}]{unit}, got {value!r}")
     return value
