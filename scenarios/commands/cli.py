@@ -17,6 +17,7 @@ from pathlib import Path
 import gridmarket
 from gridmarket.errors import MarketError
 from gridmarket.scenarios import interrupts
+from gridmarket.scenarios.options import output_named
 
 __all__ = ["main"]
 
@@ -251,7 +252,8 @@ def main(argv: list[str] | None = None) -> int:
 
         code_version()
     try:
-        return args.run(args)
+        with output_named():
+            return args.run(args)
     except KeyboardInterrupt as exc:  # Ctrl-C or SIGTERM: workers stopped, finished files kept
         interrupts.stop_workers()
         print(interrupts.message(exc), file=sys.stderr)
