@@ -97,6 +97,7 @@ _TABLE = (
           "a mean time times are drawn around (up to twice it), so the drawn times stay within a century"),
     Limit("mean processors", "processors", 1.0, 2**23, False,
           "a mean size sizes are drawn around (up to twice it), so the drawn sizes stay within the processors bound"),
+    Limit("days", "days", 0.0, 36525.0, False, "a century, as times in seconds"),
     Limit("processors", "processors", 1, 2**24, True,
           "above the largest machine built (10.6 M cores); a job's processor-seconds over a century "
           "(5.3e16) fit int64"),

@@ -182,7 +182,7 @@ def _check_kernel_range(state: ProviderState) -> None:
     horizon = max(ends) + 2 * SECONDS_LIMIT + sum(job.estimate for job in state.queue)
     weight = sum(job.procs for job in state.queue)
     if horizon * weight > KERNEL_INT_LIMIT:
-        raise InvalidInput(f"state: {len(state.queue)} queued jobs of {weight} processors over a {horizon} s "
+        raise InvalidInput(f"{len(state.queue)} queued jobs of {weight} processors over a {horizon} s "
                            f"horizon could owe {horizon * weight} processor-seconds, past the pricing "
                            f"kernel's int64 limit of 2**62 ({KERNEL_INT_LIMIT})")
 
