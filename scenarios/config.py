@@ -277,6 +277,7 @@ class WorkloadConfig:
         _check_type("workload.load_factor", self.load_factor, (int, float), "a number > 0")
         if not self.load_factor > 0:
             raise InvalidInput(f"workload.load_factor must be > 0, got {self.load_factor!r}")
+        check_number("workload.load_factor", self.load_factor, "load factor")
         _int_at_least("workload.n_users", self.n_users, 1, "users")
         check_fits_memory("workload.n_users", self.n_users, bytes_each=BYTES_PER_USER, what="users")
         _int_at_least("workload.n_workflows", self.n_workflows, 0, "workflows")

@@ -278,7 +278,7 @@ def _field(item: Mapping, key: str, where: str, *, minimum: int, quantity: str =
     field = f"{where}.{key}" if where.endswith("]") else f"{where}: {key}"  # a record's field, or the top's
     if not _is_int(value) or value < minimum:
         raise InvalidInput(f"{field} must be an int >= {minimum}, got {value!r}")
-    return int(check_number(field, value, quantity))
+    return int(check_number(field, value, quantity, low=minimum))
 
 
 def _records(data: Mapping, key: str, where: str) -> list:
