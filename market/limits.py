@@ -39,6 +39,7 @@ __all__ = [
     "Limit",
     "SECONDS_LIMIT",
     "physical_memory",
+    "table_markdown",
 ]
 
 #: Largest integer the compiled kernels may hold: ``2**62``, their "never" (twice it would overflow int64).
@@ -94,13 +95,13 @@ _TABLE = (
           "a century; an instant plus a queue of 10^8 such durations stays below 2^62, the compiled "
           "kernels' int64 'never'"),
     Limit("mean seconds", "s", 1.0, SECONDS_LIMIT / 2, False,
-          "a mean time times are drawn around (up to twice it), so the drawn times stay within a century"),
+          "the mean of drawn times, each drawn up to twice it: every drawn time stays within a century"),
     Limit("mean processors", "processors", 1.0, 2**23, False,
-          "a mean size sizes are drawn around (up to twice it), so the drawn sizes stay within the processors bound"),
+          "the mean of drawn sizes, each drawn up to twice it: every drawn size stays within the processors bound"),
     Limit("days", "days", 0.0, 36525.0, False, "a century, as times in seconds"),
     Limit("processors", "processors", 1, 2**24, True,
-          "above the largest machine built (10.6 M cores); a job's processor-seconds over a century "
-          "(5.3e16) fit int64"),
+          "above the largest machines built (about 11 M cores); a job's processor-seconds over a "
+          "century (5.3e16) fit int64"),
     Limit("jobs", "jobs", 0, 10**8, True,
           "10^8 jobs of a century each still fit the kernels' int64 times; a generated workload must "
           "also fit in memory (4 KiB a job)"),
@@ -122,9 +123,9 @@ _TABLE = (
     Limit("fraction", "", 0.0, 1.0, False, "a share of jobs, or a trade-off weight"),
     Limit("percent", "%", 0.0, 100.0, False, "a weight in percent (Murali & Vadhiyar eq. 6)"),
     Limit("unit cost", "SU per processor-hour", 0.0, 1e6, False,
-          "a slot's price n d c + f stays finite and exact to the cent in float64"),
+          "a slot's price n d c + f stays finite in float64"),
     Limit("price per MWh", "currency per MWh", 0.0, 1e6, False,
-          "100 times the highest day-ahead price cleared in Europe (about 4,000 EUR/MWh); energy "
+          "far above any day-ahead price (European markets cap them at a few thousand EUR/MWh); energy "
           "costs stay finite"),
     Limit("watts", "W per processor", 0.0, 1e6, False, "energy (W x processors x s) stays finite"),
     Limit("clearing cost", "cost units", 0.0, 1e9, False,
@@ -148,3 +149,17 @@ def physical_memory() -> int | None:
     except (ValueError, OSError, AttributeError):
         return None
     return pages * size if pages > 0 and size > 0 else None
+
+
+def table_markdown() -> str:
+    """:data:`LIMITS` as a Markdown table (``docs/limits.md`` holds it; a test keeps the two equal).
+
+    >>> print(table_markdown().splitlines()[2])
+    | seconds | s | 0 | 3155760000 | int | a century; an instant plus a queue of 10^8 such durations stays below 2^62, \
+the compiled kernels' int64 'never' |
+    """
+    rows = ["| quantity | unit | lowest | highest | kind | why the highest |", "| --- | --- | --- | --- | --- | --- |"]
+    for limit in LIMITS.values():
+        rows.append(f"| {limit.quantity} | {limit.unit or '-'} | {limit.low!r} | {limit.high!r} | "
+                    f"{'int' if limit.integer else 'number'} | {limit.reason} |")
+    return "\n".join(rows)
