@@ -132,8 +132,7 @@ queue of 10^8 such durations stays below 2^62, the compiled kernels' int64 'neve
     integer = limit.integer if whole is None else whole
     unit = f" {limit.unit}" if limit.unit else ""
     kind = "an int" if integer else "a number"
-    ok_type = isinstance(value, int) if integer else isinstance(value, (int, float))
-    if isinstance(value, bool) or not ok_type:
+    if isinstance(value, bool) or not isinstance(value, int if integer else (int, float)):
         raise InvalidInput(f"{where} must be {kind} in [{lo}, {limit.high}]{unit}, got {_kind(value)}")
     if isinstance(value, float) and not math.isfinite(value):
         raise InvalidInput(f"{where} must be {kind} in [{lo}, {limit.high}]{unit}, got {value!r}")

@@ -119,7 +119,7 @@ def output_named() -> Iterator[None]:
     flush on leaving reports the error as the command's, before the interpreter's exit would.
     """
     stdout = sys.stdout
-    sys.stdout = _NamedOutput(stdout)  # type: ignore[assignment]  # stands in for the stream everywhere
+    sys.stdout = _NamedOutput(stdout)  # stands in for the stream everywhere
     try:
         yield
         sys.stdout.flush()
