@@ -124,9 +124,9 @@ _TABLE = (
     Limit("percent", "%", 0.0, 100.0, False, "a weight in percent (Murali & Vadhiyar eq. 6)"),
     Limit("unit cost", "SU per processor-hour", 0.0, 1e6, False,
           "a slot's price n d c + f stays finite in float64"),
-    Limit("price per MWh", "currency per MWh", 0.0, 1e6, False,
-          "far above any day-ahead price (European markets cap them at a few thousand EUR/MWh); energy "
-          "costs stay finite"),
+    Limit("price per MWh", "currency per MWh", -1e6, 1e6, False,
+          "far beyond any day-ahead price (European markets cap them at a few thousand EUR/MWh; real ones "
+          "go negative, a scenario's own mean may not); energy costs stay finite"),
     Limit("watts", "W per processor", 0.0, 1e6, False, "energy (W x processors x s) stays finite"),
     Limit("clearing cost", "cost units", 0.0, 1e9, False,
           "min-cost flow scales costs by 100 into int64: 10^7 jobs' costs sum below 2^62"),
