@@ -3,15 +3,15 @@
 Each quantity a command-line option, a scenario, sweep or state field, or a trace column can set
 has a unit, a lowest and a highest value and the reason for them (:data:`LIMITS`). The validation
 layer (:func:`gridmarket.validation.check_number`) checks values against this table; readers and
-commands name the field. A field may ask for more than the quantity's lowest value (a slot lasts
-at least 1 s although a time may be 0), never for more than its highest.
+commands name the field. A field may set its own lowest value (a slot lasts at least 1 s although a
+time may be 0; a virtual workflow task holds 0 processors); its highest is always the quantity's.
 
 Two reasons set most upper bounds. The compiled kernels (``market/*/_c*.pyx``) hold times,
 processors and processor-seconds in C ``int64`` and use ``2**62`` as "never"
 (:data:`KERNEL_INT_LIMIT`); a value past it used to wrap around silently (a quote priced 0 SU, a
 negative utilisation) or crash the process. And a request is refused before anything is allocated
 when its estimated memory (:data:`BYTES_PER_JOB` per job) exceeds this machine's physical memory
-(:func:`check_fits_memory`), instead of growing until the system kills it.
+(:func:`gridmarket.validation.check_fits_memory`), instead of growing until the system kills it.
 
 Times are integer seconds from simulation start; ``SECONDS_LIMIT`` is a century (100 Julian
 years).
@@ -56,7 +56,8 @@ BYTES_PER_JOB = 4096
 #: synthetic day-ahead prices measured at its peak, with room.
 BYTES_PER_PRICE_HOUR = 128
 
-#: Memory one user agent of the market model costs, bytes (a Mesa agent with its queues and history).
+#: Memory one user agent of the market model costs, bytes (a Mesa agent with its queues and history): an
+#: estimate set as a job's, not measured.
 BYTES_PER_USER = 4096
 
 
