@@ -14,6 +14,7 @@ Listing and locating import nothing heavy; pooch (and with it requests) is impor
 from __future__ import annotations
 
 import difflib
+import errno
 import hashlib
 import os
 import shutil
@@ -26,6 +27,7 @@ from pathlib import Path
 from urllib.parse import quote, urlparse
 from urllib.request import url2pathname
 
+from gridmarket.atomicfile import write_atomic
 from gridmarket.errors import InvalidInput
 
 __all__ = [
@@ -374,8 +376,7 @@ def derive_prices(origin: str | os.PathLike, out: str | os.PathLike, spec: Mappi
                 raise InvalidInput(f"{origin}: line {n}: {err}") from None
             zone = switch_zone if switch_at is not None and hour >= switch_at else spec["zone"]
             rows.append(f"{hour:%Y-%m-%dT%H:%M:%S},{price},{zone},{spec['currency']}")
-    with open(out, "w", encoding="utf-8", newline="") as fh:
-        fh.write("\n".join(rows) + "\n")
+    write_atomic(out, "\n".join(rows) + "\n")  # a full disk names the file (a plain write's error does not)
 
 
 # ----------------------------------------------------------------------------- fetching
@@ -460,6 +461,8 @@ def fetch(paths: Iterable[str], *, mirror: str | None = None, progress: bool = F
                 try:
                     _download(location, fetched, progress=progress)
                 except (OSError, ValueError) as err:  # requests' errors are OSErrors; pooch: ValueError for a scheme it lacks
+                    if isinstance(err, OSError) and err.errno in _FULL:  # the cache's disk, not the source, failed
+                        raise OSError(err.errno, err.strerror, str(dest)) from None
                     failures.append(f"{location} ({_reason(err)})")
                     continue
                 source = location
@@ -484,6 +487,10 @@ def fetch(paths: Iterable[str], *, mirror: str | None = None, progress: bool = F
             part.unlink(missing_ok=True)
             fetched.unlink(missing_ok=True)
     return done
+
+
+# errors of the writing side: no other source would fare better, and the message must name the cache file
+_FULL = (errno.ENOSPC, errno.EDQUOT, errno.EFBIG)
 
 
 def _reason(err: OSError | ValueError) -> str:

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from itertools import repeat
 
 from gridmarket.errors import InvalidInput
+from gridmarket.limits import LIMITS, SECONDS_LIMIT
 
 __all__ = ["Job", "checked_jobs"]
 
@@ -30,7 +31,8 @@ class Job:
     runtime : int
         Actual run time in seconds, >= 1.
     estimate : int
-        Requested run time in seconds, >= 1. A job whose ``runtime`` exceeds
+        Requested run time in seconds, >= 1. Times are at most a century and processors at most
+        2**24 (:data:`gridmarket.limits.LIMITS`). A job whose ``runtime`` exceeds
         its ``estimate`` is killed at its estimate.
     user, group : int
         Owner ids as in SWF fields 12-13 (-1 when unknown).
@@ -71,6 +73,12 @@ class Job:
             raise InvalidInput(f"job {self.id}: runtime must be >= 1 s, got {self.runtime}")
         if self.estimate < 1:
             raise InvalidInput(f"job {self.id}: estimate must be >= 1 s, got {self.estimate}")
+        if max(self.submit, self.runtime, self.estimate) > SECONDS_LIMIT or self.procs > _PROCS_LIMIT:
+            from gridmarket.validation import check_number
+
+            for name, quantity in (("submit", "seconds"), ("procs", "processors"), ("runtime", "seconds"),
+                                   ("estimate", "seconds")):
+                check_number(f"job {self.id}: {name}", getattr(self, name), quantity)
 
     @property
     def work(self) -> int:
@@ -82,6 +90,9 @@ class Job:
         """Seconds the job actually occupies its processors: killed at its estimate."""
         return min(self.runtime, self.estimate)
 
+
+# the schedulers' kernels hold times and processors in int64: bounded here, so sums cannot wrap
+_PROCS_LIMIT = LIMITS["processors"].high
 
 _FIELDS = ("id", "submit", "procs", "runtime", "estimate", "user", "group", "site", "power_watts", "data_bytes")
 
@@ -95,7 +106,7 @@ def checked_jobs(ids, submit, procs, runtime, estimate, user, group, site=None) 
     about a third of the time (77,205 CTC-SP2 jobs: 0.16 -> 0.05 s). Every
     column is a sequence of Python ints (``site`` of str or None, default all
     None), one item per job; ``power_watts`` and ``data_bytes`` are None. The
-    caller guarantees what :class:`Job` would check (ints, ``submit >= 0``,
+    caller guarantees what :class:`Job` would check (ints within their limits, ``submit >= 0``,
     ``procs``, ``runtime`` and ``estimate >= 1``).
 
     >>> checked_jobs([7], [0], [4], [3600], [7200], [-1], [-1]) == (Job(7, 0, 4, 3600, 7200),)

@@ -75,7 +75,9 @@ def summarize(records: pd.DataFrame, procs: int, *, dropped: Mapping[str, int] |
         held = np.minimum(records["runtime"], records["estimate"])
     else:
         held = records["end"] - records["start"]
-    delivered = float((held * records["procs"]).sum())
+    # in float64: exact below 2**53 processor-seconds, and a larger total cannot wrap around to a
+    # negative utilisation as an int64 sum would
+    delivered = float((held.astype(np.float64) * records["procs"]).sum())
     bsld = bounded_slowdown(records)
     return {
         "jobs": int(len(records)),

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from gridmarket.errors import InvalidInput
+from gridmarket.validation import check_number
 
 __all__ = ["Reservation"]
 
@@ -16,6 +17,8 @@ __all__ = ["Reservation"]
 @dataclass(frozen=True, slots=True)
 class Reservation:
     """``procs`` processors held over ``[start, start + duration)``.
+
+    Times are at most a century and processors at most 2**24 (:data:`gridmarket.limits.LIMITS`).
 
     Examples
     --------
@@ -39,6 +42,8 @@ class Reservation:
             raise InvalidInput(f"reservation {self.id!r}: procs must be >= 1, got {self.procs}")
         if self.duration < 1:
             raise InvalidInput(f"reservation {self.id!r}: duration must be >= 1 s, got {self.duration}")
+        for name, quantity in (("start", "seconds"), ("procs", "processors"), ("duration", "seconds")):
+            check_number(f"reservation {self.id!r}: {name}", getattr(self, name), quantity)
 
     @property
     def end(self) -> int:

@@ -40,10 +40,11 @@ from pathlib import Path
 from typing import Any
 
 from gridmarket.errors import InvalidInput
+from gridmarket.limits import BYTES_PER_USER
 from gridmarket.scenarios.interaction import INTERACTION_MODELS, check_model
 from gridmarket.scheduling import resolve_policy
 from gridmarket.twotier.simulation import TWO_TIER_POLICIES
-from gridmarket.validation import check_path_name, suggest
+from gridmarket.validation import check_fits_memory, check_number, check_path_name, suggest
 from gridmarket.workflows import Network
 from gridmarket.workloads.behaviour import SCENARIOS as BEHAVIOURS
 
@@ -77,16 +78,20 @@ def _check_type(where: str, value, kinds, what: str):
     return value
 
 
-def _int_at_least(where: str, value, low: int) -> None:
+def _int_at_least(where: str, value, low: int, quantity: str) -> None:
+    """An int >= ``low`` and within ``quantity``'s upper bound (:mod:`gridmarket.limits`)."""
     _check_type(where, value, int, f"an int >= {low}")
     if value < low:
         raise InvalidInput(f"{where} must be an int >= {low}, got {value!r}")
+    check_number(where, value, quantity, low=low)
 
 
-def _number_in(where: str, value, low: float, high: float) -> None:
+def _number_in(where: str, value, low: float, high: float, quantity: str) -> None:
+    """A finite number in ``[low, high]`` and within ``quantity``'s bounds (:mod:`gridmarket.limits`)."""
     _check_type(where, value, (int, float), f"a number in [{low}, {high}]")
     if not low <= value <= high:
         raise InvalidInput(f"{where} must be in [{low}, {high}], got {value!r}")
+    check_number(where, value, quantity, low=low)
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,18 +156,16 @@ class ProviderConfig:
         if not isinstance(self.name, str) or not self.name:
             raise InvalidInput(f"provider name must be a non-empty str, got {self.name!r}")
         check_path_name("provider name", self.name)  # a folder of compare --batsim's output
-        _int_at_least(f"{where}: procs", self.procs, 1)
+        _int_at_least(f"{where}: procs", self.procs, 1, "processors")
         try:
             if self.policy not in TWO_TIER_POLICIES:  # keasy, reasy, measy: a two-tier provider (no plan)
                 resolve_policy(self.policy)
         except InvalidInput as err:
             raise InvalidInput(f"{where}: {err}; or a two-tier policy: {', '.join(TWO_TIER_POLICIES)}") from None
         _check_type(f"{where}: prices", self.prices, str, "'synthetic', 'fixed' or a CSV path")
-        _number_in(f"{where}: price_per_mwh", self.price_per_mwh, 0, math.inf)
-        _number_in(f"{where}: watts_per_proc", self.watts_per_proc, 0, math.inf)
-        _number_in(f"{where}: overbooking", self.overbooking, 1, math.inf)
-        if not math.isfinite(self.overbooking):
-            raise InvalidInput(f"{where}: overbooking must be a finite factor, got {self.overbooking!r}")
+        _number_in(f"{where}: price_per_mwh", self.price_per_mwh, 0, math.inf, "price per MWh")
+        _number_in(f"{where}: watts_per_proc", self.watts_per_proc, 0, math.inf, "watts")
+        _number_in(f"{where}: overbooking", self.overbooking, 1, math.inf, "overbooking")
         from gridmarket.provisioning.dbc import DBC_SELLERS
 
         if self.sells not in DBC_SELLERS:
@@ -264,22 +267,24 @@ class WorkloadConfig:
             raise InvalidInput("workload.trace: a trace source needs a file path")
         if self.trace is not None:
             _check_type("workload.trace", self.trace, str, "a file path")
-        _int_at_least("workload.n_jobs", self.n_jobs, 0 if self.source in ("trace", "providers") else 1)
-        _int_at_least("workload.procs", self.procs, 1)
+        _int_at_least("workload.n_jobs", self.n_jobs, 0 if self.source in ("trace", "providers") else 1, "jobs")
+        if self.source == "lublin":  # generated: every job is held in memory (a trace's size is its file's)
+            check_fits_memory("workload.n_jobs", self.n_jobs)
+        _int_at_least("workload.procs", self.procs, 1, "processors")
         known = ("tsafrir", "exact", *BEHAVIOURS)
         if self.estimates not in known:
             raise InvalidInput(f"workload.estimates: unknown {self.estimates!r}{suggest(self.estimates, known)}")
         _check_type("workload.load_factor", self.load_factor, (int, float), "a number > 0")
         if not self.load_factor > 0:
             raise InvalidInput(f"workload.load_factor must be > 0, got {self.load_factor!r}")
-        _int_at_least("workload.n_users", self.n_users, 1)
-        _int_at_least("workload.n_workflows", self.n_workflows, 0)
-        _int_at_least("workload.workflow_tasks", self.workflow_tasks, 1)
-        _number_in("workload.workflow_runtime", self.workflow_runtime, 1, math.inf)
-        _number_in("workload.workflow_procs", self.workflow_procs, 1, math.inf)
-        _number_in("workload.workflow_data_gb", self.workflow_data_gb, 0, math.inf)
-        if self.workflow_data_gb == math.inf:
-            raise InvalidInput("workload.workflow_data_gb must be finite, got inf")
+        check_number("workload.load_factor", self.load_factor, "load factor")
+        _int_at_least("workload.n_users", self.n_users, 1, "users")
+        check_fits_memory("workload.n_users", self.n_users, bytes_each=BYTES_PER_USER, what="users")
+        _int_at_least("workload.n_workflows", self.n_workflows, 0, "workflows")
+        _int_at_least("workload.workflow_tasks", self.workflow_tasks, 1, "tasks")
+        _number_in("workload.workflow_runtime", self.workflow_runtime, 1, math.inf, "mean seconds")
+        _number_in("workload.workflow_procs", self.workflow_procs, 1, math.inf, "mean processors")
+        _number_in("workload.workflow_data_gb", self.workflow_data_gb, 0, math.inf, "data")
         _check_type("workload.user_agent", self.user_agent, str, "a user agent name")
         from gridmarket.agents.registry import resolve_user_agent
 
@@ -354,24 +359,25 @@ class Parameters:
         if self.price_forecasts not in ("actual", "sarima"):
             raise InvalidInput(f"parameters.price_forecasts: expected 'actual' or 'sarima', got "
                                f"{self.price_forecasts!r}{suggest(str(self.price_forecasts), ('actual', 'sarima'))}")
-        _number_in("parameters.alpha", self.alpha, 0, 1)
-        _number_in("parameters.w_t", self.w_t, 0, 100)
+        _number_in("parameters.alpha", self.alpha, 0, 1, "fraction")
+        _number_in("parameters.w_t", self.w_t, 0, 100, "percent")
         if self.maxq is not None:
-            _int_at_least("parameters.maxq", self.maxq, 1)
-        _number_in("parameters.f_g", self.f_g, 0, 1)
-        _number_in("parameters.reservation_fraction", self.reservation_fraction, 0, 1)
-        _number_in("parameters.penalty", self.penalty, 0, 1)
-        _int_at_least("parameters.cycle_seconds", self.cycle_seconds, 1)
-        _int_at_least("parameters.reservation_lead", self.reservation_lead, 0)
-        _int_at_least("parameters.population", self.population, 2)
-        _int_at_least("parameters.generations", self.generations, 0)
-        _int_at_least("parameters.wait_history", self.wait_history, 0)
-        _int_at_least("parameters.transfer_latency", self.transfer_latency, 0)
+            _int_at_least("parameters.maxq", self.maxq, 1, "jobs")
+        _number_in("parameters.f_g", self.f_g, 0, 1, "fraction")
+        _number_in("parameters.reservation_fraction", self.reservation_fraction, 0, 1, "fraction")
+        _number_in("parameters.penalty", self.penalty, 0, 1, "fraction")
+        _int_at_least("parameters.cycle_seconds", self.cycle_seconds, 1, "seconds")
+        _int_at_least("parameters.reservation_lead", self.reservation_lead, 0, "seconds")
+        _int_at_least("parameters.population", self.population, 2, "population")
+        _int_at_least("parameters.generations", self.generations, 0, "generations")
+        _int_at_least("parameters.wait_history", self.wait_history, 0, "jobs")
+        _int_at_least("parameters.transfer_latency", self.transfer_latency, 0, "seconds")
         if self.transfer_gbps is not None:
             _check_type("parameters.transfer_gbps", self.transfer_gbps, (int, float), "a number > 0 (Gb/s)")
             if not 0 < self.transfer_gbps < math.inf:
                 raise InvalidInput(f"parameters.transfer_gbps must be a finite number > 0 (Gb/s), "
                                    f"got {self.transfer_gbps!r}")
+            check_number("parameters.transfer_gbps", self.transfer_gbps, "bandwidth")
 
     def network(self) -> Network | None:
         """The providers' ``gridmarket.workflows.Network``, or None when transfers take no time."""
@@ -420,9 +426,12 @@ class ScenarioConfig:
         for m in self.models:
             check_model(m)
             check_path_name("models", m)  # a folder of compare --batsim's output
+        # every provider replays wait_history past jobs to train its predictors before the market opens
+        check_fits_memory("parameters.wait_history", self.parameters.wait_history * len(self.providers),
+                          what="jobs replayed (wait_history x providers)")
         if self.duration_seconds is not None:
-            _int_at_least("duration_seconds", self.duration_seconds, 1)
-        _int_at_least("seed", self.seed, 0)
+            _int_at_least("duration_seconds", self.duration_seconds, 1, "seconds")
+        _int_at_least("seed", self.seed, 0, "seed")
 
     def to_dict(self) -> dict:
         """Plain data (for manifests and TOML round trips); ``from_dict(cfg.to_dict()) == cfg``."""

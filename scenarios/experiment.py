@@ -35,10 +35,12 @@ from gridmarket.energy.prices import (
     synthetic_prices,
 )
 from gridmarket.errors import InvalidInput
+from gridmarket.limits import BYTES_PER_PRICE_HOUR
 from gridmarket.metrics import summarize
 from gridmarket.pricing import BASE_RATE, SECONDS_PER_HOUR
 from gridmarket.scenarios.config import ProviderConfig, ScenarioConfig, check_model
 from gridmarket.scenarios.interaction import resolve_model
+from gridmarket.validation import check_fits_memory
 from gridmarket.valuation import Valuation, draw_valuations, realised_values
 from gridmarket.workflows.generators import layered_workflow
 from gridmarket.workloads import DroppedJobsWarning, lublin_workload, read_gwf, read_swf, scale_load, truncate
@@ -243,6 +245,10 @@ def build_requests(config: ScenarioConfig, workload: Workload, *, rng: np.random
         submit = first + (last - first) * (k + 1) // (len(graphs) + 1)
         workflows.append(WorkflowRequest(k + 1, submit, user, site, graph))
     picked = rng.random(len(jobs)) < par.reservation_fraction
+    if picked.all():  # every model's summary measures waits and slowdowns on the plain jobs
+        raise InvalidInput(f"parameters.reservation_fraction = {par.reservation_fraction}: all {len(jobs)} jobs "
+                           "became advance-reservation requests, leaving no plain job to measure waits and "
+                           "slowdowns on; use a smaller fraction (or more jobs)")
     reservations = {j.id: j.submit + par.reservation_lead for j, p in zip(jobs, picked) if p}
     valuations, flows = build_valuations(workload, workflows, rng=rng)  # drawn last: earlier draws unchanged
     return Requests(tuple(workflows), reservations, valuations, flows)
@@ -284,6 +290,10 @@ def _horizon(workload: Workload, config: ScenarioConfig, requests: Requests | No
 def build_prices(config: ScenarioConfig, horizon: int, *, rng: np.random.Generator) -> dict[str, HourlyPrices]:
     """An hourly price series per provider covering ``horizon`` seconds."""
     n_days = max(1, math.ceil(horizon / 86400))
+    generated = sum(p.prices in ("synthetic", "fixed") for p in config.providers)
+    check_fits_memory(f"the market's price horizon of {horizon} s (the last submit plus reservation_lead, every "
+                      "job's run in a row and cycle_seconds x (jobs + 1))", 24 * n_days * generated,
+                      bytes_each=BYTES_PER_PRICE_HOUR, what="hourly prices")
     out = {}
     for p in config.providers:
         if p.prices == "synthetic":

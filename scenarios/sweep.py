@@ -47,6 +47,7 @@ import dataclasses
 import itertools
 import json
 import logging
+import math
 import multiprocessing
 import os
 import re
@@ -65,6 +66,7 @@ from gridmarket.scenarios.experiment import check_models, compare
 from gridmarket.scenarios.interrupts import stop_workers, with_hint
 from gridmarket.scenarios.outfolder import claim, entries
 from gridmarket.scenarios.results import manifest, write_atomic
+from gridmarket.validation import check_number
 
 __all__ = ["EXECUTORS", "MANIFEST", "NO_WORKER_SECONDS", "NoWorkers", "check_executor", "executor_runs",
            "parse_grid", "point_id", "read_points", "run_dask", "run_local", "run_point", "run_sweep"]
@@ -135,6 +137,8 @@ def parse_grid(specs: Sequence[str]) -> dict[str, list]:
             lo, hi = int(m[1]), int(m[2])
             if hi < lo:
                 raise InvalidInput(f"bad grid {spec!r}: empty range {lo}..{hi}")
+            # counted before the list is built: a range of 10**12 values is refused, not allocated
+            check_number(f"bad grid {spec!r}: the number of values", hi - lo + 1, "runs")
             grid[name] = list(range(lo, hi + 1))
         elif _BAD_RANGE.match(values.strip()):  # a range typo; a path such as ../x.swf is a value
             raise InvalidInput(f"bad grid {spec!r}: {values.strip()!r} is not a range a..b of integers")
@@ -363,6 +367,8 @@ def check_executor(executor: str, workers: int | None, scheduler: str | None) ->
         raise InvalidInput(f"unknown executor {executor!r}{suggest(executor, EXECUTORS)}")
     if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 1):
         raise InvalidInput(f"workers must be an int >= 1, got {workers!r}")
+    if workers is not None:
+        check_number("workers", workers, "workers")
     if scheduler is not None and executor != "dask":
         raise InvalidInput(f"a scheduler ({scheduler!r}) needs the dask executor")
     if scheduler is not None and workers is not None:
@@ -697,6 +703,9 @@ def run_sweep(
     design: dict[str, object]
     if grid is not None:
         names = list(grid)
+        # counted before the product is built: each run writes its own file
+        sizes = " x ".join(f"{len(grid[n])} {n}" for n in names)
+        check_number(f"grid of {sizes}: the number of runs", math.prod(len(grid[n]) for n in names), "runs")
         rows = [dict(zip(names, combo)) for combo in itertools.product(*(grid[n] for n in names))]
         what = f"grid {dict(grid)!r}"
         design = {"grid": {k: list(v) for k, v in grid.items()}}
@@ -706,6 +715,7 @@ def run_sweep(
         design = {"points": rows}
     if not rows:
         raise InvalidInput(f"empty {what}: no run to do")
+    check_number(f"{what}: the number of runs", len(rows), "runs")
     for point in rows:
         check_models(_configure(config, point))  # bad values and plug-ins fail here, before hours of work
     ids = [point_id(config.name, point) for point in rows]

@@ -23,6 +23,7 @@ fill it. With the CDN reachable nothing is needed.
 from __future__ import annotations
 
 import argparse
+import errno
 import ipaddress
 import os
 import shutil
@@ -38,6 +39,7 @@ from pathlib import Path
 from gridmarket.errors import InvalidInput
 from gridmarket.plugins import is_plugin_name
 from gridmarket.scenarios.config import INTERACTION_MODELS, check_model, suggest
+from gridmarket.scenarios.options import bounded
 from gridmarket.scenarios.registry import get_scenario, scenario_names
 
 __all__ = ["ASSET_PACKAGES", "DEFAULT_PORT", "add_subcommand", "asset_cache", "is_loopback", "missing_assets",
@@ -166,15 +168,25 @@ def _free_port(host: str) -> int:
         return s.getsockname()[1]
 
 
-def _check_port_free(host: str, port: int) -> None:
-    """InvalidInput if ``port`` on ``host`` is taken (by another server, or another gridmarket viz)."""
+def _check_bind(host: str, port: int) -> None:
+    """InvalidInput unless this machine can serve on ``host``:``port`` (port 0: any free port).
+
+    Three causes, three messages: ``host`` is not an address or a known name (``999.1.1.1``), it
+    is not an address of this machine, or the port is taken (by another server, or another
+    gridmarket viz).
+    """
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     with socket.socket(family) as s:
         try:
             s.bind((host.strip("[]"), port))
-        except OSError:
-            raise InvalidInput(f"--port {port}: the port is in use on {host}; choose another "
-                               "(--port 0 picks a free one)") from None
+        except socket.gaierror as err:
+            raise InvalidInput(f"--host {host}: not an IP address or a known host name ({err.strerror})") from None
+        except OSError as err:
+            if err.errno == errno.EADDRINUSE:
+                raise InvalidInput(f"--port {port}: the port is in use on {host}; choose another "
+                                   "(--port 0 picks a free one)") from None
+            raise InvalidInput(f"--host {host}: cannot serve there ({err.strerror}; an address of this machine, "
+                               "e.g. 127.0.0.1 or 0.0.0.0)") from None
 
 
 def _url(host: str, port: int) -> str:
@@ -237,13 +249,12 @@ def run_viz(args: argparse.Namespace) -> int:
     elif args.model is not None and args.model not in INTERACTION_MODELS:
         raise InvalidInput(f"unknown interaction model {args.model!r}{suggest(args.model, INTERACTION_MODELS)}")
     host = resolve_host(args.host)
-    if not 0 <= args.port <= 65535:
-        raise InvalidInput(f"--port must be in 0..65535, got {args.port}")
+    _check_bind(host, 0)  # an address this machine has, before any warning about serving on it
     if not is_loopback(host):
         print(f"gridmarket viz: warning: serving on {host}: anyone who reaches this address can run models",
               file=sys.stderr)
     if args.port:
-        _check_port_free(host, args.port)  # else another server's page would answer our readiness probe
+        _check_bind(host, args.port)  # else another server's page would answer our readiness probe
     cache = asset_cache()  # before any address is printed: a page without its JavaScript is blank
     port = args.port or _free_port("127.0.0.1" if not is_loopback(host) else host)
     env = {**os.environ, "SOLARA_TELEMETRY_MIXPANEL_ENABLE": "False", "GRIDMARKET_VIZ_SCENARIO": args.scenario,
@@ -288,9 +299,9 @@ def add_subcommand(subparsers) -> None:
     p.add_argument("--model", help="interaction model shown first (default moga where the scenario runs it on "
                    "workflows: it fills every panel; else best-effort); a plug-in "
                    "'package.module:Name' too (docs/extending.md)")
-    p.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"port (default {DEFAULT_PORT}; 0 = a free one)")
+    p.add_argument("--port", type=bounded("port"), default=DEFAULT_PORT, help=f"port (default {DEFAULT_PORT}; 0 = a free one)")
     p.add_argument("--host", help="address to bind (default 127.0.0.1; the page has no authentication: any other "
                    "address lets whoever reaches it run models)")
-    p.add_argument("--timeout", type=float, default=READY_TIMEOUT,
+    p.add_argument("--timeout", type=bounded("timeout"), default=READY_TIMEOUT,
                    help=f"seconds to wait for the server to answer (default {READY_TIMEOUT:g})")
     p.set_defaults(run=run_viz)

@@ -21,6 +21,7 @@ import numpy as np
 import pandas as pd
 
 from gridmarket.errors import InvalidInput
+from gridmarket.limits import LIMITS
 
 __all__ = [
     "HourlyPrices",
@@ -201,6 +202,12 @@ def read_prices(
     if price.isna().any():
         k = int(np.flatnonzero(price.isna().to_numpy())[0])
         raise InvalidInput(f"{path}, line {k + 2}: price {frame['price'].iloc[k]!r} is not a number")
+    limit = LIMITS["price per MWh"]  # costs are watts x hours x price: they must stay finite
+    beyond = ~np.isfinite(price.to_numpy()) | (price.to_numpy() < limit.low) | (price.to_numpy() > limit.high)
+    if beyond.any():
+        k = int(np.flatnonzero(beyond)[0])
+        raise InvalidInput(f"{path}, line {k + 2}: price {frame['price'].iloc[k]!r} is outside [{limit.low!r}, "
+                           f"{limit.high!r}] {limit.unit} ({limit.reason})")
     keep = np.ones(len(frame), bool)
     if start is not None:
         keep &= (stamps >= pd.Timestamp(start)).to_numpy()

@@ -42,7 +42,7 @@ from gridmarket.scheduling.state import (
     planning_state_of,
     state_from_scheduler,
 )
-from gridmarket.validation import check_keys, read_json
+from gridmarket.validation import check_keys, check_number, read_json
 
 __all__ = [
     "ProviderState",
@@ -61,14 +61,14 @@ def _is_int(value: object) -> bool:
 
 
 # ------------------------------------------------------------------ state.json
-def _field(item: Mapping, key: str, where: str, *, minimum: int) -> int:
+def _field(item: Mapping, key: str, where: str, *, minimum: int, quantity: str = "seconds") -> int:
     if key not in item:
         raise InvalidInput(f"{where}: missing field {key!r}")
     value = item[key]
+    field = f"{where}.{key}" if where.endswith("]") else f"{where}: {key}"  # a record's field, or the top's
     if not _is_int(value) or value < minimum:
-        field = f"{where}.{key}" if where.endswith("]") else f"{where}: {key}"  # a record's field, or the top's
         raise InvalidInput(f"{field} must be an int >= {minimum}, got {value!r}")
-    return value
+    return int(check_number(field, value, quantity, low=minimum))
 
 
 def _records(data: Mapping, key: str, where: str) -> list:
@@ -112,15 +112,16 @@ def state_from_dict(data: object, *, source: str = "state") -> ProviderState:
         raise InvalidInput(f"{source}: the top level must be an object, got {type(data).__name__}")
     check_keys(source, data, ("now", "procs", "running", "queued", "reservations", "policy_state"))
     now = _field(data, "now", source, minimum=0)
-    procs = _field(data, "procs", source, minimum=1)
+    procs = _field(data, "procs", source, minimum=1, quantity="processors")
     running = []
     for i, item in enumerate(_records(data, "running", source)):
         where = f"{source}: running[{i}]"
         check_keys(where, item, ("id", "procs", "start", "end", "user"))
-        job_id = _field(item, "id", where, minimum=0)
+        job_id = _field(item, "id", where, minimum=0, quantity="id")
         running.append(
             RunningJob(
-                job_id, _field(item, "procs", where, minimum=1), _field(item, "start", where, minimum=0),
+                job_id, _field(item, "procs", where, minimum=1, quantity="processors"),
+                _field(item, "start", where, minimum=0),
                 _field(item, "end", where, minimum=1), _user(item, where),
             )
         )
@@ -131,8 +132,9 @@ def state_from_dict(data: object, *, source: str = "state") -> ProviderState:
         estimate = _field(item, "estimate", where, minimum=1)
         queue.append(
             Job(
-                _field(item, "id", where, minimum=0), _field(item, "submit", where, minimum=0),
-                _field(item, "procs", where, minimum=1), estimate, estimate, user=_user(item, where),
+                _field(item, "id", where, minimum=0, quantity="id"), _field(item, "submit", where, minimum=0),
+                _field(item, "procs", where, minimum=1, quantity="processors"), estimate, estimate,
+                user=_user(item, where),
             )
         )
     queue.sort(key=lambda job: (job.submit, job.id))
@@ -145,7 +147,8 @@ def state_from_dict(data: object, *, source: str = "state") -> ProviderState:
             raise InvalidInput(f"{where}.id must be a string or an int, got {res_id!r}")
         reservations.append(
             Reservation(
-                res_id, _field(item, "start", where, minimum=0), _field(item, "procs", where, minimum=1),
+                res_id, _field(item, "start", where, minimum=0),
+                _field(item, "procs", where, minimum=1, quantity="processors"),
                 _field(item, "duration", where, minimum=1),
             )
         )

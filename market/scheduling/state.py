@@ -19,8 +19,10 @@ from dataclasses import dataclass, field
 
 from gridmarket.errors import InvalidInput
 from gridmarket.job import Job
+from gridmarket.limits import KERNEL_INT_LIMIT, SECONDS_LIMIT
 from gridmarket.reservation import Reservation
 from gridmarket.scheduling.profile import AvailabilityProfile, held_profile
+from gridmarket.validation import check_number
 
 __all__ = [
     "ProviderState",
@@ -70,6 +72,8 @@ class RunningJob:
             raise InvalidInput(f"running job {self.id!r}: procs must be >= 1, got {self.procs}")
         if self.end <= self.start:
             raise InvalidInput(f"running job {self.id!r}: end ({self.end}) must be after start ({self.start})")
+        check_number(f"running job {self.id!r}: procs", self.procs, "processors")
+        check_number(f"running job {self.id!r}: end", self.end, "seconds")
 
 
 @dataclass(frozen=True, slots=True)
@@ -143,6 +147,9 @@ class ProviderState:
                 raise InvalidInput(f"reservation {res.id!r}: it ends at {res.end}, not after now ({now})")
         if self.policy_state is not None and not isinstance(self.policy_state, Mapping):
             raise InvalidInput(f"policy_state must be an object, got {type(self.policy_state).__name__}")
+        check_number("state: now", now, "seconds")
+        check_number("state: procs", procs, "processors")
+        _check_kernel_range(self)
         base_profile(self)  # capacity check
 
     def reservation(self, reservation_id: str | int) -> Reservation:
@@ -152,6 +159,24 @@ class ProviderState:
                 return res
         known = ", ".join(repr(r.id) for r in self.reservations) or "none"
         raise InvalidInput(f"unknown reservation id {reservation_id!r}; held: {known}")
+
+
+def _check_kernel_range(state: ProviderState) -> None:
+    """InvalidInput unless every price of ``state`` fits the compiled pricing kernel's int64.
+
+    A slot's price (Fig. 22) sums each queued job's delay times its processors. No job is
+    planned after the last end of a running job or reservation, plus a slot starting and lasting
+    up to :data:`~gridmarket.limits.SECONDS_LIMIT` each, plus the whole queue run one job after
+    another; so no price exceeds that horizon times the queued processors, which must stay below
+    :data:`~gridmarket.limits.KERNEL_INT_LIMIT` (a larger sum would wrap around to a wrong price).
+    """
+    ends = [state.now] + [r.end for r in state.running] + [r.end for r in state.reservations]
+    horizon = max(ends) + 2 * SECONDS_LIMIT + sum(job.estimate for job in state.queue)
+    weight = sum(job.procs for job in state.queue)
+    if horizon * weight > KERNEL_INT_LIMIT:
+        raise InvalidInput(f"{len(state.queue)} queued jobs of {weight} processors over a {horizon} s "
+                           f"horizon could owe {horizon * weight} processor-seconds, past the pricing "
+                           f"kernel's int64 limit of 2**62 ({KERNEL_INT_LIMIT})")
 
 
 def base_profile(state: ProviderState) -> AvailabilityProfile:

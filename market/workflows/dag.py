@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 import networkx as nx
 
 from gridmarket.errors import InvalidInput
+from gridmarket.validation import check_number
 
 __all__ = [
     "ENTRY",
@@ -115,6 +116,7 @@ class Network:
 def _check_link(where: str, latency: object, bandwidth: object) -> None:
     if not isinstance(latency, int) or isinstance(latency, bool) or latency < 0:
         raise InvalidInput(f"{where}: latency must be an int >= 0 seconds, got {latency!r}")
+    check_number(f"{where}: latency", latency, "seconds")
     if not isinstance(bandwidth, (int, float)) or isinstance(bandwidth, bool) or not bandwidth > 0:
         raise InvalidInput(f"{where}: bytes_per_second must be > 0, got {bandwidth!r}")
 
@@ -182,16 +184,19 @@ def validate_workflow(workflow: nx.DiGraph) -> nx.DiGraph:
         for value in values:
             if not isinstance(value, int) or isinstance(value, bool) or value < 0:
                 raise InvalidInput(f"task {task!r}: runtime must be an int >= 0 seconds, got {value!r}")
+            check_number(f"task {task!r}: runtime", value, "seconds")
         virtual = all(v == 0 for v in values)
         procs = attrs.get("procs")
         if virtual and procs is None:
             continue
         if not isinstance(procs, int) or isinstance(procs, bool) or procs < (0 if virtual else 1):
             raise InvalidInput(f"task {task!r}: procs must be an int >= 1, got {procs!r}")
+        check_number(f"task {task!r}: procs", procs, "processors", low=0)
     for u, v, attrs in workflow.edges(data=True):
         size = attrs.get("data_bytes", 0)
         if not isinstance(size, (int, float)) or isinstance(size, bool) or size < 0:
             raise InvalidInput(f"edge {u!r} -> {v!r}: data_bytes must be >= 0, got {size!r}")
+        check_number(f"edge {u!r} -> {v!r}: data_bytes in GB", size / 1e9, "data")
     return workflow
 
 

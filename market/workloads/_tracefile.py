@@ -22,6 +22,7 @@ import numpy as np
 
 from gridmarket.errors import InvalidInput
 from gridmarket.job import checked_jobs
+from gridmarket.limits import LIMITS, Limit
 from gridmarket.workloads.workload import Workload
 
 __all__ = ["DroppedJobsWarning"]
@@ -91,6 +92,10 @@ class Format:
 # Files and headers
 # ----------------------------------------------------------------------------------------------
 
+
+# columns a job is built from, and the quantity bounding each (gridmarket.limits)
+_BOUNDED = {"submit": "seconds", "runtime": "seconds", "req_time": "seconds", "alloc": "processors",
+            "req_procs": "processors"}
 
 _INT64 = 2**63  # columns are int64 arrays: larger whole numbers are refused by line, not overflowed
 
@@ -311,7 +316,8 @@ def _first_true(mask: np.ndarray) -> int | None:
 def _check_records(cols: Columns, fmt: Format, path: str) -> None:
     """Raise `InvalidInput` for the earliest record that no reading rule can accept.
 
-    Rules, in the order they are reported for one line: a used whole-number field below -1, a
+    Rules, in the order they are reported for one line: a used whole-number field below -1 or a job's
+    time or size above its limit (:mod:`gridmarket.limits`), a
     negative job number, an unknown submit time, a submit time before the previous line's, a
     repeated job number.
     """
@@ -328,9 +334,17 @@ def _check_records(cols: Columns, fmt: Format, path: str) -> None:
         name, col = fmt.field_name(column), ints[column]
         return lambda r: f"field {name!r} is {col[r]}; only -1 may mark an unknown value"
 
+    def above_limit(column: str, limit: Limit) -> Callable[[int], str]:
+        name, col = fmt.field_name(column), ints[column]
+        return lambda r: (f"field {name!r} is {col[r]}, above the limit of {limit.high} {limit.unit} "
+                          f"({limit.reason})")
+
     for column, index in fmt.columns.items():
         if column not in ("id", "site") and fmt.fields[index][1] == INT:
             add(ints[column] < -1, below_minus_one(column))
+        if column in _BOUNDED:  # the jobs' times and sizes reach the int64 kernels
+            limit = LIMITS[_BOUNDED[column]]
+            add(ints[column] > limit.high, above_limit(column, limit))
     add(ids < 0, lambda r: f"field {fmt.field_name('id')!r} is {ids[r]}, not a job number")
     add(
         submit == -1,

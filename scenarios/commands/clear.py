@@ -28,8 +28,8 @@ from gridmarket.clearing import (
 )
 from gridmarket.errors import InvalidInput
 from gridmarket.plugins import is_plugin_name
-from gridmarket.scenarios.options import checked, run_standalone
-from gridmarket.validation import check_keys, suggest
+from gridmarket.scenarios.options import bounded, checked, run_standalone
+from gridmarket.validation import check_keys, check_number, suggest
 
 __all__ = ["COSTS_KEYS", "DEFAULT_W_T", "METHODS", "add_clear_parser", "check_clear_method", "clear_from_json",
            "main", "run_clear"]
@@ -93,8 +93,7 @@ def clear_from_json(data: dict, *, method: str = "mcmf", maxq: int | None = None
     ({'a': 'X'}, 1.0, ['b', 'c'])
     """
     check_clear_method(method)
-    if not 0 <= w_t <= 100:
-        raise InvalidInput(f"w_t must be in [0, 100] percent, got {w_t!r}")
+    check_number("w_t", w_t, "percent")
     check_keys(where, data, COSTS_KEYS, required=("jobs", "systems", "cost"))
     for key in ("jobs", "systems"):
         names = data[key]
@@ -108,6 +107,8 @@ def clear_from_json(data: dict, *, method: str = "mcmf", maxq: int | None = None
         for j, v in enumerate(row):
             if v is not None and (isinstance(v, bool) or not isinstance(v, (int, float))):
                 raise InvalidInput(f"{where}: cost[{i}][{j}] must be a number or null (got {v!r})")
+            if v is not None and v >= 0:  # a negative cost has its own message (ClearingProblem)
+                check_number(f"{where}: cost[{i}][{j}]", v, "clearing cost")
     capacity = data.get("capacity")
     if capacity is not None and not isinstance(capacity, (dict, list)) and (
             isinstance(capacity, bool) or not isinstance(capacity, int)):
@@ -117,6 +118,8 @@ def clear_from_json(data: dict, *, method: str = "mcmf", maxq: int | None = None
                   else [capacity]):
         if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 0):
             raise InvalidInput(f"{where}: capacity values must be integers >= 0 or null (got {value!r})")
+        if value is not None:
+            check_number(f"{where}: capacity", value, "jobs")
     capacity = maxq if maxq is not None else capacity
     if isinstance(capacity, list):  # the Python API's form: one capacity per system, in order
         if len(capacity) != len(data["systems"]):
@@ -140,6 +143,9 @@ def clear_from_json(data: dict, *, method: str = "mcmf", maxq: int | None = None
         except (TypeError, ValueError):
             raise InvalidInput(f"{where}: system_cost entries must be numbers or null "
                                f"(got {str(system_cost)[:60]})") from None
+        for (i, j), v in np.ndenumerate(system_cost):
+            if v >= 0:  # NaN (incompatible) compares false
+                check_number(f"{where}: system_cost[{i}][{j}]", float(v), "clearing cost")
     if method in METHODS:
         return stable_match(problem, proposing=method.split("-")[1], system_cost=system_cost).to_json()
     costs = CycleCosts(list(problem.jobs), list(problem.systems), problem.cost.copy(),
@@ -162,9 +168,9 @@ def add_clear_parser(subparsers) -> argparse.ArgumentParser:
                    f"{', '.join(m for m in CLEARING_METHODS if m not in METHODS)} or a plug-in "
                    "'package.module:function', which sees cost as the response and system_cost as the energy "
                    "(docs/extending.md) (default mcmf)")
-    p.add_argument("--maxq", type=int, help="jobs per system per cycle, for every system (overrides capacity)")
+    p.add_argument("--maxq", type=bounded("jobs"), help="jobs per system per cycle, for every system (overrides capacity)")
     p.add_argument("--backend", default="ortools", choices=("ortools", "networkx"), help="MCMF solver")
-    p.add_argument("--wt", type=float, help="for a registry or plug-in --method: weight of cost (response) "
+    p.add_argument("--wt", type=bounded("percent"), help="for a registry or plug-in --method: weight of cost (response) "
                    f"against system_cost (energy), percent, eq. 6 (default {DEFAULT_W_T:g})")
     p.set_defaults(run=run_clear)
     return p
@@ -172,13 +178,9 @@ def add_clear_parser(subparsers) -> argparse.ArgumentParser:
 
 def run_clear(args: argparse.Namespace) -> int:
     """Body of ``gridmarket clear``: returns the exit status."""
-    if args.maxq is not None and args.maxq < 0:
-        raise InvalidInput(f"--maxq must be >= 0, got {args.maxq}")
     if args.wt is not None and args.method in METHODS:
         raise InvalidInput(f"--wt weighs cost against system_cost for a registry or plug-in --method; "
                            f"{args.method} does not read it")
-    if args.wt is not None and not 0 <= args.wt <= 100:
-        raise InvalidInput(f"--wt must be in [0, 100] percent, got {args.wt}")
     try:
         text = sys.stdin.read() if args.costs == "-" else Path(args.costs).read_text(encoding="utf-8")
         data = json.loads(text)

@@ -17,6 +17,7 @@ from pathlib import Path
 import gridmarket
 from gridmarket.errors import MarketError
 from gridmarket.scenarios import interrupts
+from gridmarket.scenarios.options import output_named
 
 __all__ = ["main"]
 
@@ -28,9 +29,11 @@ DEFAULT_SEED = 1
 def _load_workload(args: argparse.Namespace):
     import numpy as np
 
+    from gridmarket.validation import check_fits_memory
     from gridmarket.workloads import lublin_workload, read_gwf, read_swf, scale_load
 
     if args.trace is None:
+        check_fits_memory("--jobs", args.jobs)
         workload = lublin_workload(
             args.jobs, procs=args.procs or DEFAULT_PROCS, rng=np.random.default_rng(args.seed),
             estimates="tsafrir",
@@ -112,7 +115,7 @@ def _simulate_policy(name: str) -> object:
 
 
 def _add_simulate(sub) -> None:
-    from gridmarket.scenarios.options import checked
+    from gridmarket.scenarios.options import bounded, checked
     from gridmarket.scheduling import policy_names
     from gridmarket.simulation import ESTIMATES, TWO_TIER_NAMES
 
@@ -123,21 +126,21 @@ def _add_simulate(sub) -> None:
         "default on one machine; write one row per job and print the summary.",
     )
     sim.add_argument("--trace", help="SWF or GWF file (.swf, .swf.gz, .gwf); default: a seeded Lublin workload")
-    sim.add_argument("--procs", type=int, help="machine size (default: the trace's MaxProcs, else MaxNodes)")
+    sim.add_argument("--procs", type=bounded("processors"), help="machine size (default: the trace's MaxProcs, else MaxNodes)")
     sim.add_argument("--policy", default="easy", type=checked(_simulate_policy),
                      help=f"local policy: {', '.join(policy_names() + list(TWO_TIER_NAMES))} or a plug-in "
                      "'package.module:Name' (default easy); keasy/reasy/measy share each processor "
                      "between a foreground and a background VM")
     sim.add_argument("--estimates", default="requested", choices=ESTIMATES,
                      help="plan with requested runtimes or exact ones (default requested)")
-    sim.add_argument("--load-factor", type=float, default=1.0,
+    sim.add_argument("--load-factor", type=bounded("load factor"), default=1.0,
                      help="multiply the offered load by X (inter-arrival times divided by X)")
     sim.add_argument("--out", help="write per-job rows here (CSV)")
     sim.add_argument("--format", default="csv", choices=("csv", "batsim"),
                      help="csv: job_id,submit,start,end,procs,runtime,estimate,...; batsim: Batsim jobs.csv")
-    sim.add_argument("--jobs", type=int, default=DEFAULT_JOBS,
+    sim.add_argument("--jobs", type=bounded("jobs", low=1), default=DEFAULT_JOBS,
                      help=f"jobs of the default Lublin workload (default {DEFAULT_JOBS})")
-    sim.add_argument("--seed", type=int, default=DEFAULT_SEED,
+    sim.add_argument("--seed", type=bounded("seed"), default=DEFAULT_SEED,
                      help=f"seed of the default Lublin workload and of stochastic policies "
                      f"(default {DEFAULT_SEED})")
     sim.set_defaults(run=_simulate)
@@ -239,17 +242,8 @@ def main(argv: list[str] | None = None) -> int:
     pin_blas_kernel()  # before any subcommand module (and numpy) is imported
     parser = _parser(argv)
     args = parser.parse_args(argv)
-    if getattr(args, "load_factor", 1.0) <= 0:
-        parser.error(f"--load-factor must be > 0, got {args.load_factor}")
-    if getattr(args, "procs", None) is not None and args.procs < 1:
-        parser.error(f"--procs must be >= 1, got {args.procs}")
-    if args.command == "simulate":
-        if args.seed < 0:
-            parser.error(f"--seed must be >= 0, got {args.seed}")
-        if args.jobs < 1:
-            parser.error(f"--jobs must be >= 1, got {args.jobs}")
-        if args.format != "csv" and not args.out:
-            parser.error(f"--format {args.format} describes the --out file; give --out FILE")
+    if args.command == "simulate" and args.format != "csv" and not args.out:
+        parser.error(f"--format {args.format} describes the --out file; give --out FILE")
     warnings.simplefilter("default")
     warnings.formatwarning = _one_line_warning
     interrupts.install()
@@ -258,7 +252,8 @@ def main(argv: list[str] | None = None) -> int:
 
         code_version()
     try:
-        return args.run(args)
+        with output_named():
+            return args.run(args)
     except KeyboardInterrupt as exc:  # Ctrl-C or SIGTERM: workers stopped, finished files kept
         interrupts.stop_workers()
         print(interrupts.message(exc), file=sys.stderr)

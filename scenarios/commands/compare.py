@@ -18,6 +18,7 @@ from gridmarket.errors import InvalidInput
 from gridmarket.scenarios.config import INTERACTION_MODELS, with_overrides
 from gridmarket.scenarios.experiment import compare
 from gridmarket.scenarios.interrupts import with_hint
+from gridmarket.scenarios.options import bounded
 from gridmarket.scenarios.outfolder import claim
 from gridmarket.scenarios.registry import get_scenario, scenario_names
 from gridmarket.scenarios.results import (
@@ -153,8 +154,8 @@ def add_subcommands(subparsers) -> None:
     cmp.add_argument("--scenario", default=DEFAULT_SCENARIO,
                      help=f"a registered scenario ({names}) or a scenario .toml file (default {DEFAULT_SCENARIO})")
     cmp.add_argument("--trace", help="replace the scenario's workload by this SWF/GWF trace")
-    cmp.add_argument("--jobs", type=int, help="with --trace: keep the first N jobs (default all)")
-    cmp.add_argument("--seed", type=int, help="seed (default: the scenario's)")
+    cmp.add_argument("--jobs", type=bounded("jobs", low=1), help="with --trace: keep the first N jobs (default all)")
+    cmp.add_argument("--seed", type=bounded("seed"), help="seed (default: the scenario's)")
     cmp.add_argument("--models", help="comma-separated interaction models (default: the scenario's); a plug-in "
                      "'package.module:Name' names a broker strategy, a clearing method or a whole model "
                      "(docs/extending.md)")
@@ -183,7 +184,7 @@ def add_subcommands(subparsers) -> None:
                     help="local: a process pool (default); dask: a Dask distributed cluster")
     sw.add_argument("--scheduler", metavar="tcp://HOST:PORT",
                     help="with --executor dask: the running scheduler (default: start a loopback LocalCluster)")
-    sw.add_argument("--workers", type=int,
+    sw.add_argument("--workers", type=bounded("workers"),
                     help="processes: local pool (default 1 = this process) or LocalCluster (default CPU count)")
     sw.add_argument("--out", help="sweep folder (default sweep-SCENARIO)")
     again = sw.add_mutually_exclusive_group()

@@ -27,7 +27,7 @@ from gridmarket.provisioning import (
     resolve_provisioning,
 )
 from gridmarket.scenarios.harnesses.provisioning import run_id
-from gridmarket.validation import check_keys, read_json
+from gridmarket.validation import check_keys, check_number, read_json
 from gridmarket.workflows import Network, read_dax, read_workflow_json
 
 __all__ = ["add_arguments", "main", "run"]
@@ -55,11 +55,17 @@ def _read_slots(path: Path) -> tuple[list[Slot], dict, int, Network | None]:
         for key, low, what in (("start", 0, "an integer >= 0 seconds"), ("procs", 1, "an integer >= 1")):
             if isinstance(s[key], bool) or not isinstance(s[key], int) or s[key] < low:
                 raise InvalidInput(f"{where}.{key}: must be {what} (got {s[key]!r})")
+        check_number(f"{where}.start", s["start"], "seconds")
+        check_number(f"{where}.procs", s["procs"], "processors")
         for key in ("duration", "unit_cost", "fixed_cost"):
             value = s.get(key)
             if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))
                                       or not 0 <= value < math.inf):
                 raise InvalidInput(f"{where}.{key}: must be a finite number >= 0 (got {value!r})")
+        if s.get("duration") is not None:
+            check_number(f"{where}.duration", s["duration"], "seconds", whole=False)
+        if s.get("unit_cost") is not None:
+            check_number(f"{where}.unit_cost", s["unit_cost"], "unit cost")
         try:
             duration = s.get("duration")
             endless = duration is None  # an edge slot: divisible and extensible unless the file says otherwise
@@ -79,6 +85,7 @@ def _read_slots(path: Path) -> tuple[list[Slot], dict, int, Network | None]:
         check_keys(f"{path}: resources.{name}", m, ("procs",), required=("procs",))
         if isinstance(m["procs"], bool) or not isinstance(m["procs"], int) or m["procs"] < 1:
             raise InvalidInput(f"{path}: resources.{name}.procs must be an integer >= 1 (got {m['procs']!r})")
+        check_number(f"{path}: resources.{name}.procs", m["procs"], "processors")
         machines[name] = m["procs"]
     net = doc.get("network")
     if net is not None:
@@ -86,16 +93,19 @@ def _read_slots(path: Path) -> tuple[list[Slot], dict, int, Network | None]:
         for key, value in net.items():
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not value >= 0:
                 raise InvalidInput(f"{path}: network.{key} must be a number >= 0 (got {value!r})")
+        if "latency" in net:
+            check_number(f"{path}: network.latency", net["latency"], "seconds", whole=False)
     release = doc.get("release", 0)
     if isinstance(release, bool) or not isinstance(release, int) or release < 0:
         raise InvalidInput(f"{path}: release must be an integer >= 0 seconds (got {release!r})")
+    check_number(f"{path}: release", release, "seconds")
     network = Network(net.get("latency", 0), net.get("bytes_per_second", math.inf)) if net else None
     return slots, machines, int(doc.get("release", 0)), network
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The options of ``provision`` (for the main CLI's subparser)."""
-    from gridmarket.scenarios.options import checked
+    from gridmarket.scenarios.options import bounded, checked
 
     parser.add_argument("--workflow", required=True,
                         help="workflow: gridmarket JSON {tasks, edges}, WfCommons JSON, or Pegasus DAX (.xml)")
@@ -106,11 +116,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--method", default="moga", type=checked(resolve_provisioning),
                         help=f"provisioning method: {', '.join(PROVISIONING_METHODS)} or a plug-in "
                         "'package.module:function' (docs/extending.md) (default moga)")
-    parser.add_argument("--alpha", type=float, default=0.5, help="trade-off factor in [0, 1] (default 0.5)")
-    parser.add_argument("--seed", type=int, default=1,
+    parser.add_argument("--alpha", type=bounded("fraction"), default=0.5, help="trade-off factor in [0, 1] (default 0.5)")
+    parser.add_argument("--seed", type=bounded("seed"), default=1,
                         help="seed of the method's random draws, e.g. MOGA's (default 1)")
-    parser.add_argument("--population", type=int, default=100, help="MOGA: plans per generation (default 100)")
-    parser.add_argument("--generations", type=int, default=10, help="MOGA: generations (default 10)")
+    parser.add_argument("--population", type=bounded("population"), default=100, help="MOGA: plans per generation (default 100)")
+    parser.add_argument("--generations", type=bounded("generations"), default=10, help="MOGA: generations (default 10)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -120,19 +130,11 @@ def run(args: argparse.Namespace) -> int:
     before it is printed. Exit status 0 with a plan; 1 with one line "infeasible: ..." when no plan
     fits the slots (a valid question without an answer); 2 for bad input or a method's invalid answer.
     """
-    if not 0 <= args.alpha <= 1:
-        raise InvalidInput(f"--alpha must be in [0, 1], got {args.alpha}")
-    if args.seed < 0:
-        raise InvalidInput(f"--seed must be >= 0, got {args.seed}")
     wf_path = Path(args.workflow)
     workflow = read_dax(wf_path) if wf_path.suffix.lower() in (".xml", ".dax") else read_workflow_json(wf_path)
     slots, machines, release, network = _read_slots(Path(args.slots))
     if not slots:
         raise InvalidInput(f"{args.slots}: the slot set is empty")
-    for option in ("population", "generations"):
-        low = 2 if option == "population" else 0
-        if getattr(args, option) < low:
-            raise InvalidInput(f"--{option} must be >= {low}, got {getattr(args, option)}")
     problem = ProvisioningProblem(workflow, tuple(slots), machines, release, network, args.alpha,
                                   args.population, args.generations)
     method = resolve_provisioning(args.method)

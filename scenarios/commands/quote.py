@@ -13,7 +13,7 @@ import sys
 
 from gridmarket.errors import InvalidInput
 from gridmarket.pricing import ProviderPlan, check_policy, pricing_planner, read_state, resolve_pricing
-from gridmarket.scenarios.options import checked
+from gridmarket.scenarios.options import bounded, checked
 
 __all__ = ["STATE_HELP", "add_subcommands", "main"]
 
@@ -29,26 +29,6 @@ served in arrival order (submit, then id); a reservation may carry an "id".
 """
 
 
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be >= 1, got {value}")
-    return value
-
-
-def _instant(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected an integer number of seconds, got {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be >= 0, got {value}")
-    return value
-
-
 def _plan(args: argparse.Namespace) -> ProviderPlan:
     state = read_state(args.state)
     planner = pricing_planner(args.policy)  # the option's name, resolved once
@@ -60,8 +40,6 @@ def _plan(args: argparse.Namespace) -> ProviderPlan:
 
 
 def _quote(args: argparse.Namespace) -> int:
-    if args.unit_cost < 0:
-        raise InvalidInput(f"--unit-cost must be >= 0, got {args.unit_cost}")
     plan = _plan(args)
     rows: list[dict[str, object]] = []
     for q in plan.quotes(args.procs, args.duration, start=args.start, earliest=args.earliest):
@@ -74,8 +52,6 @@ def _quote(args: argparse.Namespace) -> int:
 
 
 def _advertise(args: argparse.Namespace) -> int:
-    if args.unit_cost < 0:
-        raise InvalidInput(f"--unit-cost must be >= 0, got {args.unit_cost}")
     plan = _plan(args)
     rows = [
         {
@@ -96,7 +72,7 @@ def add_subcommands(subparsers: argparse._SubParsersAction) -> None:
                         help="the provider's local policy, which plans its queue: conservative, slots, easy, fcfs, "
                         "psp, psp-slurm (jobs need 'user'; users' accuracies in 'policy_state') "
                         "or a plug-in 'package.module:Name' (default conservative)")
-    common.add_argument("--unit-cost", type=float, default=1.0,
+    common.add_argument("--unit-cost", type=bounded("unit cost"), default=1.0,
                         help="base rate c in SU per processor-hour (default 1)")
     quote = subparsers.add_parser(
         "quote",
@@ -115,11 +91,11 @@ def add_subcommands(subparsers: argparse._SubParsersAction) -> None:
     quote.add_argument("--pricing", default="externality", type=checked(resolve_pricing),
                        help="pricing rule that sets f: externality (Fig. 22, default), flat (base rate only) or "
                             "a plug-in 'package.module:function' (docs/extending.md)")
-    quote.add_argument("--procs", type=_positive, required=True, help="processors of the slot")
-    quote.add_argument("--duration", type=_positive, required=True, help="duration of the slot (seconds)")
+    quote.add_argument("--procs", type=bounded("processors"), required=True, help="processors of the slot")
+    quote.add_argument("--duration", type=bounded("seconds", low=1), required=True, help="duration of the slot (seconds)")
     when = quote.add_mutually_exclusive_group()
-    when.add_argument("--start", type=_instant, help="fixed start (seconds): form 17")
-    when.add_argument("--earliest", type=_instant, help="earliest acceptable start (seconds): form 19")
+    when.add_argument("--start", type=bounded("seconds"), help="fixed start (seconds): form 17")
+    when.add_argument("--earliest", type=bounded("seconds"), help="earliest acceptable start (seconds): form 19")
     quote.set_defaults(run=_quote)
     adv = subparsers.add_parser(
         "advertise",
@@ -133,7 +109,7 @@ def add_subcommands(subparsers: argparse._SubParsersAction) -> None:
         epilog=STATE_HELP,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    adv.add_argument("--until", type=_instant, help="delineation time of the advertisement (seconds)")
+    adv.add_argument("--until", type=bounded("seconds"), help="delineation time of the advertisement (seconds)")
     adv.set_defaults(run=_advertise)
 
 

@@ -23,6 +23,7 @@ from pathlib import Path
 from gridmarket.errors import InvalidInput, MarketError
 from gridmarket.scenarios.config import suggest
 from gridmarket.scenarios.interrupts import with_hint
+from gridmarket.scenarios.options import bounded
 from gridmarket.scenarios.outfolder import claim
 from gridmarket.scenarios.registry import SCENARIOS, get_scenario, scenario_names
 from gridmarket.scenarios.reproductions.report import (
@@ -36,6 +37,7 @@ from gridmarket.scenarios.reproductions.report import (
     write_seeds_report,
 )
 from gridmarket.scenarios.results import RESULT_FILES, prepare_out, remove_if_empty
+from gridmarket.validation import check_number
 
 __all__ = ["add_subcommands", "format_list", "parse_seeds", "run_command", "run_seed"]
 
@@ -114,15 +116,20 @@ def parse_seeds(text: str) -> list[int]:
     try:
         if ".." in text:
             a, b = (int(part) for part in text.split(".."))
-            seeds = list(range(a, b + 1))
         else:
             seeds = [int(part) for part in text.split(",")]
     except ValueError:
         raise InvalidInput(f"--seeds: expected A..B or a,b,c of integers (got {text!r})") from None
+    if ".." in text:
+        if b >= a:  # counted before the list is built: a range of 10**12 seeds is refused, not allocated
+            check_number(f"--seeds {text}: the number of seeds", b - a + 1, "runs")
+        seeds = list(range(a, b + 1))
     if not seeds:
         raise InvalidInput(f"--seeds: {text!r} names no seed (A..B needs A <= B)")
     if min(seeds) < 0:
         raise InvalidInput(f"--seeds: seeds must be >= 0 (got {min(seeds)})")
+    check_number("--seeds: a seed", max(seeds), "seed")
+    check_number(f"--seeds {text}: the number of seeds", len(seeds), "runs")
     if len(set(seeds)) != len(seeds):
         raise InvalidInput(f"--seeds: a seed is named twice in {text!r}")
     return seeds
@@ -319,12 +326,12 @@ def add_subcommands(subparsers) -> None:
     p.add_argument("--list", action="store_true", help="list every name with a one-line description")
     p.add_argument("--size", choices=SIZES, help="small (seconds, default), medium (where a reproduction has it; "
                    "--list names each one's sizes) or full (the seed's scale)")
-    p.add_argument("--seed", type=int, help=f"root seed (default {DEFAULT_SEED}; agent scenarios: the scenario's)")
+    p.add_argument("--seed", type=bounded("seed"), help=f"root seed (default {DEFAULT_SEED}; agent scenarios: the scenario's)")
     p.add_argument("--seeds", metavar="A..B", help="run a reproduction once per seed (A..B or a,b,c), in parallel; "
                    "print each figure's mean and 95%% t interval and each direction's 'held in k of n seeds'")
     p.add_argument("--executor", choices=("local", "dask"), default="local",
                    help="with --seeds: local processes (default) or a Dask cluster, as gridmarket sweep")
-    p.add_argument("--workers", type=int, help="with --seeds: processes (local; default min(seeds, CPUs)) or "
+    p.add_argument("--workers", type=bounded("workers"), help="with --seeds: processes (local; default min(seeds, CPUs)) or "
                    "loopback Dask workers")
     p.add_argument("--scheduler", help="with --seeds --executor dask: a running scheduler's tcp://HOST:PORT")
     p.add_argument("--json", action="store_true", help="print one JSON document: name, size, seeds, directions "

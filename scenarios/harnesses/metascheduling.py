@@ -37,6 +37,7 @@ from gridmarket.energy import (
 )
 from gridmarket.errors import InvalidInput, MarketError
 from gridmarket.metascheduling import GridConfig, Site, fairness_scores, grid_workload, run_grid, stream_rng
+from gridmarket.scenarios.options import bounded
 
 __all__ = [
     "REGION_PRICES",
@@ -176,11 +177,11 @@ def run_experiment(
 def main(argv: list[str] | None = None) -> int:
     """``python -P -m gridmarket.scenarios.harnesses.metascheduling``: the XSEDE experiment (``clear``: `gridmarket.scenarios.commands.clear`)."""
     parser = argparse.ArgumentParser(prog="metascheduling", description=__doc__.splitlines()[0])
-    parser.add_argument("--days", type=float, default=15)
-    parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--load", type=float, default=0.7, help="offered load per system")
-    parser.add_argument("--wt", type=float, nargs="+", default=[0, 25, 50, 100], help="MCMF weights w_t (percent)")
-    parser.add_argument("--maxq", type=int, default=2, help="jobs per system per cycle (0 = unbounded)")
+    parser.add_argument("--days", type=bounded("days"), default=15)
+    parser.add_argument("--seed", type=bounded("seed"), default=1)
+    parser.add_argument("--load", type=bounded("load factor"), default=0.7, help="offered load per system")
+    parser.add_argument("--wt", type=bounded("percent"), nargs="+", default=[0, 25, 50, 100], help="MCMF weights w_t (percent)")
+    parser.add_argument("--maxq", type=bounded("jobs"), default=2, help="jobs per system per cycle (0 = unbounded)")
     parser.add_argument("--pjm-csv", help="real PJM prices CSV for the PJM region")
     parser.add_argument("--out", help="directory for per-run records and the summary")
     args = parser.parse_args(argv)

@@ -44,7 +44,7 @@ from gridmarket.pricing import (
     state_from_scheduler,
 )
 from gridmarket.reservation import Reservation
-from gridmarket.scenarios.options import checked
+from gridmarket.scenarios.options import bounded, checked
 from gridmarket.scheduling import make_scheduler
 from gridmarket.simulation import ESTIMATES, MachineSimulation
 
@@ -318,15 +318,15 @@ def _parser() -> argparse.ArgumentParser:
         "mean price (SU = processor-hours) and the mean waits of reservations and best-effort jobs.",
     )
     parser.add_argument("--trace", required=True, help="SWF file (.swf, .swf.gz)")
-    parser.add_argument("--procs", type=int, help="machine size (default: the trace's MaxProcs)")
+    parser.add_argument("--procs", type=bounded("processors"), help="machine size (default: the trace's MaxProcs)")
     parser.add_argument("--policy", default="conservative", type=checked(check_policy),
                         help="the provider's local policy: conservative, slots, easy, fcfs or a plug-in "
                         "'package.module:Name' (default conservative)")
-    parser.add_argument("--fraction", type=float, default=DEFAULT_FRACTION,
+    parser.add_argument("--fraction", type=bounded("fraction"), default=DEFAULT_FRACTION,
                         help="share of jobs that reserve (default 0.1)")
     parser.add_argument("--alpha", default="0.5",
                         help="users' trade-off of eq. 20 in [0, 1], or 'random' (uniform per request)")
-    parser.add_argument("--seed", type=int, default=1, help="seed of the draws (default 1)")
+    parser.add_argument("--seed", type=bounded("seed"), default=1, help="seed of the draws (default 1)")
     parser.add_argument("--estimates", default="requested", choices=ESTIMATES,
                         help="plan with requested runtimes or exact ones (default requested)")
     parser.add_argument("--slot-estimates", choices=ESTIMATES,
@@ -336,7 +336,7 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--plan-without", default="recreated", choices=PLANS_WITHOUT,
                         help="plan a price is counted from: the queue planned afresh from the state (default; "
                         "Fig. 22 step 1 as written) or the scheduler's current, compressed plan")
-    parser.add_argument("--days", type=float, help="replay only the jobs submitted in the first N days")
+    parser.add_argument("--days", type=bounded("days"), help="replay only the jobs submitted in the first N days")
     parser.add_argument("--hold", action="store_true",
                         help="hold a reservation to its end even when its job ends early (default: give the rest back)")
     parser.add_argument("--out", help="directory for jobs.csv and reservations.csv")

@@ -24,10 +24,11 @@ import pandas as pd
 
 from gridmarket.atomicfile import write_atomic
 from gridmarket.errors import InvalidInput, MarketError
-from gridmarket.scenarios.options import checked
+from gridmarket.scenarios.options import bounded, checked
 from gridmarket.scheduling import policy_names, resolve_policy
 from gridmarket.scheduling.psp import CLASSES, class_waits
 from gridmarket.simulation import simulate
+from gridmarket.validation import check_fits_memory
 from gridmarket.workloads.behaviour import PAPER_N_JOBS, PAPER_N_USERS, SCENARIOS, apply_behaviour, paper_workload
 
 __all__ = ["DEFAULT_PROCS", "DEFAULT_WORKLOADS", "class_wait_table", "main"]
@@ -129,16 +130,16 @@ def _parser() -> argparse.ArgumentParser:
         description="Average wait per accuracy class per user-behaviour scenario "
         "(Rocchetti et al., Table 3), printed in minutes.",
     )
-    parser.add_argument("--seed", type=int, default=1, help="root seed (default 1)")
+    parser.add_argument("--seed", type=bounded("seed"), default=1, help="root seed (default 1)")
     parser.add_argument("--scenarios", nargs="+", default=list(SCENARIOS), choices=list(SCENARIOS),
                         help="Table 2 scenarios (default: all six)")
-    parser.add_argument("--procs", type=int, default=DEFAULT_PROCS,
+    parser.add_argument("--procs", type=bounded("processors"), default=DEFAULT_PROCS,
                         help=f"machine size (default {DEFAULT_PROCS})")
-    parser.add_argument("--workloads", type=int, default=DEFAULT_WORKLOADS,
+    parser.add_argument("--workloads", type=bounded("runs"), default=DEFAULT_WORKLOADS,
                         help=f"workloads per scenario, averaged (default {DEFAULT_WORKLOADS})")
-    parser.add_argument("--jobs", type=int, default=PAPER_N_JOBS,
+    parser.add_argument("--jobs", type=bounded("jobs", low=1), default=PAPER_N_JOBS,
                         help=f"jobs per workload (default {PAPER_N_JOBS})")
-    parser.add_argument("--users", type=int, default=PAPER_N_USERS, help=f"users (default {PAPER_N_USERS})")
+    parser.add_argument("--users", type=bounded("users"), default=PAPER_N_USERS, help=f"users (default {PAPER_N_USERS})")
     parser.add_argument("--policy", default="psp", type=checked(resolve_policy),
                         help=f"local policy: {', '.join(policy_names())} or a plug-in 'package.module:Name' "
                         "(default psp)")
@@ -152,6 +153,7 @@ def main(argv: list[str] | None = None) -> int:
     """Print the per-class wait table (minutes); return the exit status."""
     args = _parser().parse_args(argv)
     try:
+        check_fits_memory("--jobs", args.jobs)
         table = class_wait_table(
             seed=args.seed, scenarios=args.scenarios, procs=args.procs, n_workloads=args.workloads,
             n_jobs=args.jobs, n_users=args.users, policy=args.policy, by=args.by,

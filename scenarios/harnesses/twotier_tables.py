@@ -43,9 +43,11 @@ import pandas as pd
 
 from gridmarket.csvout import write_csv
 from gridmarket.errors import MarketError
+from gridmarket.scenarios.options import bounded
 from gridmarket.simulation import TWO_TIER_NAMES, simulate
 from gridmarket.twotier import DEFAULT_MIGRATION_COST, paper_metrics, simulate_twotier
 from gridmarket.twotier.progress import BG_MODELS, DEFAULT_BG_MODEL
+from gridmarket.validation import check_fits_memory
 from gridmarket.workloads import scale_interarrival, tsafrir_estimates
 from gridmarket.workloads.feitelson96 import FEITELSON96_LIU2012, feitelson96_workload
 from gridmarket.workloads.jann97 import JANN97_MAX_RUNTIME, jann97_workload
@@ -212,21 +214,30 @@ def format_tables(rows: pd.DataFrame) -> str:
     return "\n".join(out)
 
 
-def _floats(text: str) -> list[float]:
-    return [float(x) for x in text.split(",") if x.strip()]
+def _bounded_list(quantity: str, *, low: float | None = None):
+    """An argparse ``type``: a comma list of numbers, each within ``quantity``'s bounds (:mod:`gridmarket.limits`)."""
+    each = bounded(quantity, low=low)
+
+    def parse(text: str) -> list:
+        values = [each(x.strip()) for x in text.split(",") if x.strip()]
+        if not values:
+            raise argparse.ArgumentTypeError(f"expected a comma list of numbers, got {text!r}")
+        return values
+
+    return parse
 
 
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -P -m gridmarket.scenarios.harnesses.twotier_tables", description=__doc__.splitlines()[0],
                                 epilog="See the module docstring for what each section reproduces.")
     p.add_argument("--workloads", default=",".join(WORKLOADS), help=f"comma list of {', '.join(WORKLOADS)}")
-    p.add_argument("--loads", default=",".join(map(str, DEFAULT_LOADS)), help="offered loads, comma list")
-    p.add_argument("--jobs", type=int, default=DEFAULT_JOBS, help=f"jobs per workload (default {DEFAULT_JOBS}; "
+    p.add_argument("--loads", type=_bounded_list("load factor"), default=",".join(map(str, DEFAULT_LOADS)), help="offered loads, comma list")
+    p.add_argument("--jobs", type=bounded("jobs", low=2), default=DEFAULT_JOBS, help=f"jobs per workload (default {DEFAULT_JOBS}; "
                    "the paper: 200000 FWload, 100000 JWload)")
-    p.add_argument("--procs", type=int, default=DEFAULT_PROCS, help=f"processors (default {DEFAULT_PROCS})")
-    p.add_argument("--seed", type=int, default=DEFAULT_SEED, help=f"root seed (default {DEFAULT_SEED})")
+    p.add_argument("--procs", type=bounded("processors"), default=DEFAULT_PROCS, help=f"processors (default {DEFAULT_PROCS})")
+    p.add_argument("--seed", type=bounded("seed"), default=DEFAULT_SEED, help=f"root seed (default {DEFAULT_SEED})")
     p.add_argument("--sections", default=",".join(SECTIONS), help=f"comma list of {', '.join(SECTIONS)}")
-    p.add_argument("--costs", default=",".join(map(str, DEFAULT_COSTS)),
+    p.add_argument("--costs", type=_bounded_list("seconds"), default=",".join(map(str, DEFAULT_COSTS)),
                    help="MEASY migration costs in seconds for the cost section")
     p.add_argument("--bg-model", choices=BG_MODELS, default=DEFAULT_BG_MODEL,
                    help=f"form of the bg progress equation (gridmarket.twotier.progress.bg_rate; default {DEFAULT_BG_MODEL})")
@@ -244,14 +255,11 @@ def main(argv: list[str] | None = None) -> int:
     bad = [w for w in workloads if w not in WORKLOADS] + [s for s in sections if s not in SECTIONS]
     if bad:
         parser.error(f"unknown workload or section: {', '.join(bad)}")
-    loads = _floats(args.loads)
-    if not loads or any(x <= 0 for x in loads):
-        parser.error(f"--loads must be positive numbers, got {args.loads!r}")
-    costs = [int(c) for c in _floats(args.costs)]
-    if any(c < 0 for c in costs):
-        parser.error(f"--costs must be >= 0 s, got {args.costs!r}")
-    if args.jobs < 2 or args.procs < 1:
-        parser.error("--jobs must be >= 2 and --procs >= 1")
+    loads, costs = args.loads, args.costs
+    try:
+        check_fits_memory("--jobs", args.jobs)
+    except MarketError as err:
+        parser.error(str(err))
 
     def report(row: dict) -> None:
         if not args.quiet:

@@ -84,8 +84,8 @@ def test_bad_workflow_json_is_refused(tmp_path, capsys, change, message):
     (["compare", "--models", ""], "--models: expected a comma-separated list"),
     (["compare", "--models", "mcmf,"], "--models: expected a comma-separated list"),
     (["compare", "--jobs", "10"], "--jobs N takes the first N jobs of --trace FILE"),
-    (["simulate", "--jobs", "50", "--seed", "-1"], "--seed must be >= 0, got -1"),
-    (["simulate", "--jobs", "0"], "--jobs must be >= 1"),
+    (["simulate", "--jobs", "50", "--seed", "-1"], "argument --seed: must be an int in [0, 9223372036854775807], got -1"),
+    (["simulate", "--jobs", "0"], "argument --jobs: must be an int in [1, 100000000] jobs, got 0"),
     (["simulate", "--jobs", "50", "--format", "batsim"], "--format batsim describes the --out file"),
 ])
 def test_options_that_would_be_ignored_or_crash_are_refused(capsys, argv, message):

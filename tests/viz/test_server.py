@@ -58,7 +58,8 @@ def test_solara_runs_the_page_in_production_without_browser_or_version_check():
     (["viz", "quikstart"], "unknown scenario 'quikstart' (did you mean 'quickstart'?)"),
     (["viz", "missing.toml"], "missing.toml: cannot read scenario"),
     (["viz", "--model", "mfcm"], "unknown interaction model 'mfcm' (did you mean 'mcmf'?)"),
-    (["viz", "--port", "70000"], "--port must be in 0..65535, got 70000"),
+    (["viz", "--host", "999.1.1.1"], "--host 999.1.1.1: not an IP address or a known host name"),
+    (["viz", "--host", "192.0.2.1"], "--host 192.0.2.1: cannot serve there (Cannot assign requested address"),
 ])
 def test_bad_arguments_fail_in_the_terminal_before_any_server(argv, message, no_server, capsys):
     assert main(argv) == 2

@@ -40,11 +40,13 @@ def test_greedy_prints_the_reservations(files, capsys):
 
 
 @pytest.mark.parametrize("args, message", [
-    (["--alpha", "1.5"], "--alpha must be in [0, 1]"),
+    (["--alpha", "1.5"], "argument --alpha: must be a number in [0.0, 1.0] (a share of jobs, or a trade-off weight), got 1.5"),
 ])
 def test_bad_alpha_is_an_error(files, capsys, args, message):
     wf, slots = files
-    assert main(["--workflow", str(wf), "--slots", str(slots), *args]) == 2
+    with pytest.raises(SystemExit) as stop:  # argparse's usage error, before any file is read
+        main(["--workflow", str(wf), "--slots", str(slots), *args])
+    assert stop.value.code == 2
     assert message in capsys.readouterr().err
 
 
