@@ -33,12 +33,12 @@ Examples
 from __future__ import annotations
 
 import math
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
+from gridmarket.decoding import parse_toml, read_toml
 from gridmarket.errors import InvalidInput
 from gridmarket.scenarios.interaction import INTERACTION_MODELS, check_model
 from gridmarket.scheduling import resolve_policy
@@ -499,21 +499,12 @@ def from_dict(data: Mapping[str, Any], *, where: str = "scenario") -> ScenarioCo
 
 def load_toml_text(text: str, *, where: str = "scenario") -> ScenarioConfig:
     """Parse TOML ``text`` into a checked :class:`ScenarioConfig`."""
-    try:
-        doc = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise InvalidInput(f"{where}: not TOML: {exc}") from None
-    return from_dict(doc, where=where)
+    return from_dict(parse_toml(text, where, "scenario"), where=where)
 
 
 def load_toml(path: str | Path) -> ScenarioConfig:
-    """Read a scenario TOML file; errors start with the path."""
-    path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise InvalidInput(f"{path}: cannot read scenario: {exc}") from None
-    return load_toml_text(text, where=str(path))
+    """Read a scenario TOML file (UTF-8, :mod:`gridmarket.decoding`); errors start with the path."""
+    return from_dict(read_toml(path, "scenario"), where=str(path))
 
 
 # ----------------------------------------------------------------------------- overrides

@@ -13,7 +13,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from pathlib import Path
 
 import numpy as np
 
@@ -26,6 +25,7 @@ from gridmarket.clearing import (
     resolve_clearing,
     stable_match,
 )
+from gridmarket.decoding import decode_text, parse_json, read_json
 from gridmarket.errors import InvalidInput
 from gridmarket.plugins import is_plugin_name
 from gridmarket.scenarios.options import checked, run_standalone
@@ -179,13 +179,10 @@ def run_clear(args: argparse.Namespace) -> int:
                            f"{args.method} does not read it")
     if args.wt is not None and not 0 <= args.wt <= 100:
         raise InvalidInput(f"--wt must be in [0, 100] percent, got {args.wt}")
-    try:
-        text = sys.stdin.read() if args.costs == "-" else Path(args.costs).read_text(encoding="utf-8")
-        data = json.loads(text)
-    except json.JSONDecodeError as err:
-        raise InvalidInput(f"{args.costs}: not valid JSON: {err}") from None
-    except UnicodeDecodeError as err:
-        raise InvalidInput(f"{args.costs}: not UTF-8 text ({err.reason} at byte {err.start})") from None
+    if args.costs == "-":
+        data = parse_json(decode_text(sys.stdin.buffer.read(), "standard input", "costs"), "standard input", "costs")
+    else:
+        data = read_json(args.costs, "costs")
     print(json.dumps(clear_from_json(data, method=args.method, maxq=args.maxq, backend=args.backend,
                                      where="standard input" if args.costs == "-" else args.costs,
                                      w_t=DEFAULT_W_T if args.wt is None else args.wt)))
