@@ -121,4 +121,4 @@ def read_dax(path: str | PathLike[str], *, procs: int = 1) -> nx.DiGraph:
                 raise InvalidInput(f"{p}: job {cid!r} names an unknown parent {pid!r}")
             shared = outputs[pid].keys() & inputs[cid].keys()
             g.add_edge(pid, cid, data_bytes=sum(outputs[pid][f] for f in shared))
-    return validate_workflow(g)
+    return validate_workflow(g, where=str(p))

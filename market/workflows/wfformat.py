@@ -216,7 +216,7 @@ def _from_wfformat(doc: Mapping, where: str, default_procs: int) -> nx.DiGraph:
             if not g.has_edge(tid, child):
                 shared = outputs[tid] & inputs[child]
                 g.add_edge(tid, child, data_bytes=int(sum(sizes.get(f, 0) for f in shared)))
-    return validate_workflow(g)
+    return validate_workflow(g, where=where)
 
 
 def _task_name(value: object, where: str) -> str | int:
@@ -278,7 +278,7 @@ def workflow_from_dict(doc: Mapping, *, where: str = "workflow") -> nx.DiGraph:
             if not isinstance(e[end], (str, int)) or isinstance(e[end], bool) or e[end] not in g:
                 raise InvalidInput(f"{where}: edges[{i}] names an unknown task {e[end]!r}")
         g.add_edge(e["from"], e["to"], data_bytes=e.get("data", 0))
-    return validate_workflow(g)
+    return validate_workflow(g, where=where)
 
 
 def workflow_to_dict(workflow: nx.DiGraph) -> dict:
