@@ -264,6 +264,9 @@ class WorkloadConfig:
             raise InvalidInput("workload.trace: a trace source needs a file path")
         if self.trace is not None:
             _check_type("workload.trace", self.trace, str, "a file path")
+            if self.source != "trace":  # it would be read by nothing: the jobs come from the source
+                raise InvalidInput(f"workload.trace ({self.trace!r}) is read only with workload.source = 'trace', "
+                                   f"not {self.source!r}; remove one of the two keys")
         _int_at_least("workload.n_jobs", self.n_jobs, 0 if self.source in ("trace", "providers") else 1)
         _int_at_least("workload.procs", self.procs, 1)
         known = ("tsafrir", "exact", *BEHAVIOURS)
@@ -420,6 +423,9 @@ class ScenarioConfig:
         for m in self.models:
             check_model(m)
             check_path_name("models", m)  # a folder of compare --batsim's output
+        repeated = sorted({m for m in self.models if self.models.count(m) > 1})
+        if repeated:  # it would run twice, as two rows of the same model in every table
+            raise InvalidInput(f"models: {repeated[0]!r} is named twice; name each interaction model once")
         if self.duration_seconds is not None:
             _int_at_least("duration_seconds", self.duration_seconds, 1)
         _int_at_least("seed", self.seed, 0)

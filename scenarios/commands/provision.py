@@ -79,6 +79,10 @@ def _read_slots(path: Path) -> tuple[list[AdvertisedSlot], dict, int, Network | 
         if isinstance(m["procs"], bool) or not isinstance(m["procs"], int) or m["procs"] < 1:
             raise InvalidInput(f"{path}: resources.{name}.procs must be an integer >= 1 (got {m['procs']!r})")
         machines[name] = m["procs"]
+    for i, slot in enumerate(slots):  # a slot offers processors of one machine: never more than it has
+        if slot.resource in machines and slot.procs > machines[slot.resource]:
+            raise InvalidInput(f"{path}: slots[{i}].procs: {slot.procs} processors on resource {slot.resource!r}, "
+                               f"whose machine has {machines[slot.resource]} (resources.{slot.resource}.procs)")
     net = doc.get("network")
     if net is not None:
         check_keys(f"{path}: network", net, ("latency", "bytes_per_second"))
