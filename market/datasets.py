@@ -17,7 +17,6 @@ import difflib
 import hashlib
 import os
 import shutil
-import tomllib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, fields
 from functools import lru_cache
@@ -26,6 +25,7 @@ from pathlib import Path
 from urllib.parse import quote, urlparse
 from urllib.request import url2pathname
 
+from gridmarket.decoding import decode_text, parse_toml
 from gridmarket.errors import InvalidInput
 
 __all__ = [
@@ -139,11 +139,8 @@ class Dataset:
 # ----------------------------------------------------------------------------- the registry
 @lru_cache(maxsize=1)
 def _load() -> tuple[dict[str, Source], dict[str, Dataset], dict[str, Dataset]]:
-    text = resources.files("gridmarket.data").joinpath(_REGISTRY).read_text(encoding="utf-8")
-    try:
-        doc = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as err:
-        raise InvalidInput(f"{_REGISTRY}: {err}") from None
+    raw = resources.files("gridmarket.data").joinpath(_REGISTRY).read_bytes()
+    doc = parse_toml(decode_text(raw, _REGISTRY, "data registry"), _REGISTRY, "data registry")
     srcs = {name: Source(name, **entry) for name, entry in doc.get("sources", {}).items()}
     known = {f.name for f in fields(Dataset)}
 

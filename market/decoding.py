@@ -175,8 +175,11 @@ def _line_of(text: str, key: str) -> int | None:
     return text.count("\n", 0, found[1]) + 1 if len(found) > 1 else None
 
 
-def parse_json(text: str, where: str, what: str = "document") -> Any:
+def parse_json(text: str, where: str, what: str = "document", *, allow_nan: bool = False) -> Any:
     """The value of the JSON ``text`` (the file ``where``), under this module's rules.
+
+    ``allow_nan`` admits ``NaN`` and ``Infinity``, for files gridmarket wrote itself with Python's
+    ``json`` (a sweep's run files carry NaN for a metric a model does not measure).
 
     >>> parse_json('{"procs": 4, "procs": 8}', "state.json", "state")
     Traceback (most recent call last):
@@ -189,7 +192,7 @@ def parse_json(text: str, where: str, what: str = "document") -> Any:
     """
     _check_bracket_depth(text, _JSON_TOKEN, where, what)
     try:
-        return json.loads(text, object_pairs_hook=_unique_keys, parse_constant=_no_constant)
+        return json.loads(text, object_pairs_hook=_unique_keys, **({} if allow_nan else {"parse_constant": _no_constant}))
     except json.JSONDecodeError as err:
         raise InvalidInput(f"{where}:{err.lineno}: not JSON: {err.msg}") from None
     except _DuplicateKey as err:
@@ -228,7 +231,7 @@ def parse_toml(text: str, where: str, what: str = "document") -> dict[str, Any]:
     return doc
 
 
-def read_json(path: str | PathLike[str], what: str = "document") -> Any:
+def read_json(path: str | PathLike[str], what: str = "document", *, allow_nan: bool = False) -> Any:
     """The JSON value in the file ``path``; InvalidInput naming the file (and the line) if it cannot be read.
 
     >>> read_json("no/such/file.json", "slots")
@@ -236,7 +239,7 @@ def read_json(path: str | PathLike[str], what: str = "document") -> Any:
     ...
     gridmarket.errors.InvalidInput: no/such/file.json: cannot read slots: No such file or directory
     """
-    return parse_json(read_text(path, what), str(path), what)
+    return parse_json(read_text(path, what), str(path), what, allow_nan=allow_nan)
 
 
 def read_toml(path: str | PathLike[str], what: str = "document") -> dict[str, Any]:
