@@ -403,7 +403,11 @@ def read_report(folder: Path) -> Report:
     for path in (manifest_path, csv_path):
         if not path.is_file():
             raise InvalidInput(f"{path}: missing (a reproduction's report folder has report.csv and manifest.json)")
-    doc = read_json(manifest_path, "reproduction manifest", allow_nan=True)
+    try:
+        doc = read_json(manifest_path, "reproduction manifest", allow_nan=True)
+    except InvalidInput as err:  # the decoder's message starts with the path (and line) too
+        raise InvalidInput(f"{manifest_path}: not a reproduction's manifest "
+                           f"({str(err).removeprefix(str(manifest_path)).lstrip(':0123456789 ')})") from None
     try:
         scenario = doc["scenario"]
         name, size, seed = scenario["reproduction"], scenario["size"], int(doc["seed"])
