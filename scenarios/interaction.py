@@ -198,6 +198,10 @@ def check_model(name: object, where: str = "models") -> str:
     ...
     gridmarket.errors.InvalidInput: models: unknown interaction model 'mcfm' (did you mean 'mcmf'?)
     """
+    if not isinstance(name, str):
+        shown = repr(name)
+        raise InvalidInput(f"{where}: an interaction model is named by a string, got "
+                           f"{shown if len(shown) <= 40 else shown[:37] + '...'}")
     if is_plugin_name(name):
         try:
             resolve_model(name)

@@ -162,7 +162,7 @@ def _price_frame(path: str | PathLike[str]) -> pd.DataFrame:
             raise InvalidInput(f"{path}:1: column {repeated[0]!r} appears twice in the header")
         return pd.read_csv(io.StringIO(text))
     except (OSError, pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as err:
-        raise InvalidInput(f"{path}: cannot read price CSV: {err}") from None
+        raise InvalidInput(f"{path}: cannot read price CSV: {' '.join(str(err).split())}") from None  # pandas ends lines
 
 
 def read_prices(

@@ -123,7 +123,10 @@ def clear_from_json(data: dict, *, method: str = "mcmf", maxq: int | None = None
             raise InvalidInput(f"{where}: capacity has {len(capacity)} entries for {len(data['systems'])} systems "
                                f"(got {capacity!r})")
         capacity = dict(zip(data["systems"], capacity))
-    problem = ClearingProblem.from_mapping(data["jobs"], data["systems"], data["cost"], capacity)
+    try:
+        problem = ClearingProblem.from_mapping(data["jobs"], data["systems"], data["cost"], capacity)
+    except InvalidInput as err:  # the problem's own checks (shapes, repeated names) know no file
+        raise InvalidInput(f"{where}: {err}") from None
     if method == "mcmf":
         return clear_mcmf(problem, backend=backend).to_json()
     system_cost = data.get("system_cost")
