@@ -192,7 +192,7 @@ def parse_json(text: str, where: str, what: str = "document", *, allow_nan: bool
     """
     _check_bracket_depth(text, _JSON_TOKEN, where, what)
     try:
-        return json.loads(text, object_pairs_hook=_unique_keys, **({} if allow_nan else {"parse_constant": _no_constant}))
+        return json.loads(text, object_pairs_hook=_unique_keys, parse_constant=None if allow_nan else _no_constant)
     except json.JSONDecodeError as err:
         raise InvalidInput(f"{where}:{err.lineno}: not JSON: {err.msg}") from None
     except _DuplicateKey as err:

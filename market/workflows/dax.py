@@ -113,11 +113,11 @@ def read_dax(path: str | PathLike[str], *, procs: int = 1) -> nx.DiGraph:
         if _local(child.tag) != "child":
             continue
         cid = child.get("ref")
-        if cid not in g:
+        if cid is None or cid not in g:
             raise InvalidInput(f"{p}: <child ref={cid!r}> names an unknown job")
         for parent in child:
             pid = parent.get("ref")
-            if pid not in g:
+            if pid is None or pid not in g:
                 raise InvalidInput(f"{p}: job {cid!r} names an unknown parent {pid!r}")
             shared = outputs[pid].keys() & inputs[cid].keys()
             g.add_edge(pid, cid, data_bytes=sum(outputs[pid][f] for f in shared))
