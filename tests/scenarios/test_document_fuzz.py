@@ -28,6 +28,9 @@ STATE = {"now": 0, "procs": 5,
          "running": [{"id": 1, "procs": 1, "start": 0, "end": 2 * H, "user": 1}],
          "queued": [{"id": 3, "submit": 0, "procs": 2, "estimate": 2 * H}],
          "reservations": [{"id": "R", "start": 5 * H, "procs": 2, "duration": 3 * H}]}
+STATE_PSP = {"now": 100, "procs": 4, "running": [{"id": 1, "procs": 2, "start": 0, "end": 300, "user": 1}],
+             "queued": [{"id": 2, "submit": 40, "procs": 4, "estimate": 200, "user": 2}],
+             "policy_state": {"accuracy": {"2": 0.1, "1": 0.5}, "default_accuracy": 1.0}}
 COSTS = {"jobs": ["a", "b"], "systems": ["X", "Y"], "cost": [[1, 2], [2, None]], "system_cost": [[1, 1], [2, None]],
          "capacity": {"X": 1, "Y": 1}}
 SLOTS = {"slots": [{"resource": "r", "start": 0, "procs": 4, "duration": None, "divisible": True, "unit_cost": 1}],
@@ -114,6 +117,8 @@ def _reader(fn):
 # name: (file name, the valid document (a value, or text), how to read it)
 DOCUMENTS = {
     "state": ("state.json", STATE, _cli(["quote", "--state", "PATH", "--procs", "2", "--duration", "3600"])),
+    "state-psp": ("state.json", STATE_PSP, _cli(["quote", "--state", "PATH", "--policy", "psp", "--procs", "2",
+                                                 "--duration", "3600"])),
     "costs": ("costs.json", COSTS, _cli(["clear", "--costs", "PATH", "--method", "stable-systems"])),
     "slots": ("slots.json", SLOTS, _cli(["provision", "--workflow", "TMP/other.json", "--slots", "PATH",
                                          "--method", "greedy"])),
