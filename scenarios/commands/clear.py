@@ -124,9 +124,14 @@ def clear_from_json(data: dict, *, method: str = "mcmf", maxq: int | None = None
                                f"(got {capacity!r})")
         capacity = dict(zip(data["systems"], capacity))
     try:
-        problem = ClearingProblem.from_mapping(data["jobs"], data["systems"], data["cost"], capacity)
-    except InvalidInput as err:  # the problem's own checks (shapes, repeated names) know no file
-        raise InvalidInput(f"{where}: {err}") from None
+        return _clear(data, capacity, method, backend, where, w_t)
+    except InvalidInput as err:  # the problem's own checks (shapes, repeated names, costs that disagree) know no file
+        raise (err if str(err).startswith(where) else InvalidInput(f"{where}: {err}")) from None
+
+
+def _clear(data: dict, capacity, method: str, backend: str, where: str, w_t: float) -> dict:
+    """:func:`clear_from_json` once the document's keys and types are checked."""
+    problem = ClearingProblem.from_mapping(data["jobs"], data["systems"], data["cost"], capacity)
     if method == "mcmf":
         return clear_mcmf(problem, backend=backend).to_json()
     system_cost = data.get("system_cost")

@@ -136,14 +136,16 @@ def run(args: argparse.Namespace) -> int:
         low = 2 if option == "population" else 0
         if getattr(args, option) < low:
             raise InvalidInput(f"--{option} must be >= {low}, got {getattr(args, option)}")
-    problem = ProvisioningProblem(workflow, tuple(slots), machines, release, network, args.alpha,
-                                  args.population, args.generations)
     method = resolve_provisioning(args.method)
     try:
+        problem = ProvisioningProblem(workflow, tuple(slots), machines, release, network, args.alpha,
+                                      args.population, args.generations)
         result = method(problem, rng=np.random.default_rng(args.seed))
     except Infeasible as exc:
         print(f"infeasible: {exc}")
         return 1
+    except InvalidInput as exc:  # the two files disagree (a task no slot's resource can run, ...): name both
+        raise InvalidInput(f"{args.workflow} with {args.slots}: {exc}") from None
     result = check_provisioning(result, problem, args.method)
     if result.front is not None:
         chosen = (result.allocation_cost, result.finish(release) - release)
