@@ -7,7 +7,8 @@ set of rules holds for all of them:
 - the bytes must be UTF-8; a UTF-8 byte order mark (as some editors write) is dropped, a UTF-16/32
   one is named, and any other undecodable byte is reported by its offset and line;
 - JSON is standard JSON (RFC 8259): a key given twice in one object is refused (the standard leaves
-  its meaning open, and Python would keep the last silently), and so are ``NaN`` and ``Infinity``;
+  its meaning open, and Python would keep the last silently), and so are ``NaN``, ``Infinity`` and a
+  number too large for a float (``1e400``, which Python would read as infinity);
 - nesting deeper than :data:`MAX_DEPTH` is refused before the parser runs, since the parsers recurse
   once per level and would otherwise stop with Python's ``RecursionError``;
 - numbers the parser cannot hold (an integer of more than 4300 digits) are a clear error too.
@@ -23,6 +24,7 @@ from __future__ import annotations
 
 import codecs
 import json
+import math
 import re
 import tomllib
 from collections import deque
@@ -171,6 +173,13 @@ def _no_constant(name: str) -> Any:
     raise ValueError(f"{name} is not a JSON number")
 
 
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if value in (math.inf, -math.inf):  # the literal is JSON, but no float holds it: refused like Infinity
+        raise ValueError(f"the number {text[:40]} is too large for a float")
+    return value
+
+
 def _line_of(text: str, key: str) -> int | None:
     """The line of the second ``"key":`` in ``text`` (where a repeated key most likely is), or None."""
     found = [m.start() for m in re.finditer(re.escape(json.dumps(key)) + r"\s*:", text)]
@@ -194,7 +203,9 @@ def parse_json(text: str, where: str, what: str = "document", *, allow_nan: bool
     """
     _check_bracket_depth(text, _JSON_TOKEN, where, what)
     try:
-        return json.loads(text, object_pairs_hook=_unique_keys, parse_constant=None if allow_nan else _no_constant)
+        if allow_nan:
+            return json.loads(text, object_pairs_hook=_unique_keys)
+        return json.loads(text, object_pairs_hook=_unique_keys, parse_constant=_no_constant, parse_float=_finite_float)
     except json.JSONDecodeError as err:
         raise InvalidInput(f"{where}:{err.lineno}: not JSON: {err.msg}") from None
     except _DuplicateKey as err:

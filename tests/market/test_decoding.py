@@ -79,6 +79,12 @@ def test_nan_and_infinity_are_not_json(constant):
     assert parse_json(f'{{"cost": {constant}}}', "c.json", allow_nan=True)["cost"] != 0
 
 
+def test_a_number_too_large_for_a_float_is_not_read_as_infinity():
+    with pytest.raises(InvalidInput, match="c.json: not JSON: the number -1e400 is too large for a float"):
+        parse_json('{"cost": [1.5, -1e400]}', "c.json")
+    assert parse_json('{"cost": [1.5, 1e300]}', "c.json") == {"cost": [1.5, 1e300]}
+
+
 def test_numbers_too_long_to_convert_are_one_line_errors():
     with pytest.raises(InvalidInput, match="c.json: not JSON: Exceeds the limit"):
         parse_json('{"now": 1' + "0" * 5000 + "}", "c.json")
