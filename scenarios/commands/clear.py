@@ -188,7 +188,9 @@ def run_clear(args: argparse.Namespace) -> int:
     if args.wt is not None and not 0 <= args.wt <= 100:
         raise InvalidInput(f"--wt must be in [0, 100] percent, got {args.wt}")
     if args.costs == "-":
-        data = parse_json(decode_text(sys.stdin.buffer.read(), "standard input", "costs"), "standard input", "costs")
+        # the bytes, so that they are decoded as a file's are; a replaced stdin (a StringIO) holds text already
+        raw = sys.stdin.buffer.read() if hasattr(sys.stdin, "buffer") else sys.stdin.read().encode()
+        data = parse_json(decode_text(raw, "standard input", "costs"), "standard input", "costs")
     else:
         data = read_json(args.costs, "costs")
     print(json.dumps(clear_from_json(data, method=args.method, maxq=args.maxq, backend=args.backend,
