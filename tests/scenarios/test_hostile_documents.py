@@ -218,3 +218,32 @@ def test_a_slot_wider_than_its_machine_is_refused(tmp_path, capsys):
     slots["slots"][0]["procs"] = 400
     _provision(tmp_path, capsys, "slots.json: slots[0].procs: 400 processors on resource 'r', whose machine has 4",
                slots=slots)
+
+
+# ---- found by the document fuzz -------------------------------------------------------------------
+
+
+def test_a_trace_with_a_byte_order_mark_reads_and_a_missing_one_is_named(tmp_path, capsys):
+    trace = tmp_path / "t.swf"
+    trace.write_bytes(b"\xef\xbb\xbf; MaxProcs: 8\n1 0 0 100 2 -1 -1 2 200 -1 1 1 1 -1 1 -1 -1 -1\n")
+    status, out, err = _run(["simulate", "--trace", str(trace)], capsys)
+    assert status == 0, err
+    _refused(["simulate", "--trace", str(tmp_path / "none.swf")], capsys, "none.swf: cannot read job log: No such file")
+
+
+def test_a_price_csv_naming_a_column_twice_is_refused(tmp_path):
+    from gridmarket.energy import read_prices
+
+    path = tmp_path / "p.csv"
+    path.write_text("timestamp,price,price\n2020-01-01T00:00:00,1,2\n")
+    with pytest.raises(InvalidInput, match=r"p\.csv:1: column 'price' appears twice in the header"):
+        read_prices(path)
+
+
+def test_refusals_of_the_mechanisms_behind_clear_and_provision_name_the_files(tmp_path, capsys):
+    costs = tmp_path / "costs.json"
+    costs.write_text(json.dumps({"jobs": ["a"], "systems": ["X"], "cost": [[1]], "system_cost": [[None]]}))
+    _refused(["clear", "--costs", str(costs), "--method", "stable-systems"], capsys,
+             "costs.json: system_cost and cost disagree")
+    workflow = {"tasks": [{"id": "a", "procs": 1, "runtime": {"elsewhere": 60}}]}
+    _provision(tmp_path, capsys, "wf.json with ", workflow=workflow)
