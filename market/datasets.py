@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import difflib
 import hashlib
+import io
 import os
 import shutil
 from collections.abc import Iterable, Mapping
@@ -25,7 +26,7 @@ from pathlib import Path
 from urllib.parse import quote, urlparse
 from urllib.request import url2pathname
 
-from gridmarket.decoding import decode_text, parse_toml
+from gridmarket.decoding import decode_text, parse_toml, read_text
 from gridmarket.errors import InvalidInput
 
 __all__ = [
@@ -355,11 +356,13 @@ def derive_prices(origin: str | os.PathLike, out: str | os.PathLike, spec: Mappi
     switch_at, switch_zone = spec.get("zone_from") or (None, None)
     switch_at = dt.datetime.fromisoformat(switch_at) if switch_at else None
     rows = ["timestamp,price,zone,currency"]
-    with open(origin, encoding="utf-8") as fh:
-        next(fh)  # the header
+    with io.StringIO(read_text(origin, "price origin"), newline=None) as fh:  # lines as a text file gives them
+        next(fh, None)  # the header
         for n, line in enumerate(fh, start=2):
             if not line.strip():
                 continue
+            if "," not in line:
+                raise InvalidInput(f"{origin}: line {n}: expected 'timestamp,price,...', got {line.strip()[:40]!r}")
             stamp, price = line.rstrip("\n").split(",")[:2]
             try:
                 hour = dt.datetime.strptime(stamp, fmt)
