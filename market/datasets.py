@@ -16,9 +16,9 @@ from __future__ import annotations
 import difflib
 import errno
 import hashlib
+import io
 import os
 import shutil
-import tomllib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, fields
 from functools import lru_cache
@@ -28,6 +28,7 @@ from urllib.parse import quote, urlparse
 from urllib.request import url2pathname
 
 from gridmarket.atomicfile import write_atomic
+from gridmarket.decoding import decode_text, parse_toml, read_text
 from gridmarket.errors import InvalidInput
 
 __all__ = [
@@ -141,11 +142,8 @@ class Dataset:
 # ----------------------------------------------------------------------------- the registry
 @lru_cache(maxsize=1)
 def _load() -> tuple[dict[str, Source], dict[str, Dataset], dict[str, Dataset]]:
-    text = resources.files("gridmarket.data").joinpath(_REGISTRY).read_text(encoding="utf-8")
-    try:
-        doc = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as err:
-        raise InvalidInput(f"{_REGISTRY}: {err}") from None
+    raw = resources.files("gridmarket.data").joinpath(_REGISTRY).read_bytes()
+    doc = parse_toml(decode_text(raw, _REGISTRY, "data registry"), _REGISTRY, "data registry")
     srcs = {name: Source(name, **entry) for name, entry in doc.get("sources", {}).items()}
     known = {f.name for f in fields(Dataset)}
 
@@ -360,11 +358,13 @@ def derive_prices(origin: str | os.PathLike, out: str | os.PathLike, spec: Mappi
     switch_at, switch_zone = spec.get("zone_from") or (None, None)
     switch_at = dt.datetime.fromisoformat(switch_at) if switch_at else None
     rows = ["timestamp,price,zone,currency"]
-    with open(origin, encoding="utf-8") as fh:
-        next(fh)  # the header
+    with io.StringIO(read_text(origin, "price origin"), newline=None) as fh:  # lines as a text file gives them
+        next(fh, None)  # the header
         for n, line in enumerate(fh, start=2):
             if not line.strip():
                 continue
+            if "," not in line:
+                raise InvalidInput(f"{origin}: line {n}: expected 'timestamp,price,...', got {line.strip()[:40]!r}")
             stamp, price = line.rstrip("\n").split(",")[:2]
             try:
                 hour = dt.datetime.strptime(stamp, fmt)

@@ -8,12 +8,10 @@ names the closest known one. Errors are :class:`gridmarket.errors.InvalidInput`.
 from __future__ import annotations
 
 import difflib
-import json
 import math
 from collections.abc import Iterable, Mapping
-from os import PathLike
-from pathlib import Path
 
+from gridmarket.decoding import read_json  # every JSON reader decodes there; kept here for its callers
 from gridmarket.errors import InvalidInput
 from gridmarket.limits import BYTES_PER_JOB, LIMITS, physical_memory
 
@@ -81,27 +79,6 @@ control characters, '.' or '..', at most 200 characters)
 def _kind(value: object) -> str:
     text = repr(value)
     return f"{type(value).__name__} {text if len(text) <= 40 else text[:37] + '...'}"
-
-
-def read_json(path: str | PathLike[str], what: str = "document") -> object:
-    """The JSON value in the file ``path``; InvalidInput naming the file (and the line) if it cannot be read.
-
-    >>> read_json("no/such/file.json", "slots")
-    Traceback (most recent call last):
-    ...
-    gridmarket.errors.InvalidInput: no/such/file.json: cannot read slots: No such file or directory
-    """
-    p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except UnicodeDecodeError as err:
-        raise InvalidInput(f"{p}: {what} is not UTF-8 text ({err.reason} at byte {err.start})") from None
-    except OSError as err:
-        raise InvalidInput(f"{p}: cannot read {what}: {err.strerror or err}") from None
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as err:
-        raise InvalidInput(f"{p}:{err.lineno}: not JSON: {err.msg}") from None
 
 
 def check_number(where: str, value: object, quantity: str, *, low: float | None = None,

@@ -33,12 +33,12 @@ Examples
 from __future__ import annotations
 
 import math
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
+from gridmarket.decoding import parse_toml, read_toml
 from gridmarket.errors import InvalidInput
 from gridmarket.limits import BYTES_PER_USER
 from gridmarket.scenarios.interaction import INTERACTION_MODELS, check_model
@@ -267,6 +267,9 @@ class WorkloadConfig:
             raise InvalidInput("workload.trace: a trace source needs a file path")
         if self.trace is not None:
             _check_type("workload.trace", self.trace, str, "a file path")
+            if self.source != "trace":  # it would be read by nothing: the jobs come from the source
+                raise InvalidInput(f"workload.trace ({self.trace!r}) is read only with workload.source = 'trace', "
+                                   f"not {self.source!r}; remove one of the two keys")
         _int_at_least("workload.n_jobs", self.n_jobs, 0 if self.source in ("trace", "providers") else 1, "jobs")
         if self.source == "lublin":  # generated: every job is held in memory (a trace's size is its file's)
             check_fits_memory("workload.n_jobs", self.n_jobs)
@@ -429,6 +432,9 @@ class ScenarioConfig:
         # every provider replays wait_history past jobs to train its predictors before the market opens
         check_fits_memory("parameters.wait_history", self.parameters.wait_history * len(self.providers),
                           what="jobs replayed (wait_history x providers)")
+        repeated = sorted({m for m in self.models if self.models.count(m) > 1})
+        if repeated:  # it would run twice, as two rows of the same model in every table
+            raise InvalidInput(f"models: {repeated[0]!r} is named twice; name each interaction model once")
         if self.duration_seconds is not None:
             _int_at_least("duration_seconds", self.duration_seconds, 1, "seconds")
         _int_at_least("seed", self.seed, 0, "seed")
@@ -508,21 +514,12 @@ def from_dict(data: Mapping[str, Any], *, where: str = "scenario") -> ScenarioCo
 
 def load_toml_text(text: str, *, where: str = "scenario") -> ScenarioConfig:
     """Parse TOML ``text`` into a checked :class:`ScenarioConfig`."""
-    try:
-        doc = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise InvalidInput(f"{where}: not TOML: {exc}") from None
-    return from_dict(doc, where=where)
+    return from_dict(parse_toml(text, where, "scenario"), where=where)
 
 
 def load_toml(path: str | Path) -> ScenarioConfig:
-    """Read a scenario TOML file; errors start with the path."""
-    path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise InvalidInput(f"{path}: cannot read scenario: {exc}") from None
-    return load_toml_text(text, where=str(path))
+    """Read a scenario TOML file (UTF-8, :mod:`gridmarket.decoding`); errors start with the path."""
+    return from_dict(read_toml(path, "scenario"), where=str(path))
 
 
 # ----------------------------------------------------------------------------- overrides

@@ -195,8 +195,12 @@ def check_model(name: object, where: str = "models") -> str:
     ...
     gridmarket.errors.InvalidInput: models: unknown interaction model 'mcfm' (did you mean 'mcmf'?); known: ...
     """
+    if not isinstance(name, str):
+        shown = repr(name)
+        raise InvalidInput(f"{where}: an interaction model is named by a string, got "
+                           f"{shown if len(shown) <= 40 else shown[:37] + '...'}")
     try:
-        resolve_model(name)  # type: ignore[arg-type]  # a non-str is refused as unknown
+        resolve_model(name)
     except InvalidInput as exc:
         raise InvalidInput(f"{where}: {exc}") from None
-    return name  # type: ignore[return-value]  # resolved, so a str
+    return name

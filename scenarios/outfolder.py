@@ -32,6 +32,7 @@ from collections.abc import Collection, Iterator, Mapping
 from pathlib import Path
 
 from gridmarket.atomicfile import is_temporary
+from gridmarket.decoding import read_json
 from gridmarket.errors import InvalidInput
 
 __all__ = ["LOCK_NAME", "MANIFEST_NAME", "check_files", "claim", "entries", "file_record", "remove_written"]
@@ -140,14 +141,14 @@ def remove_written(out: Path, names: Collection[str], *, manifest: str = MANIFES
 
     Files it did not write are kept. Returns the paths deleted.
     """
-    import json
-
     out = Path(out)
     removed = []
     listed: list[str] = []
     manifest_path = out / manifest
-    with contextlib.suppress(OSError, ValueError, AttributeError):
-        listed = [str(n) for n in json.loads(manifest_path.read_text(encoding="utf-8")).get("files", {})]
+    with contextlib.suppress(InvalidInput):  # an unreadable manifest lists nothing: only `names` are deleted
+        doc = read_json(manifest_path, "manifest", allow_nan=True)
+        files = doc.get("files", {}) if isinstance(doc, dict) else {}
+        listed = [n for n in files if isinstance(n, str)] if isinstance(files, (dict, list)) else []
     if manifest_path.exists():
         manifest_path.unlink()  # first: from here on the folder says it is unfinished
         removed.append(manifest_path)

@@ -60,6 +60,7 @@ from typing import Any
 import pandas as pd
 
 from gridmarket.atomicfile import is_temporary
+from gridmarket.decoding import parse_json, read_json, read_text
 from gridmarket.errors import InvalidInput, MarketError
 from gridmarket.scenarios.config import ScenarioConfig, overridable, suggest, with_overrides
 from gridmarket.scenarios.experiment import check_models, compare
@@ -166,10 +167,7 @@ def read_points(path: str | Path) -> list[dict]:
     import csv
 
     path = Path(path)
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError) as err:
-        raise InvalidInput(f"{path}: cannot read the design points ({err.__class__.__name__}: {err})") from None
+    lines = read_text(path, "design points").splitlines()
     rows = [(k, r) for k, r in enumerate(csv.reader(lines), 1) if r and any(c.strip() for c in r)]
     if not rows:
         raise InvalidInput(f"{path}: no header and no points (expected e.g. 'alpha,seed' then '0.5,1')")
@@ -242,6 +240,11 @@ def _incomplete(doc: object, point: Mapping | None = None, n_models: int | None 
     rows = doc["rows"]
     if not rows or not all(isinstance(r, dict) and "model" in r for r in rows):
         return "no rows" if not rows else "a row without its model"
+    for r in rows:  # a row becomes one line of the table: a model's name and plain values
+        if not isinstance(r["model"], str):
+            return f"a model {r['model']!r} that is not a name"
+        if not all(isinstance(v, (str, int, float, bool)) or v is None for v in r.values()):
+            return "a row value that is not a number or a text"
     if "n_rows" in doc and doc["n_rows"] != len(rows):  # files of earlier versions have no n_rows
         return f"{len(rows)} rows, n_rows says {doc.get('n_rows')!r}"
     if n_models is not None and len(rows) != n_models:
@@ -255,9 +258,9 @@ def _incomplete(doc: object, point: Mapping | None = None, n_models: int | None 
 def _run_document(path: str | Path) -> str | None:
     """The whole run document at ``path`` (JSON text with its rows), or None: no file (yet), or an incomplete one."""
     try:
-        text = Path(path).read_text(encoding="utf-8")
-        doc = json.loads(text)
-    except (OSError, ValueError):
+        text = read_text(path, "run file")
+        doc = parse_json(text, str(path), "run file", allow_nan=True)
+    except InvalidInput:
         return None
     return text if _incomplete(doc) is None else None
 
@@ -270,8 +273,8 @@ def _from_disk(key: tuple[str, str]) -> str | None:
 def _is_run_file(path: Path) -> bool:
     """Whether ``path`` is a run's document (whole or not) that :func:`run_point` wrote, not someone else's file."""
     try:
-        doc = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        doc = read_json(path, "run file", allow_nan=True)
+    except InvalidInput:
         return path.read_bytes().startswith(b'{\n "point":') if path.is_file() else False  # cut short
     return isinstance(doc, dict) and "point" in doc and "rows" in doc
 
@@ -285,9 +288,9 @@ def _finished(path: Path, point: Mapping | None = None, n_models: int | None = N
     if not path.exists():
         return False
     try:
-        doc = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        _log.warning("%s: unreadable run file; running that point again", path)
+        doc = read_json(path, "run file", allow_nan=True)
+    except InvalidInput as err:
+        _log.warning("%s; running that point again", err)
         return False
     why = _incomplete(doc, point, n_models)
     if why is not None:
@@ -326,9 +329,12 @@ def _check_out(out: Path, spec: dict, *, resume: bool, force: bool) -> None:
         raise InvalidInput(f"{out}: folder exists and holds no sweep (no {MANIFEST}); pass --force to write the "
                            "sweep into it (it deletes only files a sweep wrote), or choose another --out")
     try:
-        old = json.loads(spec_path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as err:
-        raise InvalidInput(f"{spec_path}: unreadable sweep manifest ({err}); pass --force to start over") from None
+        old = read_json(spec_path, "sweep manifest")
+    except InvalidInput as err:
+        raise InvalidInput(f"{err}; pass --force to start over") from None
+    if not isinstance(old, dict):
+        raise InvalidInput(f"{spec_path}: a sweep manifest is an object, got {type(old).__name__}; pass --force "
+                           "to start over")
     n_done = sum(1 for _ in (out / "runs").glob("*.json")) if (out / "runs").is_dir() else 0
     diffs = _spec_differences(old, spec)
     if diffs:
@@ -786,7 +792,7 @@ def _sweep_into(out: Path, config: ScenarioConfig, spec: dict, ids: list[str], p
         if not finished_run(rid):  # changed on disk since its run wrote it (another process, a hand)
             raise MarketError(f"{runs_dir / f'{rid}.json'}: incomplete run file after the sweep (see the warning "
                               "above); repeat the command with --resume to run it again")
-        rows += json.loads((runs_dir / f"{rid}.json").read_text(encoding="utf-8"))["rows"]
+        rows += read_json(runs_dir / f"{rid}.json", "run file", allow_nan=True)["rows"]  # whole: finished_run checked it
     table = pd.DataFrame(rows)
     from gridmarket.scenarios.plots import sweep_means
 

@@ -13,6 +13,8 @@ given UTC instant for a site ``utc_offset_hours`` away from UTC.
 
 from __future__ import annotations
 
+import csv
+import io
 import warnings
 from dataclasses import dataclass, field
 from os import PathLike
@@ -20,6 +22,7 @@ from os import PathLike
 import numpy as np
 import pandas as pd
 
+from gridmarket.decoding import read_text
 from gridmarket.errors import InvalidInput
 from gridmarket.limits import LIMITS
 
@@ -145,6 +148,24 @@ class HourlyPrices:
         return HourlyPrices(self.prices[first_hour:stop], self.zone, self.currency, start)
 
 
+_COMPRESSED = (".gz", ".bz2", ".zip", ".xz", ".zst")  # pandas reads these by their suffix
+
+
+def _price_frame(path: str | PathLike[str]) -> pd.DataFrame:
+    """The CSV at ``path`` as a frame: plain files decoded by :mod:`gridmarket.decoding`, a column named twice refused."""
+    try:
+        if str(path).lower().endswith(_COMPRESSED):
+            return pd.read_csv(path)
+        text = read_text(path, "price CSV")
+        header = next(csv.reader(text.splitlines()[:1]), [])
+        repeated = sorted({c.strip() for c in header if [h.strip() for h in header].count(c.strip()) > 1})
+        if repeated:  # pandas would rename the second one and read only the first
+            raise InvalidInput(f"{path}:1: column {repeated[0]!r} appears twice in the header")
+        return pd.read_csv(io.StringIO(text))
+    except (OSError, pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as err:
+        raise InvalidInput(f"{path}: cannot read price CSV: {' '.join(str(err).split())}") from None  # pandas ends lines
+
+
 def read_prices(
     path: str | PathLike[str],
     *,
@@ -187,10 +208,7 @@ def read_prices(
     """
     if on_irregular not in ("raise", "regularize"):
         raise InvalidInput(f"on_irregular must be 'raise' or 'regularize', got {on_irregular!r}")
-    try:
-        frame = pd.read_csv(path)
-    except (OSError, pd.errors.ParserError, UnicodeDecodeError) as err:
-        raise InvalidInput(f"{path}: cannot read price CSV: {err}") from None
+    frame = _price_frame(path)
     missing = [c for c in ("timestamp", "price") if c not in frame.columns]
     if missing:
         raise InvalidInput(f"{path}: missing column(s) {missing}; have {list(frame.columns)}")

@@ -14,6 +14,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from importlib import resources
 
+from gridmarket.decoding import read_text
 from gridmarket.errors import InvalidInput
 
 __all__ = ["GridSystem", "XSEDE_SYSTEMS_FILE", "read_systems", "system_index", "xsede_systems"]
@@ -149,8 +150,7 @@ def read_systems(text_or_path: str | io.TextIOBase, *, name: str = "systems") ->
     86400
     """
     if isinstance(text_or_path, str) and "\n" not in text_or_path:
-        with open(text_or_path, encoding="utf-8") as fh:
-            return read_systems(fh.read(), name=str(text_or_path))
+        return read_systems(read_text(text_or_path, "systems table"), name=str(text_or_path))
     text = text_or_path if isinstance(text_or_path, str) else text_or_path.read()
     lines = [(k, line) for k, line in enumerate(text.splitlines(), 1) if line.strip() and not line.lstrip().startswith("#")]
     if not lines:

@@ -135,7 +135,7 @@ def runtime_on(workflow: nx.DiGraph, task: Hashable, resource: Hashable) -> int 
     return runtime
 
 
-def validate_workflow(workflow: nx.DiGraph) -> nx.DiGraph:
+def validate_workflow(workflow: nx.DiGraph, *, where: str | None = None) -> nx.DiGraph:
     """Check that ``workflow`` is a well-formed workflow; return it unchanged.
 
     Parameters
@@ -143,6 +143,8 @@ def validate_workflow(workflow: nx.DiGraph) -> nx.DiGraph:
     workflow : networkx.DiGraph
         Tasks as nodes with ``procs`` and ``runtime``; edges with optional
         ``data_bytes``.
+    where : str, optional
+        The file the workflow was read from: messages then start with it.
 
     Returns
     -------
@@ -163,6 +165,16 @@ def validate_workflow(workflow: nx.DiGraph) -> nx.DiGraph:
     ...
     gridmarket.errors.InvalidInput: workflow has a cycle: a -> b -> a
     """
+    try:
+        _check_workflow(workflow)
+    except InvalidInput as err:
+        if where is None:
+            raise
+        raise InvalidInput(f"{where}: {err}") from None
+    return workflow
+
+
+def _check_workflow(workflow: nx.DiGraph) -> None:
     if not isinstance(workflow, nx.DiGraph) or workflow.is_multigraph():
         raise InvalidInput(f"workflow must be a networkx.DiGraph, got {type(workflow).__name__}")
     if workflow.number_of_nodes() == 0:
@@ -197,7 +209,6 @@ def validate_workflow(workflow: nx.DiGraph) -> nx.DiGraph:
         if not isinstance(size, (int, float)) or isinstance(size, bool) or size < 0:
             raise InvalidInput(f"edge {u!r} -> {v!r}: data_bytes must be >= 0, got {size!r}")
         check_number(f"edge {u!r} -> {v!r}: data_bytes in GB", size / 1e9, "data")
-    return workflow
 
 
 def add_entry_exit(workflow: nx.DiGraph) -> nx.DiGraph:

@@ -27,6 +27,17 @@ def _local(tag: str) -> str:
     return tag.rsplit("}", 1)[-1]
 
 
+def _number(text: str, where: str) -> float:
+    """``text`` as a finite number >= 0 (seconds or bytes); InvalidInput naming ``where`` otherwise."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise InvalidInput(f"{where} {text!r} is not a number") from None
+    if not 0 <= value < math.inf:
+        raise InvalidInput(f"{where} must be a finite number >= 0, got {text!r}")
+    return value
+
+
 def read_dax(path: str | PathLike[str], *, procs: int = 1) -> nx.DiGraph:
     """Read a Pegasus DAX file as a workflow.
 
@@ -47,7 +58,8 @@ def read_dax(path: str | PathLike[str], *, procs: int = 1) -> nx.DiGraph:
     ------
     InvalidInput
         Unreadable or malformed XML (path and line), a job without runtime,
-        a dependency on an unknown job, a cycle.
+        a job id given twice, a runtime or file size that is not a number
+        >= 0, a dependency on an unknown job, a cycle.
 
     Examples
     --------
@@ -73,41 +85,40 @@ def read_dax(path: str | PathLike[str], *, procs: int = 1) -> nx.DiGraph:
     if _local(root.tag) != "adag":
         raise InvalidInput(f"{p}: root element is <{_local(root.tag)}>, not <adag>: not a DAX file")
     g: nx.DiGraph = nx.DiGraph(name=root.get("name", ""))
-    # by job id, then file name (ElementTree's attribute lookups: None where absent)
-    inputs: dict[str | None, dict[str | None, int]] = {}
-    outputs: dict[str | None, dict[str | None, int]] = {}
+    # by job id, then file name
+    inputs: dict[str, dict[str, int]] = {}
+    outputs: dict[str, dict[str, int]] = {}
     for job in root:
         if _local(job.tag) != "job":
             continue
         jid, runtime = job.get("id"), job.get("runtime")
         if jid is None:
             raise InvalidInput(f"{p}: a <job> has no id")
+        if jid in g:  # a repeated id would merge two jobs into one node (and look like a cycle)
+            raise InvalidInput(f"{p}: job id {jid!r} appears twice")
         if runtime is None:
             raise InvalidInput(f"{p}: job {jid!r} has no runtime attribute")
-        try:
-            seconds = float(runtime)
-        except ValueError:
-            raise InvalidInput(f"{p}: job {jid!r}: runtime {runtime!r} is not a number") from None
-        if not 0 <= seconds < math.inf:
-            raise InvalidInput(f"{p}: job {jid!r}: runtime must be >= 0, got {runtime!r}")
+        seconds = _number(runtime, f"{p}: job {jid!r}: runtime")
         g.add_node(jid, runtime=max(1, math.ceil(seconds)), procs=procs, name=job.get("name", jid))
         inputs[jid], outputs[jid] = {}, {}
         for use in job:
             if _local(use.tag) != "uses":
                 continue
             name = use.get("file", use.get("name"))
-            size = int(float(use.get("size", 0) or 0))
+            if name is None:
+                raise InvalidInput(f"{p}: job {jid!r}: a <uses> has no file attribute")
+            size = int(_number(use.get("size") or "0", f"{p}: job {jid!r}: <uses file={name!r}> size"))
             (inputs if use.get("link") == "input" else outputs)[jid][name] = size
     for child in root:
         if _local(child.tag) != "child":
             continue
         cid = child.get("ref")
-        if cid not in g:
+        if cid is None or cid not in g:
             raise InvalidInput(f"{p}: <child ref={cid!r}> names an unknown job")
         for parent in child:
             pid = parent.get("ref")
-            if pid not in g:
+            if pid is None or pid not in g:
                 raise InvalidInput(f"{p}: job {cid!r} names an unknown parent {pid!r}")
             shared = outputs[pid].keys() & inputs[cid].keys()
             g.add_edge(pid, cid, data_bytes=sum(outputs[pid][f] for f in shared))
-    return validate_workflow(g)
+    return validate_workflow(g, where=str(p))

@@ -34,7 +34,7 @@ __all__ = ["read_wfformat", "read_workflow_json", "workflow_from_dict", "workflo
 
 def _seconds(value: object, where: str) -> int:
     if not isinstance(value, (int, float)) or isinstance(value, bool) or not 0 <= value < math.inf:
-        raise InvalidInput(f"{where}: runtime must be a number of seconds >= 0, got {value!r}")
+        raise InvalidInput(f"{where}: runtime must be a number of seconds >= 0, got {_shown(value)}")
     return max(1, math.ceil(value))
 
 
@@ -90,68 +90,146 @@ def read_wfformat(path: str | PathLike[str], *, default_procs: int = 1) -> nx.Di
     return _from_wfformat(doc, str(path), default_procs)
 
 
-def _from_wfformat(doc: dict, where: str, default_procs: int) -> nx.DiGraph:
+def _object(value: object, where: str) -> Mapping:
+    if not isinstance(value, Mapping):
+        raise InvalidInput(f"{where} must be an object, got {_shown(value)}")
+    return value
+
+
+def _array(value: object, where: str) -> list:
+    if not isinstance(value, list):
+        raise InvalidInput(f"{where} must be a list, got {_shown(value)}")
+    return value
+
+
+def _name(value: object, where: str) -> str | int:
+    """A task or file id: a string (WfFormat's type) or an integer."""
+    if isinstance(value, bool) or not isinstance(value, (str, int)):
+        raise InvalidInput(f"{where} must be a string id, got {_shown(value)}")
+    return value
+
+
+def _names(value: object, where: str) -> list[str | int]:
+    return [_name(v, f"{where}[{i}]") for i, v in enumerate(_array(value, where))]
+
+
+def _bytes(value: object, where: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value < math.inf:
+        raise InvalidInput(f"{where} must be a number of bytes >= 0, got {_shown(value)}")
+    return int(value)
+
+
+def _shown(value: object) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _from_wfformat(doc: Mapping, where: str, default_procs: int) -> nx.DiGraph:
+    """The workflow of a parsed WfFormat document; every field it reads is checked, named by its JSON path."""
     wf = doc.get("workflow")
-    if not isinstance(wf, dict):
+    if not isinstance(wf, Mapping):
         raise InvalidInput(f"{where}: no 'workflow' object: not a WfFormat instance")
-    g: nx.DiGraph = nx.DiGraph(name=doc.get("name", ""))
+    name = doc.get("name", "")
+    if not isinstance(name, str):
+        raise InvalidInput(f"{where}: name must be a string, got {_shown(name)}")
+    g: nx.DiGraph = nx.DiGraph(name=name)
+    sizes: dict[str | int, int] = {}
+    inputs: dict[str | int, set] = {}
+    outputs: dict[str | int, set] = {}
+    links: list[tuple[str, str | int, list[str | int], list[str | int]]] = []  # (where, task, parents, children)
     if "specification" in wf:
-        spec, execution = wf["specification"], wf.get("execution", {})
-        sizes = {f["id"]: f.get("sizeInBytes", 0) for f in spec.get("files", [])}
-        runs = {t["id"]: t for t in execution.get("tasks", [])}
-        tasks = spec.get("tasks", [])
-        inputs, outputs = {}, {}
-        for t in tasks:
-            tid = t.get("id")
-            if tid is None:
-                raise InvalidInput(f"{where}: a task has no id")
+        spec = _object(wf["specification"], f"{where}: workflow.specification")
+        execution = _object(wf.get("execution", {}), f"{where}: workflow.execution")
+        for i, f in enumerate(_array(spec.get("files", []), f"{where}: workflow.specification.files")):
+            at = f"{where}: workflow.specification.files[{i}]"
+            fid = _name(_object(f, at).get("id"), f"{at}.id")
+            if fid in sizes:
+                raise InvalidInput(f"{at}: file id {fid!r} appears twice")
+            sizes[fid] = _bytes(f.get("sizeInBytes", 0), f"{at}.sizeInBytes")
+        runs: dict[str | int, Mapping] = {}
+        for i, run in enumerate(_array(execution.get("tasks", []), f"{where}: workflow.execution.tasks")):
+            at = f"{where}: workflow.execution.tasks[{i}]"
+            rid = _name(_object(run, at).get("id"), f"{at}.id")
+            if rid in runs:
+                raise InvalidInput(f"{at}: task {rid!r} appears twice")
+            runs[rid] = run
+        for i, t in enumerate(_array(spec.get("tasks", []), f"{where}: workflow.specification.tasks")):
+            at = f"{where}: workflow.specification.tasks[{i}]"
+            if _object(t, at).get("id") is None:
+                raise InvalidInput(f"{at}: a task has no id")
+            tid = _name(t["id"], f"{at}.id")
+            if tid in g:
+                raise InvalidInput(f"{at}: task id {tid!r} appears twice")
             run = runs.get(tid)
             if run is None or "runtimeInSeconds" not in run:
                 raise InvalidInput(f"{where}: task {tid!r} has no runtime in workflow.execution.tasks")
-            procs = run.get("coreCount", default_procs)
             g.add_node(tid, runtime=_seconds(run["runtimeInSeconds"], f"{where}: task {tid!r}"),
-                       procs=_procs(procs, where, tid), name=t.get("name", tid))
-            inputs[tid] = set(t.get("inputFiles", []))
-            outputs[tid] = set(t.get("outputFiles", []))
+                       procs=_procs(run.get("coreCount", default_procs), where, tid),
+                       name=_task_name(t.get("name", tid), at))
+            for key, files in (("inputFiles", inputs), ("outputFiles", outputs)):
+                files[tid] = set(_names(t.get(key, []), f"{at}.{key}"))
+                unknown = files[tid] - sizes.keys()
+                if unknown:
+                    raise InvalidInput(f"{at}.{key}: names a file {min(unknown, key=str)!r} that "
+                                       "workflow.specification.files does not list")
+            links.append((at, tid, _names(t.get("parents", []), f"{at}.parents"),
+                          _names(t.get("children", []), f"{at}.children")))
+        unrun = sorted(runs.keys() - g.nodes, key=str)
+        if unrun:
+            raise InvalidInput(f"{where}: workflow.execution.tasks runs {unrun[0]!r}, which "
+                               "workflow.specification.tasks does not list")
     else:
         tasks = wf.get("tasks")
         if not isinstance(tasks, list):
             raise InvalidInput(f"{where}: no workflow.specification nor workflow.tasks: not WfFormat")
-        sizes, inputs, outputs = {}, {}, {}
-        for t in tasks:
-            tid = t.get("id", t.get("name"))
+        for i, t in enumerate(tasks):
+            at = f"{where}: workflow.tasks[{i}]"
+            tid = _object(t, at).get("id", t.get("name"))
             runtime = t.get("runtimeInSeconds", t.get("runtime"))
             if tid is None or runtime is None:
                 raise InvalidInput(f"{where}: task {tid!r} has no id or no runtime")
-            procs = t.get("cores", t.get("coreCount", default_procs))
+            tid = _name(tid, f"{at}.id")
+            if tid in g:
+                raise InvalidInput(f"{at}: task id {tid!r} appears twice")
             g.add_node(tid, runtime=_seconds(runtime, f"{where}: task {tid!r}"),
-                       procs=_procs(procs, where, tid), name=t.get("name", tid))
+                       procs=_procs(t.get("cores", t.get("coreCount", default_procs)), where, tid),
+                       name=_task_name(t.get("name", tid), at))
             inputs[tid], outputs[tid] = set(), set()
-            for f in t.get("files", []):
-                fid = f.get("id", f.get("name"))
-                sizes[fid] = f.get("sizeInBytes", f.get("size", 0))
+            for k, f in enumerate(_array(t.get("files", []), f"{at}.files")):
+                fat = f"{at}.files[{k}]"
+                fid = _name(_object(f, fat).get("id", f.get("name")), f"{fat}.id")
+                size = _bytes(f.get("sizeInBytes", f.get("size", 0)), f"{fat}.sizeInBytes")
+                if sizes.setdefault(fid, size) != size:
+                    raise InvalidInput(f"{fat}: file {fid!r} has {size} bytes here and {sizes[fid]} in another task")
                 (inputs if f.get("link") == "input" else outputs)[tid].add(fid)
-    for t in tasks:
-        tid = t.get("id", t.get("name"))
-        for parent in t.get("parents", []):
+            links.append((at, tid, _names(t.get("parents", []), f"{at}.parents"),
+                          _names(t.get("children", []), f"{at}.children")))
+    for _, tid, parents, children in links:
+        for parent in parents:
             if parent not in g:
                 raise InvalidInput(f"{where}: task {tid!r} names an unknown parent {parent!r}")
             shared = outputs[parent] & inputs[tid]
             g.add_edge(parent, tid, data_bytes=int(sum(sizes.get(f, 0) for f in shared)))
-        for child in t.get("children", []):
+        for child in children:
             if child not in g:
                 raise InvalidInput(f"{where}: task {tid!r} names an unknown child {child!r}")
             if not g.has_edge(tid, child):
                 shared = outputs[tid] & inputs[child]
                 g.add_edge(tid, child, data_bytes=int(sum(sizes.get(f, 0) for f in shared)))
-    return validate_workflow(g)
+    return validate_workflow(g, where=where)
+
+
+def _task_name(value: object, where: str) -> str | int:
+    if isinstance(value, bool) or not isinstance(value, (str, int)):
+        raise InvalidInput(f"{where}.name must be a string, got {_shown(value)}")
+    return value
 
 
 def _procs(value: object, where: str, task: object) -> int:
     if isinstance(value, float) and value.is_integer():
         value = int(value)
     if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-        raise InvalidInput(f"{where}: task {task!r}: coreCount must be an int >= 1, got {value!r}")
+        raise InvalidInput(f"{where}: task {task!r}: coreCount must be an int >= 1, got {_shown(value)}")
     return value
 
 
@@ -200,7 +278,7 @@ def workflow_from_dict(doc: Mapping, *, where: str = "workflow") -> nx.DiGraph:
             if not isinstance(e[end], (str, int)) or isinstance(e[end], bool) or e[end] not in g:
                 raise InvalidInput(f"{where}: edges[{i}] names an unknown task {e[end]!r}")
         g.add_edge(e["from"], e["to"], data_bytes=e.get("data", 0))
-    return validate_workflow(g)
+    return validate_workflow(g, where=where)
 
 
 def workflow_to_dict(workflow: nx.DiGraph) -> dict:

@@ -20,6 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
+from gridmarket.decoding import decode_text, read_bytes
 from gridmarket.errors import InvalidInput
 from gridmarket.job import checked_jobs
 from gridmarket.limits import LIMITS, Limit
@@ -100,15 +101,18 @@ _BOUNDED = {"submit": "seconds", "runtime": "seconds", "req_time": "seconds", "a
 _INT64 = 2**63  # columns are int64 arrays: larger whole numbers are refused by line, not overflowed
 
 def read_text(path: str | PathLike[str]) -> str:
-    """Whole file as text; gzip files (by ``.gz`` suffix or magic bytes) are decompressed."""
-    with open(path, "rb") as f:
-        raw = f.read()
+    """Whole file as text; gzip files (by ``.gz`` suffix or magic bytes) are decompressed.
+
+    Decoded by :func:`gridmarket.decoding.decode_text` (a UTF-8 byte order mark dropped, UTF-16
+    refused), with undecodable bytes replaced: archive logs carry free text in their comment lines.
+    """
+    raw = read_bytes(path, "job log")
     if Path(path).suffix == ".gz" or raw[:2] == _GZIP_MAGIC:
         try:
             raw = gzip.decompress(raw)
         except (OSError, EOFError, zlib.error) as exc:
-            raise InvalidInput(f"{path}: not a readable gzip file ({exc})") from exc
-    return raw.decode("utf-8", errors="replace")
+            raise InvalidInput(f"{path}: not a readable gzip file ({exc})") from None
+    return decode_text(raw, str(path), "job log", errors="replace")
 
 
 def parse_header(lines: Sequence[str], comment: str) -> dict[str, str]:

@@ -13,7 +13,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from pathlib import Path
 
 import numpy as np
 
@@ -26,6 +25,7 @@ from gridmarket.clearing import (
     resolve_clearing,
     stable_match,
 )
+from gridmarket.decoding import decode_text, parse_json, read_json
 from gridmarket.errors import InvalidInput
 from gridmarket.plugins import is_plugin_name
 from gridmarket.scenarios.options import bounded, checked, run_standalone
@@ -126,6 +126,14 @@ def clear_from_json(data: dict, *, method: str = "mcmf", maxq: int | None = None
             raise InvalidInput(f"{where}: capacity has {len(capacity)} entries for {len(data['systems'])} systems "
                                f"(got {capacity!r})")
         capacity = dict(zip(data["systems"], capacity))
+    try:
+        return _clear(data, capacity, method, backend, where, w_t)
+    except InvalidInput as err:  # the problem's own checks (shapes, repeated names, costs that disagree) know no file
+        raise (err if str(err).startswith(where) else InvalidInput(f"{where}: {err}")) from None
+
+
+def _clear(data: dict, capacity, method: str, backend: str, where: str, w_t: float) -> dict:
+    """:func:`clear_from_json` once the document's keys and types are checked."""
     problem = ClearingProblem.from_mapping(data["jobs"], data["systems"], data["cost"], capacity)
     if method == "mcmf":
         return clear_mcmf(problem, backend=backend).to_json()
@@ -181,13 +189,12 @@ def run_clear(args: argparse.Namespace) -> int:
     if args.wt is not None and args.method in METHODS:
         raise InvalidInput(f"--wt weighs cost against system_cost for a registry or plug-in --method; "
                            f"{args.method} does not read it")
-    try:
-        text = sys.stdin.read() if args.costs == "-" else Path(args.costs).read_text(encoding="utf-8")
-        data = json.loads(text)
-    except json.JSONDecodeError as err:
-        raise InvalidInput(f"{args.costs}: not valid JSON: {err}") from None
-    except UnicodeDecodeError as err:
-        raise InvalidInput(f"{args.costs}: not UTF-8 text ({err.reason} at byte {err.start})") from None
+    if args.costs == "-":
+        # the bytes, so that they are decoded as a file's are; a replaced stdin (a StringIO) holds text already
+        raw = sys.stdin.buffer.read() if hasattr(sys.stdin, "buffer") else sys.stdin.read().encode()
+        data = parse_json(decode_text(raw, "standard input", "costs"), "standard input", "costs")
+    else:
+        data = read_json(args.costs, "costs")
     print(json.dumps(clear_from_json(data, method=args.method, maxq=args.maxq, backend=args.backend,
                                      where="standard input" if args.costs == "-" else args.costs,
                                      w_t=DEFAULT_W_T if args.wt is None else args.wt)))

@@ -87,6 +87,10 @@ def _read_slots(path: Path) -> tuple[list[Slot], dict, int, Network | None]:
             raise InvalidInput(f"{path}: resources.{name}.procs must be an integer >= 1 (got {m['procs']!r})")
         check_number(f"{path}: resources.{name}.procs", m["procs"], "processors")
         machines[name] = m["procs"]
+    for i, slot in enumerate(slots):  # a slot offers processors of one machine: never more than it has
+        if slot.resource in machines and slot.procs > machines[slot.resource]:
+            raise InvalidInput(f"{path}: slots[{i}].procs: {slot.procs} processors on resource {slot.resource!r}, "
+                               f"whose machine has {machines[slot.resource]} (resources.{slot.resource}.procs)")
     net = doc.get("network")
     if net is not None:
         check_keys(f"{path}: network", net, ("latency", "bytes_per_second"))
@@ -135,14 +139,16 @@ def run(args: argparse.Namespace) -> int:
     slots, machines, release, network = _read_slots(Path(args.slots))
     if not slots:
         raise InvalidInput(f"{args.slots}: the slot set is empty")
-    problem = ProvisioningProblem(workflow, tuple(slots), machines, release, network, args.alpha,
-                                  args.population, args.generations)
     method = resolve_provisioning(args.method)
     try:
+        problem = ProvisioningProblem(workflow, tuple(slots), machines, release, network, args.alpha,
+                                      args.population, args.generations)
         result = method(problem, rng=np.random.default_rng(args.seed))
     except Infeasible as exc:
         print(f"infeasible: {exc}")
         return 1
+    except InvalidInput as exc:  # the two files disagree (a task no slot's resource can run, ...): name both
+        raise InvalidInput(f"{args.workflow} with {args.slots}: {exc}") from None
     result = check_provisioning(result, problem, args.method)
     if result.front is not None:
         chosen = (result.allocation_cost, result.finish(release) - release)

@@ -290,6 +290,14 @@ def _run_scenario(args: argparse.Namespace) -> int:
     from gridmarket.scenarios.experiment import compare
     from gridmarket.scenarios.results import format_table, manifest, write_results
 
+    if args.seeds is not None:  # one seed is run here; running only it would drop the others unseen
+        raise InvalidInput(f"--seeds runs a reproduction once per seed; {args.name!r} is an agent scenario: run its "
+                           f"seeds with 'gridmarket sweep {args.name} --grid seed={args.seeds}', or one with --seed N")
+    for option, given in (("--json", args.json), ("--workers", args.workers is not None),
+                          ("--executor", args.executor != "local"), ("--scheduler", args.scheduler is not None)):
+        if given:  # these shape a reproduction's multi-seed report, which an agent scenario does not make
+            raise InvalidInput(f"{option} applies to reproductions only; {args.name!r} is an agent scenario "
+                               "(it prints a table; --out writes the results folder)")
     for option, value in (("--size", args.size), ("--data", args.data)):
         if value is not None:
             warnings.warn(f"{option} applies to reproductions only; {args.name!r} is an agent scenario",

@@ -27,6 +27,7 @@ from pathlib import Path
 import pandas as pd
 
 from gridmarket.datasets import DATA_ENV, data_root, locate
+from gridmarket.decoding import read_json
 from gridmarket.errors import InvalidInput
 from gridmarket.plugins import InstanceContract, Registry
 from gridmarket.scenarios.config import suggest
@@ -393,15 +394,17 @@ def read_report(folder: Path) -> Report:
     ``InvalidInput`` naming the file for a missing, malformed or incomplete one: the manifest's
     sizes and SHA-256 must match, and the CSV must hold a row per direction of the manifest.
     """
-    import json
-
     folder = Path(folder)
     manifest_path, csv_path = folder / "manifest.json", folder / "report.csv"
     for path in (manifest_path, csv_path):
         if not path.is_file():
             raise InvalidInput(f"{path}: missing (a reproduction's report folder has report.csv and manifest.json)")
     try:
-        doc = json.loads(manifest_path.read_text())
+        doc = read_json(manifest_path, "reproduction manifest", allow_nan=True)
+    except InvalidInput as err:  # the decoder's message starts with the path (and line) too
+        raise InvalidInput(f"{manifest_path}: not a reproduction's manifest "
+                           f"({str(err).removeprefix(str(manifest_path)).lstrip(':0123456789 ')})") from None
+    try:
         scenario = doc["scenario"]
         name, size, seed = scenario["reproduction"], scenario["size"], int(doc["seed"])
         checks = tuple(Check(d["statement"], _holds(d["holds"]), d.get("detail", "")) for d in doc["directions"])

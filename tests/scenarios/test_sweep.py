@@ -203,7 +203,7 @@ def test_bad_design_files_are_refused_naming_the_line(tmp_path, text, match):
     design.write_text(text)
     with pytest.raises(InvalidInput, match=match):
         read_points(design)
-    with pytest.raises(InvalidInput, match="cannot read the design points"):
+    with pytest.raises(InvalidInput, match="missing.csv: cannot read design points: No such file"):
         read_points(tmp_path / "missing.csv")
 
 

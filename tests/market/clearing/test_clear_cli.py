@@ -52,4 +52,4 @@ def test_command_prints_json_and_fails_cleanly(tmp_path, capsys):
     assert set(out) == {"assignment", "total_cost", "unassigned"}
     path.write_text("{not json")
     assert main(["clear", "--costs", str(path)]) == 2
-    assert "not valid JSON" in capsys.readouterr().err
+    assert "costs.json:1: not JSON" in capsys.readouterr().err
