@@ -1,4 +1,4 @@
-"""Parameter sweeps: a grid of scenario overrides, one result file per run, resumable, local or on Dask.
+"""Parameter sweeps: a grid of scenario overrides, runs stored in Parquet parts, resumable, local or on Dask.
 
 ``run_sweep(config, grid, out)`` runs :func:`gridmarket.scenarios.experiment.compare` for
 every point of the Cartesian product of ``grid`` (parameter name -> values);
@@ -7,20 +7,24 @@ instead (e.g. a Latin hypercube read by :func:`read_points` from a CSV file).
 Layout of ``OUT/``::
 
     sweep.json          the sweep's manifest: scenario and grid or points (a resume must match it), versions
-    runs/<run_id>.json  one file per finished run: its grid point, n_rows and summary rows (one per model)
+    parts/*.parquet     the finished runs: each run's grid point, n_rows and summary rows (one per model),
+                        a few parts per process that ran points (:mod:`gridmarket.scenarios.sweepstore`)
     sweep.csv           the combined table (one row per run and interaction model), written last
     sweep.parquet       the same table, typed (pandas, Polars, DuckDB and Dask read it without parsing)
     sweep.png           each metric per design point and model: mean over seeds, 95 % t interval
 
-A run's file is written atomically (temporary file + rename) by the process
-that ran it, the moment it finishes, so a sweep killed at any instant leaves
-only whole files: finished runs, plus perhaps a hidden ``.*.tmp`` that a
-resume deletes. ``resume=True`` skips every run whose file is whole (its
-point, a row per interaction model, as many as its ``n_rows``); another is
-logged and run again. An existing folder is refused unless ``resume`` or
-``force`` (start over: the sweep's own files are deleted, and in a folder
-without ``sweep.json`` nothing is). One sweep writes a folder at a time
-(:func:`gridmarket.scenarios.outfolder.claim`); a second is refused.
+A run is stored by the process that ran it, the moment it finishes: that
+process rewrites its current part whole, atomically (temporary file + rename),
+so a sweep killed at any instant leaves only whole parts holding every
+finished run, plus perhaps a hidden ``.*.tmp`` that a resume deletes; a sweep
+of thousands of runs makes tens of files, not thousands (shared HPC file
+systems pay per file). ``resume=True`` skips every run that is whole in a part
+(its point, a row per interaction model, as many as its ``n_rows``; a folder
+of an earlier version, with one ``runs/<run_id>.json`` per run, resumes too);
+another is logged and run again. An existing folder is refused unless
+``resume`` or ``force`` (start over: the sweep's own files are deleted, and in
+a folder without ``sweep.json`` nothing is). One sweep writes a folder at a
+time (:func:`gridmarket.scenarios.outfolder.claim`); a second is refused.
 
 Executors: ``"local"`` (``workers`` processes; 1 = in this process) or
 ``"dask"``: a ``distributed`` scheduler at ``scheduler`` (``tcp://HOST:PORT``,
@@ -31,9 +35,9 @@ has had no worker for :data:`NO_WORKER_SECONDS` (its worker processes died
 and were not restarted), the sweep stops with :class:`NoWorkers`, keeping the
 finished runs for a resume; on an external ``scheduler`` it waits for workers
 to join (dask-jobqueue may start them much later), logging a warning every
-:data:`NO_WORKER_SECONDS` while none is connected. A run whose file is on disk
-is finished, so its result is read from there, not fetched from the worker
-that computed it (which may be gone).
+:data:`NO_WORKER_SECONDS` while none is connected. A run stored in a part is
+finished, so its result is read from there, not fetched from the worker that
+computed it (which may be gone).
 
 Grid syntax (``parse_grid``): ``name=v1,v2,...`` or ``name=a..b`` (integers,
 inclusive); ``model=mcmf,stable`` picks one interaction model per run. Times
@@ -52,7 +56,7 @@ import multiprocessing
 import os
 import re
 import time
-from collections.abc import Callable, Generator, Iterator, Mapping, Sequence
+from collections.abc import Callable, Generator, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
 from typing import Any
@@ -60,13 +64,14 @@ from typing import Any
 import pandas as pd
 
 from gridmarket.atomicfile import is_temporary
-from gridmarket.decoding import parse_json, read_json, read_text
+from gridmarket.decoding import read_json, read_text
 from gridmarket.errors import InvalidInput, MarketError
 from gridmarket.scenarios.config import ScenarioConfig, overridable, suggest, with_overrides
 from gridmarket.scenarios.experiment import check_models, compare
 from gridmarket.scenarios.interrupts import stop_workers, with_hint
 from gridmarket.scenarios.outfolder import claim, entries
 from gridmarket.scenarios.results import manifest, write_atomic
+from gridmarket.scenarios.sweepstore import PARTS, PartCache, add_run, is_part, new_session, part_files, read_runs
 from gridmarket.validation import check_number
 
 __all__ = ["EXECUTORS", "MANIFEST", "NO_WORKER_SECONDS", "NoWorkers", "check_executor", "executor_runs",
@@ -219,18 +224,19 @@ def _absolute_paths(config: ScenarioConfig) -> ScenarioConfig:
     return dataclasses.replace(config, workload=work, providers=providers)
 
 
-def run_point(config: ScenarioConfig, point: dict, path: str) -> str:
-    """Run one grid point; write its document to ``path`` atomically when that folder exists here.
+def run_point(config: ScenarioConfig, point: dict, parts: str, run_id: str, session: str) -> tuple[dict, bool]:
+    """Run one grid point; store it in this process's part of ``session`` in ``parts`` when that folder exists here.
 
-    Returns the document (JSON text), so that a client whose Dask workers do
-    not share its file system can write it itself.
+    Returns ``(document, stored)``: the run's ``{"point", "n_rows", "rows"}`` and whether it
+    was stored, so that a client whose Dask workers do not share its file system stores it itself.
     """
     runs = compare(_configure(config, point))
     rows = [{**{f"grid.{k}": v for k, v in point.items()}, **r.summary} for r in runs]
-    text = json.dumps({"point": point, "n_rows": len(rows), "rows": rows}, indent=1, default=str) + "\n"
-    if Path(path).parent.is_dir():
-        write_atomic(Path(path), text)
-    return text
+    doc = json.loads(json.dumps({"point": point, "n_rows": len(rows), "rows": rows}, default=str))
+    if Path(parts).is_dir():
+        add_run(parts, run_id, doc, session)
+        return doc, True
+    return doc, False
 
 
 def _incomplete(doc: object, point: Mapping | None = None, n_models: int | None = None) -> str | None:
@@ -255,23 +261,25 @@ def _incomplete(doc: object, point: Mapping | None = None, n_models: int | None 
     return None
 
 
-def _run_document(path: str | Path) -> str | None:
-    """The whole run document at ``path`` (JSON text with its rows), or None: no file (yet), or an incomplete one."""
-    try:
-        text = read_text(path, "run file")
-        doc = parse_json(text, str(path), "run file", allow_nan=True)
-    except InvalidInput:
-        return None
-    return text if _incomplete(doc) is None else None
+_part_caches: dict[str, PartCache] = {}
 
 
-def _from_disk(key: tuple[str, str]) -> str | None:
-    """:func:`run_dask`'s ``recover`` for a sweep: the file of run ``key = (run_id, path)``, once written."""
-    return _run_document(key[1])
+def _from_disk(key: tuple[str, str]) -> dict | None:
+    """:func:`run_dask`'s ``recover`` for a sweep: run ``key = (run_id, parts folder)``'s document once stored whole."""
+    rid, parts = key
+    cache = _part_caches.setdefault(parts, PartCache(parts))
+    doc = cache.runs().get(rid)
+    return doc if doc is not None and _incomplete(doc) is None else None
+
+
+def _recovered(key: tuple[str, str]) -> tuple[dict, bool] | None:
+    """:func:`_from_disk` as :func:`run_point`'s result: the document, stored."""
+    doc = _from_disk(key)
+    return None if doc is None else (doc, True)
 
 
 def _is_run_file(path: Path) -> bool:
-    """Whether ``path`` is a run's document (whole or not) that :func:`run_point` wrote, not someone else's file."""
+    """Whether ``path`` is a run's JSON document (whole or not) of an earlier version's sweep, not someone else's file."""
     try:
         doc = read_json(path, "run file", allow_nan=True)
     except InvalidInput:
@@ -279,24 +287,43 @@ def _is_run_file(path: Path) -> bool:
     return isinstance(doc, dict) and "point" in doc and "rows" in doc
 
 
-def _finished(path: Path, point: Mapping | None = None, n_models: int | None = None) -> bool:
-    """Whether ``path`` holds the whole document of the run of ``point`` (a row per each of its ``n_models``).
+class _Finished:
+    """The finished runs of a sweep folder: whole in a part, or in an earlier version's ``runs/<run_id>.json``.
 
-    A file cut short, emptied or edited (no rows, a row count other than its ``n_rows`` or
+    A run cut short, emptied or edited (no rows, a row count other than its ``n_rows`` or
     than the point's interaction models, another point) is logged and run again.
     """
-    if not path.exists():
-        return False
-    try:
-        doc = read_json(path, "run file", allow_nan=True)
-    except InvalidInput as err:
-        _log.warning("%s; running that point again", err)
-        return False
-    why = _incomplete(doc, point, n_models)
-    if why is not None:
-        _log.warning("%s: incomplete run file (%s); running that point again", path, why)
-        return False
-    return True
+
+    def __init__(self, out: Path, expected: Mapping[str, tuple[Mapping, int]]) -> None:
+        self.parts = PartCache(out / PARTS)
+        self.legacy = out / "runs"
+        self.expected = expected
+
+    def document(self, rid: str, *, quiet: bool = False) -> dict | None:
+        """Run ``rid``'s whole document, or None."""
+        point, n_models = self.expected[rid]
+        doc = self.parts.runs().get(rid)
+        where: object = self.parts.folder
+        if doc is None:
+            path = self.legacy / f"{rid}.json"
+            if not path.exists():
+                return None
+            where = path
+            try:
+                doc = read_json(path, "run file", allow_nan=True)
+            except InvalidInput as err:
+                if not quiet:
+                    _log.warning("%s; running that point again", err)
+                return None
+        why = _incomplete(doc, point, n_models)
+        if why is not None:
+            if not quiet:
+                _log.warning("%s: incomplete run %s (%s); running that point again", where, rid, why)
+            return None
+        return doc
+
+    def ids(self, ids: Iterable[str]) -> set[str]:
+        return {rid for rid in ids if self.document(rid, quiet=True) is not None}
 
 
 # ---- the folder -------------------------------------------------------------
@@ -335,7 +362,8 @@ def _check_out(out: Path, spec: dict, *, resume: bool, force: bool) -> None:
     if not isinstance(old, dict):
         raise InvalidInput(f"{spec_path}: a sweep manifest is an object, got {type(old).__name__}; pass --force "
                            "to start over")
-    n_done = sum(1 for _ in (out / "runs").glob("*.json")) if (out / "runs").is_dir() else 0
+    n_done = len(read_runs(out / PARTS)) + (sum(1 for _ in (out / "runs").glob("*.json"))
+                                           if (out / "runs").is_dir() else 0)
     diffs = _spec_differences(old, spec)
     if diffs:
         raise InvalidInput(f"{out}: holds a different sweep ({'; '.join(diffs)}); choose another --out, "
@@ -347,21 +375,23 @@ def _check_out(out: Path, spec: dict, *, resume: bool, force: bool) -> None:
 
 
 def _init_out(out: Path, spec: dict, *, force: bool) -> None:
-    """Create ``out`` (manifest first, then ``runs/``); ``force`` deletes the old sweep; drop a kill's temporaries."""
+    """Create ``out`` (manifest first, then ``parts/``); ``force`` deletes the old sweep; drop a kill's temporaries."""
     out.mkdir(parents=True, exist_ok=True)  # refusals were _check_out's
-    runs_dir = out / "runs"
+    parts_dir, runs_dir = out / PARTS, out / "runs"
     if force and (out / MANIFEST).exists():  # a sweep's folder: its files go; in any other folder nothing does
+        parts = [p for p in part_files(parts_dir) if is_part(p)]
         runs = [p for p in runs_dir.glob("*.json") if _is_run_file(p)]
-        for path in [out / MANIFEST, *runs, out / "sweep.csv", out / "sweep.parquet", out / "sweep.png"]:
+        for path in [out / MANIFEST, *parts, *runs, out / "sweep.csv", out / "sweep.parquet", out / "sweep.png"]:
             path.unlink(missing_ok=True)
     spec_path = out / MANIFEST
     if not spec_path.exists():
         provenance = manifest(spec["scenario"], spec["scenario"].get("seed"))
         doc = {**spec, "created_with": {k: provenance[k] for k in ("python", "packages", "git_commit", "command")}}
         write_atomic(spec_path, json.dumps(doc, indent=1, default=str) + "\n")
-    runs_dir.mkdir(exist_ok=True)
-    for tmp in runs_dir.glob(".*.tmp"):
-        tmp.unlink(missing_ok=True)
+    parts_dir.mkdir(exist_ok=True)
+    for folder in (parts_dir, runs_dir):
+        for tmp in folder.glob(".*.tmp"):
+            tmp.unlink(missing_ok=True)
 
 
 # ---- executors --------------------------------------------------------------
@@ -740,14 +770,10 @@ def _sweep_into(out: Path, config: ScenarioConfig, spec: dict, ids: list[str], p
                 no_worker_seconds) -> pd.DataFrame:
     """:func:`run_sweep` once it holds the folder's lock."""
     _check_out(out, spec, resume=resume, force=force)
-    runs_dir = (out / "runs").resolve()
-    expected = {rid: (point, n) for rid, point, n in zip(ids, points, n_models)}
-
-    def finished_run(rid: str) -> bool:
-        return _finished(runs_dir / f"{rid}.json", *expected[rid])
-
-    finished = set() if force else {rid for rid in ids if finished_run(rid)}
-    todo = [(rid, point, str(runs_dir / f"{rid}.json")) for rid, point in zip(ids, points) if rid not in finished]
+    parts_dir = (out / PARTS).resolve()
+    done = _Finished(out.resolve(), {rid: (point, n) for rid, point, n in zip(ids, points, n_models)})
+    finished = set() if force else {rid for rid in ids if done.document(rid) is not None}
+    todo = [(rid, point) for rid, point in zip(ids, points) if rid not in finished]
 
     with contextlib.ExitStack() as stack:
         client = None
@@ -762,37 +788,39 @@ def _sweep_into(out: Path, config: ScenarioConfig, spec: dict, ids: list[str], p
                 if progress:
                     progress(rid, "skipped", n_done, n_total)
         run_config = _absolute_paths(config)
-        tasks = [((rid, path), (run_config, point, path)) for rid, point, path in todo]
+        session = new_session()
+        tasks = [((rid, str(parts_dir)), (run_config, point, str(parts_dir), rid, session)) for rid, point in todo]
         if client is not None:
             results = run_dask(client, run_point, tasks, wait_for_workers=scheduler is not None,
-                               no_worker_seconds=no_worker_seconds, recover=_from_disk)
+                               no_worker_seconds=no_worker_seconds, recover=_recovered)
         else:
             results = run_local(run_point, tasks, workers or 1)
         try:
-            for (rid, path), text in stack.enter_context(contextlib.closing(results)):
-                if not Path(path).exists():  # a Dask worker that does not share this file system
-                    write_atomic(Path(path), text)
+            for (rid, _), (doc, stored) in stack.enter_context(contextlib.closing(results)):
+                if not stored:  # a Dask worker that does not share this file system
+                    add_run(parts_dir, rid, doc, session)
                 n_done += 1
                 if progress:
                     progress(rid, "done", n_done, n_total)
         except KeyboardInterrupt as exc:
             stop_workers()
-            for tmp in runs_dir.glob(".*.tmp"):  # a run stopped while writing leaves no partial file
+            for tmp in parts_dir.glob(".*.tmp"):  # a run stopped while writing leaves no partial file
                 tmp.unlink(missing_ok=True)
-            kept = sum(1 for rid in ids if finished_run(rid))
-            raise with_hint(exc, f"{kept} of {n_total} runs finished and are kept in {runs_dir}; repeat the "
+            kept = len(done.ids(ids))
+            raise with_hint(exc, f"{kept} of {n_total} runs finished and are kept in {parts_dir}; repeat the "
                                  "command with --resume to run the rest") from None
         except NoWorkers as exc:
-            kept = sum(1 for rid in ids if finished_run(rid))
-            raise NoWorkers(f"{exc}; {kept} of {n_total} runs finished and are kept in {runs_dir}; repeat the "
+            kept = len(done.ids(ids))
+            raise NoWorkers(f"{exc}; {kept} of {n_total} runs finished and are kept in {parts_dir}; repeat the "
                             "command with --resume to run the rest") from None
 
     rows = []
     for rid in ids:
-        if not finished_run(rid):  # changed on disk since its run wrote it (another process, a hand)
-            raise MarketError(f"{runs_dir / f'{rid}.json'}: incomplete run file after the sweep (see the warning "
+        doc = done.document(rid)
+        if doc is None:  # changed on disk since its run stored it (another process, a hand)
+            raise MarketError(f"{parts_dir}: run {rid} is missing or incomplete after the sweep (see the warning "
                               "above); repeat the command with --resume to run it again")
-        rows += read_json(runs_dir / f"{rid}.json", "run file", allow_nan=True)["rows"]  # whole: finished_run checked it
+        rows += doc["rows"]
     table = pd.DataFrame(rows)
     from gridmarket.scenarios.plots import sweep_means
 

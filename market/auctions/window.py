@@ -107,14 +107,13 @@ def trade_window(plans: dict[str, ProviderPlan], requests: list[SlotRequest], *,
     values: list[float] = []
     seller_of: list[str] = []
     costs: list[float] = []
-    for name, plan in plans.items():
-        offers = [_offer(plan, r, window) for r in requests]
-        units = sorted(o[1] / r.hours for r, o in zip(requests, offers) if o is not None)
+    offers = {name: [_offer(plan, r, window) for r in requests] for name, plan in plans.items()}
+    for name in plans:
+        units = sorted(o[1] / r.hours for r, o in zip(requests, offers[name]) if o is not None)
         costs += units
         seller_of += [name] * len(units)
-    for r in requests:
-        worth = [r.worth(o[0]) / r.hours
-                 for plan in plans.values() if (o := _offer(plan, r, window)) is not None]
+    for k, r in enumerate(requests):
+        worth = [r.worth(o[0]) / r.hours for name in plans if (o := offers[name][k]) is not None]
         if worth and min(worth) > 0:
             buyers.append(r)
             values.append(min(worth))
@@ -128,14 +127,7 @@ def trade_window(plans: dict[str, ProviderPlan], requests: list[SlotRequest], *,
         ceiling = max(values + costs)
         traders = ([GDTrader(f"b{i}", "bid", float(v), ceiling, memory) for i, v in enumerate(values)]
                    + [GDTrader(f"s{i}", "ask", float(c), ceiling, memory) for i, c in enumerate(costs)])
-    inner = traders[0].observe
-
-    def counting(q: float, shout_side: str, accepted: bool) -> None:  # every trader sees every shout once
-        shouts[shout_side] += 1
-        inner(q, shout_side, accepted)
-
-    traders[0].observe = counting  # type: ignore[method-assign]  # this trader also counts the shouts
-    trades = trading_day(traders, rng, steps)
+    trades = trading_day(traders, rng, steps, shouts)
     # ---- settlement, in the order the trades happened
     sales: list[Sale] = []
     void = 0

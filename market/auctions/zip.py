@@ -32,6 +32,7 @@ first); a ZIP trader shouts its ``price``.
 from __future__ import annotations
 
 import math
+from collections import Counter
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -111,17 +112,24 @@ def zip_traders(values: list[float], costs: list[float], rng: np.random.Generato
     return traders
 
 
-def trading_day(traders: list, rng: np.random.Generator, steps: int = 500) -> list[Trade]:
+def trading_day(traders: list, rng: np.random.Generator, steps: int = 500,
+                shouts: Counter[str] | None = None) -> list[Trade]:
     """One trading day of a continuous double auction among ``traders`` (module notes); what they learnt carries over.
 
     ``traders`` are :class:`ZIPTrader` or :class:`~gridmarket.auctions.gd.GDTrader` (or any trader with
     ``name``, ``side``, ``limit``, ``active``, ``observe(q, shout_side, accepted)`` and either a
     ``price`` or a ``shout(book)``), in any mix; names must be unique and contain no ``"@"``.
+    ``shouts``, if given, counts the day's shouts by side (``"bid"``, ``"ask"``).
+
+    A day of ZIP traders sharing one generator runs on arrays (:func:`_zip_day`): the same
+    trades, margins and draws as the trader-by-trader loop here, which every other mix runs.
     """
     for t in traders:
         t.active = True
         if isinstance(t, ZIPTrader):
             t.momentum = 0.0
+    if traders and all(type(t) is ZIPTrader for t in traders) and len({id(t.rng) for t in traders}) == 1:
+        return _zip_day(traders, rng, steps, shouts)
     book = OrderBook(k=0.0)
     by_name = {t.name: t for t in traders}
     trades: list[Trade] = []
@@ -136,6 +144,8 @@ def trading_day(traders: list, rng: np.random.Generator, steps: int = 500) -> li
         for side in (book.bids, book.asks):
             side[:] = [e for e in side if not e[2].startswith(trader.name + "@")]
         q = trader.shout(book) if hasattr(trader, "shout") else trader.price
+        if shouts is not None:
+            shouts[trader.side] += 1
         done = book.submit(Order(f"{trader.name}@{step}", trader.side, q, 1))
         for trade in done:
             trades.append(trade)
@@ -146,6 +156,96 @@ def trading_day(traders: list, rng: np.random.Generator, steps: int = 500) -> li
         price = done[0].price if done else q
         for t in traders:
             t.observe(price, trader.side, bool(done))
+    return trades
+
+
+def _zip_day(traders: list[ZIPTrader], rng: np.random.Generator, steps: int,
+             shouts: Counter[str] | None) -> list[Trade]:
+    """:func:`trading_day` for ZIP traders drawing from one generator, each step's updates on arrays.
+
+    The same day as the trader-by-trader loop, to the bit: the shouter is drawn by the same
+    ``rng.integers`` call; a shout trades against the best standing opposite shout (price, then
+    arrival; :class:`~gridmarket.auctions.double.OrderBook` with ``k = 0`` and unit orders) at its
+    price; every trader then applies :meth:`ZIPTrader.observe`'s rule, the movers' ``(R, A)`` pairs
+    drawn in the traders' order as ``low + (high - low) u`` from one ``random`` call, which is how
+    ``Generator.uniform`` draws them. The margins, momenta and flags are written back at the end.
+    """
+    n = len(traders)
+    names = [t.name for t in traders]
+    ask = np.array([t.side == "ask" for t in traders])
+    bid = ~ask
+    limit = np.array([t.limit for t in traders], dtype=float)
+    mu = np.array([t.mu for t in traders], dtype=float)
+    beta = np.array([t.beta for t in traders], dtype=float)
+    gamma = np.array([t.gamma for t in traders], dtype=float)
+    momentum = np.zeros(n)
+    active = np.ones(n, dtype=bool)
+    standing = np.full(n, np.nan)  # each trader's standing shout, SU/unit (NaN: none)
+    arrival = np.zeros(n, dtype=np.int64)  # its place in the book's time priority
+    arrival_step = np.zeros(n, dtype=np.int64)  # the step it was shouted at (its order's id)
+    seq = 0
+    draw = traders[0].rng
+    trades: list[Trade] = []
+    for step in range(steps):
+        live = np.flatnonzero(active)
+        live_bid, live_ask = active & bid, active & ask
+        if not live_bid.any() or not live_ask.any() or limit[live_bid].max() < limit[live_ask].min():
+            break
+        i = int(live[int(rng.integers(len(live)))])
+        standing[i] = np.nan
+        q = float(limit[i] * (1.0 + mu[i]))
+        side_ask = bool(ask[i])
+        if shouts is not None:
+            shouts["ask" if side_ask else "bid"] += 1
+        other = np.flatnonzero(~np.isnan(standing) & (bid if side_ask else ask))
+        done = False
+        if other.size:
+            prices = standing[other]
+            best = prices.max() if side_ask else prices.min()
+            if (q <= best) if side_ask else (q >= best):
+                tied = other[prices == best]
+                j = int(tied[np.argmin(arrival[tied])])
+                # the standing order's name is its trader's and the step it was shouted at
+                standing_id = f"{names[j]}@{int(arrival_step[j])}"
+                own_id = f"{names[i]}@{step}"
+                price = float(best)
+                trades.append(Trade(standing_id, own_id, price, 1) if side_ask else Trade(own_id, standing_id, price, 1))
+                active[i] = active[j] = False
+                standing[j] = np.nan
+                done = True
+        if not done:
+            seq += 1
+            standing[i], arrival[i] = q, seq
+            arrival_step[i] = step
+            price = q
+        p = limit * (1.0 + mu)
+        if side_ask:  # a shout of an ask
+            lower_ask = (p >= price) & (not done)
+            lower_bid = (p <= price) & done
+        else:
+            lower_ask = (p >= price) & done
+            lower_bid = (p <= price) & (not done)
+        # a trade raises the margin of every trader whose price it matched or beat, active or not
+        up = np.where(ask, p <= price, p >= price) if done else np.zeros(n, dtype=bool)
+        down = ~up & active & np.where(ask, lower_ask, lower_bid)
+        movers = np.flatnonzero(up | down)
+        if not movers.size:
+            continue
+        higher = up[movers] == ask[movers]  # seller raising / buyer lowering its margin: shout higher
+        u = draw.random(2 * movers.size)
+        r_low = np.where(higher, 1.0, 0.95)
+        r_high = np.where(higher, 1.05, 1.0)
+        a_low = np.where(higher, 0.0, -0.05)
+        a_high = np.where(higher, 0.05, 0.0)
+        target = (r_low + (r_high - r_low) * u[0::2]) * price + (a_low + (a_high - a_low) * u[1::2])
+        pm = p[movers]
+        delta = beta[movers] * (target - pm)
+        m = gamma[movers] * momentum[movers] + (1.0 - gamma[movers]) * delta
+        momentum[movers] = m
+        new = (pm + m) / limit[movers] - 1.0
+        mu[movers] = np.where(ask[movers], np.maximum(new, 0.0), np.minimum(np.maximum(new, -1.0), 0.0))
+    for k, t in enumerate(traders):
+        t.mu, t.momentum, t.active = float(mu[k]), float(momentum[k]), bool(active[k])
     return trades
 
 

@@ -170,7 +170,8 @@ def add_subcommands(subparsers) -> None:
     sw = subparsers.add_parser(
         "sweep",
         help="run a scenario over a grid of parameter values (resumable; local processes or Dask)",
-        description="One result file per run in OUT/runs/, written atomically when the run finishes; "
+        description="Finished runs are stored in OUT/parts/ (a few Parquet files per worker process, each "
+        "rewritten atomically when one of its runs finishes); "
         "--resume skips finished runs (after a crash or a kill); the combined table goes to OUT/sweep.csv and "
         "OUT/sweep.parquet.",
     )

@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from gridmarket.scenarios.sweepstore import read_runs
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -38,8 +40,8 @@ def test_signal_stops_a_sweep_keeps_finished_runs_and_resume_finishes_it(tmp_pat
     last = err.strip().splitlines()[-1]
     assert proc.returncode == status, err
     assert last.startswith(f"gridmarket: {word}; ") and "--resume" in last and "Traceback" not in err
-    kept = sorted(p.name for p in (out / "runs").iterdir())
-    assert kept and all(name.endswith(".json") and not name.startswith(".") for name in kept)  # no partial file
+    kept = sorted(read_runs(out / "parts"))
+    assert kept and not list((out / "parts").glob(".*"))  # no partial file
     assert len(kept) < 4 and not (out / "sweep.csv").exists()
     assert f"{len(kept)} of 4 runs finished" in last
     children = subprocess.run(["pgrep", "-f", f"--out {out}"], capture_output=True, text=True).stdout.split()
@@ -49,7 +51,7 @@ def test_signal_stops_a_sweep_keeps_finished_runs_and_resume_finishes_it(tmp_pat
     _, err = resumed.communicate(timeout=300)
     assert resumed.returncode == 0, err
     assert err.count(": skipped") == len(kept) and err.count(": done") == 4 - len(kept)
-    assert len(list((out / "runs").glob("*.json"))) == 4 and (out / "sweep.csv").is_file()
+    assert len(read_runs(out / "parts")) == 4 and (out / "sweep.csv").is_file()
 
 
 def _run_seeds(out: Path) -> subprocess.Popen:

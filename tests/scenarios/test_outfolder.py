@@ -19,6 +19,7 @@ from gridmarket.scenarios.outfolder import claim
 from gridmarket.scenarios.registry import get_scenario
 from gridmarket.scenarios.reproductions.report import Check, Report, Row, write_report
 from gridmarket.scenarios.sweep import run_sweep
+from gridmarket.scenarios.sweepstore import add_run, new_session, part_files, read_runs
 
 
 @pytest.fixture
@@ -105,12 +106,13 @@ def test_sweep_force_in_a_folder_holding_no_sweep_deletes_none_of_its_files(tmp_
     assert (out / "runs" / "results-of-mine.json").exists() and (out / "sweep.csv").exists()
 
 
+@pytest.mark.parametrize("store", ["parts", "an earlier version's run files"])
 @pytest.mark.parametrize("damage", ["no rows", "n_rows", "other point", "a row per model twice"])
-def test_resume_runs_again_a_run_file_with_missing_rows_or_another_point(tmp_path, quick, damage):
+def test_resume_runs_again_a_run_with_missing_rows_or_another_point(tmp_path, quick, damage, store):
     out = tmp_path / "sw"
     run_sweep(quick, {"seed": [1, 2]}, out)
-    path = out / "runs" / "quickstart-seed2.json"
-    doc = json.loads(path.read_text())
+    docs = read_runs(out / "parts")
+    doc = docs["quickstart-seed2"]
     if damage == "no rows":
         doc["rows"] = []
     elif damage == "n_rows":
@@ -119,12 +121,21 @@ def test_resume_runs_again_a_run_file_with_missing_rows_or_another_point(tmp_pat
         doc["rows"], doc["n_rows"] = doc["rows"] * 2, 2
     else:
         doc["point"] = {"seed": 1}
-    path.write_text(json.dumps(doc))
+    for path in part_files(out / "parts"):
+        path.unlink()
+    session = new_session()
+    for rid, d in docs.items():
+        if store == "parts":
+            if d["rows"]:
+                add_run(out / "parts", rid, d, session)
+        else:  # one JSON document per run in runs/, as sweeps wrote before the parts
+            (out / "runs").mkdir(exist_ok=True)
+            (out / "runs" / f"{rid}.json").write_text(json.dumps(d))
     seen = []
     table = run_sweep(quick, {"seed": [1, 2]}, out, resume=True, progress=lambda rid, s, *_: seen.append((rid, s)))
     assert seen == [("quickstart-seed1", "skipped"), ("quickstart-seed2", "done")]
     assert sorted(table["grid.seed"]) == [1, 2]
-    assert json.loads(path.read_text())["rows"]
+    assert read_runs(out / "parts")["quickstart-seed2"]["rows"]
 
 
 def _report(seed: int) -> Report:

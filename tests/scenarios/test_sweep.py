@@ -21,6 +21,7 @@ from gridmarket.scenarios.commands import compare as compare_cli
 from gridmarket.scenarios.config import with_overrides
 from gridmarket.scenarios.registry import get_scenario
 from gridmarket.scenarios.sweep import MANIFEST, NoWorkers, parse_grid, read_points, run_dask, run_point, run_sweep
+from gridmarket.scenarios.sweepstore import add_run, new_session, part_files, read_runs
 
 distributed = pytest.importorskip("distributed")
 
@@ -29,6 +30,23 @@ distributed = pytest.importorskip("distributed")
 def quick():
     """The quickstart scenario cut to 30 jobs and best effort: a run takes well under a second."""
     return with_overrides(get_scenario("quickstart"), {"workload.n_jobs": 30, "models": ("best-effort",)})
+
+
+def _runs(out) -> dict:
+    """Run id -> document over the parts of the sweep in ``out``."""
+    return read_runs(out / "parts")
+
+
+def _rewrite(out, edit) -> None:
+    """The sweep's runs as ``edit(run_id, document)`` makes them (None or no rows: the run was never stored)."""
+    docs = _runs(out)
+    for path in part_files(out / "parts"):
+        path.unlink()
+    session = new_session()
+    for rid, doc in docs.items():
+        doc = edit(rid, json.loads(json.dumps(doc)))
+        if doc is not None and doc["rows"]:
+            add_run(out / "parts", rid, doc, session)
 
 
 def _recorder():
@@ -123,9 +141,15 @@ def test_existing_folder_needs_resume_or_force_and_resume_needs_the_same_sweep(t
     doc = json.loads((out / MANIFEST).read_text())
     assert doc["grid"] == {"w_t": [0, 100], "seed": [1, 2]} and doc["scenario"]["name"] == "quickstart"
 
-    (out / "runs" / "quickstart-w_t0-seed2.json").unlink()  # as if killed before this run finished
-    (out / "runs" / "quickstart-w_t100-seed2.json").write_text('{"point": {"w_t": 1')  # cut short by a crash
-    (out / "runs" / ".quickstart-w_t0-seed2.json.abc.tmp").write_text("{")  # a kill's temporary
+    def damage(rid, doc):
+        if rid == "quickstart-w_t0-seed2":
+            return None  # as if killed before this run finished
+        if rid == "quickstart-w_t100-seed2":
+            doc["n_rows"] = 2  # stored with a row missing (by an edit, since no crash can do it)
+        return doc
+
+    _rewrite(out, damage)
+    (out / "parts" / ".s1-host-1.0.parquet.abc.tmp").write_text("{")  # a kill's temporary
     with pytest.raises(InvalidInput, match=r"sw: folder exists with 3 finished runs of this sweep; pass --resume"):
         run_sweep(quick, grid, out)
     with pytest.raises(InvalidInput,
@@ -139,14 +163,14 @@ def test_existing_folder_needs_resume_or_force_and_resume_needs_the_same_sweep(t
     assert sorted((rid, s) for rid, s, _, _ in seen if s == "done") == [
         ("quickstart-w_t0-seed2", "done"), ("quickstart-w_t100-seed2", "done")]
     assert [n for *_, n, _ in seen] == [1, 2, 3, 4]
-    assert not list((out / "runs").glob(".*.tmp"))
+    assert not list((out / "parts").glob(".*.tmp"))
     pd.testing.assert_frame_equal(table.drop(columns="seconds"), again.drop(columns="seconds"))
 
     seen.clear()
     other = parse_grid(["seed=3"])
     fresh = run_sweep(quick, other, out, force=True, progress=progress)
     assert [rid for rid, *_ in seen] == ["quickstart-seed3"] and list(fresh["seed"]) == [3]
-    assert sorted(p.name for p in (out / "runs").iterdir()) == ["quickstart-seed3.json"]
+    assert list(_runs(out)) == ["quickstart-seed3"] and len(part_files(out / "parts")) == 1
     assert json.loads((out / MANIFEST).read_text())["grid"] == {"seed": [3]}
 
 
@@ -229,8 +253,8 @@ def test_dask_runs_give_the_serial_summaries(tmp_path):
                             progress=progress)
     pd.testing.assert_frame_equal(serial, on_dask.drop(columns="seconds"))
     assert sorted(s for _, s, _, _ in seen) == ["done"] * 4 and [n for *_, n, _ in seen] == [1, 2, 3, 4]
-    assert {p.name for p in (tmp_path / "dask" / "runs").iterdir()} == {
-        p.name for p in (tmp_path / "serial" / "runs").iterdir()}
+    assert set(_runs(tmp_path / "dask")) == set(_runs(tmp_path / "serial"))  # stored by the workers
+    assert len(part_files(tmp_path / "dask" / "parts")) <= 2  # a part per worker process, not a file per run
 
     before = {p.pid for p in psutil.Process().children(recursive=True)}
     own = run_sweep(config, {"seed": [2], "model": ["best-effort"]}, tmp_path / "own", executor="dask", workers=2)
@@ -250,19 +274,19 @@ def test_run_finished_on_a_worker_that_is_gone_before_its_result_is_fetched_neve
     consumer of run_dask is busy with run a); then the worker is closed for good. Its file written by the
     run's process, b is taken from disk; without one, the sweep gives up after no_worker_seconds.
     """
-    tasks = [(name, (quick, {"seed": seed}, str(tmp_path / f"{name}.json"))) for name, seed in (("a", 1), ("b", 2))]
-    recover = (lambda name: sweep._run_document(tmp_path / f"{name}.json")) if on_disk else None
+    tasks = [(name, (quick, {"seed": seed}, str(tmp_path), name, "s1")) for name, seed in (("a", 1), ("b", 2))]
+    recover = (lambda name: sweep._recovered((name, str(tmp_path)))) if on_disk else None
     with _deadline(20), _loopback_cluster() as cluster, distributed.Client(cluster) as client:
         runs = run_dask(client, run_point, tasks, no_worker_seconds=1, recover=recover)
         first, _ = next(runs)
         (other,) = {"a", "b"} - {first}
-        while not (tmp_path / f"{other}.json").exists() or sum(map(len, client.has_what().values())) < 2:
+        while other not in read_runs(tmp_path) or sum(map(len, client.has_what().values())) < 2:
             time.sleep(0.01)  # the other run finished and its result is held by the worker, not fetched
         _lose_every_worker(client)
         # never hangs: _deadline fails the test after 20 s (how fast it gives up is not asserted here; a speed
         # is a benchmark's to measure, not a test's on a shared machine)
         if on_disk:
-            assert list(runs) == [(other, (tmp_path / f"{other}.json").read_text())]
+            assert list(runs) == [(other, (read_runs(tmp_path)[other], True))]
         else:
             with pytest.raises(NoWorkers, match=r"^the Dask LocalCluster started for this command has had no worker "
                                                 r"for 1 s \(.*\); 1 of 2 runs not finished$"):
@@ -276,10 +300,8 @@ def test_sweep_whose_own_cluster_has_no_worker_stops_in_one_line_and_resumes(tmp
             "model=best-effort", "--out", str(out)]
     assert compare_cli.main(args) == 0
     whole = pd.read_csv(out / "sweep.csv").drop(columns="seconds")
-    kept = {p.name: p.stat().st_mtime_ns for p in (out / "runs").iterdir() if "seed1" in p.name or "seed3" in p.name}
-    for path in (out / "runs").iterdir():
-        if path.name not in kept:
-            path.unlink()  # as if these runs were lost with the workers
+    _rewrite(out, lambda rid, doc: doc if "seed1" in rid or "seed3" in rid else None)  # lost with the workers
+    kept = _runs(out)
     capsys.readouterr()
 
     own_cluster = sweep._dask_client
@@ -299,9 +321,9 @@ def test_sweep_whose_own_cluster_has_no_worker_stops_in_one_line_and_resumes(tmp
     assert [line for line in err if "skipped" not in line] == [
         "gridmarket: error: the Dask LocalCluster started for this command has had no worker for 1 s (its worker "
         "processes died or were killed, e.g. short of memory, and were not restarted); 2 of 2 runs not finished; "
-        f"2 of 4 runs finished and are kept in {(out / 'runs').resolve()}; repeat the command with --resume to run "
+        f"2 of 4 runs finished and are kept in {(out / 'parts').resolve()}; repeat the command with --resume to run "
         "the rest"]
-    assert {p.name: p.stat().st_mtime_ns for p in (out / "runs").iterdir()} == kept
+    assert _runs(out) == kept
 
     monkeypatch.undo()
     assert compare_cli.main(args + ["--resume"]) == 0
@@ -382,7 +404,7 @@ def test_sweep_killed_mid_way_leaves_whole_files_and_resumes(tmp_path, capsys):
                             stderr=subprocess.PIPE, start_new_session=True)
     try:
         deadline = time.monotonic() + 60
-        while not list(out.glob("runs/*.json")):
+        while not list(out.glob("parts/*.parquet")):
             assert proc.poll() is None, proc.communicate()[1].decode()
             assert time.monotonic() < deadline, "no run finished within 60 s"
             time.sleep(0.01)
@@ -396,23 +418,21 @@ def test_sweep_killed_mid_way_leaves_whole_files_and_resumes(tmp_path, capsys):
     proc.stderr.close()
     assert proc.returncode == -signal.SIGKILL
 
-    finished = sorted(out.glob("runs/*.json"))
+    finished = _runs(out)
     assert 1 <= len(finished) < 6, "the kill came after the sweep ended: make the runs longer"
-    for path in finished:  # no partial file passes for a finished run
-        doc = json.loads(path.read_text())
+    for doc in finished.values():  # no partial run passes for a finished one
         assert len(doc["rows"]) == 1 and doc["rows"][0]["jobs"] == 60
     assert not (out / "sweep.csv").exists()
-    mtimes = {p.name: p.stat().st_mtime_ns for p in finished}
 
     assert compare_cli.main(args) == 2
     assert "pass --resume to continue it or --force to start over" in capsys.readouterr().err
     assert compare_cli.main(args + ["--resume"]) == 0
     err = capsys.readouterr().err
-    skipped = sorted(line.split()[1].removesuffix(":") + ".json" for line in err.splitlines() if "skipped" in line)
-    assert skipped == sorted(mtimes)
-    assert sum("done" in line for line in err.splitlines()) == 6 - len(mtimes)
-    assert {p.name: p.stat().st_mtime_ns for p in out.glob("runs/*.json") if p.name in mtimes} == mtimes
-    assert not list(out.glob("runs/.*"))
+    skipped = sorted(line.split()[1].removesuffix(":") for line in err.splitlines() if "skipped" in line)
+    assert skipped == sorted(finished)
+    assert sum("done" in line for line in err.splitlines()) == 6 - len(finished)
+    assert {rid: doc for rid, doc in _runs(out).items() if rid in finished} == finished
+    assert not list(out.glob("parts/.*"))
     table = pd.read_csv(out / "sweep.csv")
     assert list(table["seed"]) == [1, 2, 3, 4, 5, 6] and set(table["model"]) == {"mcmf"}
 
