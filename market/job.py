@@ -31,7 +31,8 @@ class Job:
     runtime : int
         Actual run time in seconds, >= 1.
     estimate : int
-        Requested run time in seconds, >= 1. Times are at most a century and processors at most
+        Requested run time in seconds, >= 1. Run times are at most a century, ``submit`` below
+        2**53 (a run's own instants may pass the century a trace keeps) and processors at most
         2**24 (:data:`gridmarket.limits.LIMITS`). A job whose ``runtime`` exceeds
         its ``estimate`` is killed at its estimate.
     user, group : int
@@ -73,10 +74,11 @@ class Job:
             raise InvalidInput(f"job {self.id}: runtime must be >= 1 s, got {self.runtime}")
         if self.estimate < 1:
             raise InvalidInput(f"job {self.id}: estimate must be >= 1 s, got {self.estimate}")
-        if max(self.submit, self.runtime, self.estimate) > SECONDS_LIMIT or self.procs > _PROCS_LIMIT:
+        if (max(self.runtime, self.estimate) > SECONDS_LIMIT or self.submit > _INSTANT_LIMIT
+                or self.procs > _PROCS_LIMIT):
             from gridmarket.validation import check_number
 
-            for name, quantity in (("submit", "seconds"), ("procs", "processors"), ("runtime", "seconds"),
+            for name, quantity in (("submit", "instant"), ("procs", "processors"), ("runtime", "seconds"),
                                    ("estimate", "seconds")):
                 check_number(f"job {self.id}: {name}", getattr(self, name), quantity)
 
@@ -93,6 +95,7 @@ class Job:
 
 # the schedulers' kernels hold times and processors in int64: bounded here, so sums cannot wrap
 _PROCS_LIMIT = LIMITS["processors"].high
+_INSTANT_LIMIT = LIMITS["instant"].high
 
 _FIELDS = ("id", "submit", "procs", "runtime", "estimate", "user", "group", "site", "power_watts", "data_bytes")
 

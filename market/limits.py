@@ -14,7 +14,9 @@ when its estimated memory (:data:`BYTES_PER_JOB` per job) exceeds this machine's
 (:func:`gridmarket.validation.check_fits_memory`), instead of growing until the system kills it.
 
 Times are integer seconds from simulation start; ``SECONDS_LIMIT`` is a century (100 Julian
-years).
+years). Every time taken from outside is at most a century (``"seconds"``); the records a run builds
+(jobs, reservations, running jobs, states) keep their instants below ``2**53`` (``"instant"``), as a
+run's own clock may pass the century its inputs keep, and their durations within a century.
 
 Examples
 --------
@@ -95,6 +97,11 @@ _TABLE = (
     Limit("seconds", "s", 0, SECONDS_LIMIT, True,
           "a century; an instant plus a queue of 10^8 such durations stays below 2^62, the compiled "
           "kernels' int64 'never'"),
+    Limit("instant", "s", 0, 2**53, True,
+          "a time inside a run (a job's submit, a reservation's start, a state's now): a run's own "
+          "instants may pass the century its inputs keep (late submits plus a long queue's waits); "
+          "2^53 keeps them exact in float64, and an instant plus 10^8 century-long durations stays "
+          "below 2^62"),
     Limit("mean seconds", "s", 1.0, SECONDS_LIMIT / 2, False,
           "the mean of drawn times, each drawn up to twice it: every drawn time stays within a century"),
     Limit("mean processors", "processors", 1.0, 2**23, False,

@@ -18,7 +18,8 @@ __all__ = ["Reservation"]
 class Reservation:
     """``procs`` processors held over ``[start, start + duration)``.
 
-    Times are at most a century and processors at most 2**24 (:data:`gridmarket.limits.LIMITS`).
+    ``start`` is below 2**53, ``duration`` at most a century and processors at most 2**24
+    (:data:`gridmarket.limits.LIMITS`): a request may start up to a century after a late submit.
 
     Examples
     --------
@@ -42,7 +43,7 @@ class Reservation:
             raise InvalidInput(f"reservation {self.id!r}: procs must be >= 1, got {self.procs}")
         if self.duration < 1:
             raise InvalidInput(f"reservation {self.id!r}: duration must be >= 1 s, got {self.duration}")
-        for name, quantity in (("start", "seconds"), ("procs", "processors"), ("duration", "seconds")):
+        for name, quantity in (("start", "instant"), ("procs", "processors"), ("duration", "seconds")):
             check_number(f"reservation {self.id!r}: {name}", getattr(self, name), quantity)
 
     @property

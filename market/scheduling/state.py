@@ -73,7 +73,7 @@ class RunningJob:
         if self.end <= self.start:
             raise InvalidInput(f"running job {self.id!r}: end ({self.end}) must be after start ({self.start})")
         check_number(f"running job {self.id!r}: procs", self.procs, "processors")
-        check_number(f"running job {self.id!r}: end", self.end, "seconds")
+        check_number(f"running job {self.id!r}: end", self.end, "instant")
 
 
 @dataclass(frozen=True, slots=True)
@@ -147,7 +147,7 @@ class ProviderState:
                 raise InvalidInput(f"reservation {res.id!r}: it ends at {res.end}, not after now ({now})")
         if self.policy_state is not None and not isinstance(self.policy_state, Mapping):
             raise InvalidInput(f"policy_state must be an object, got {type(self.policy_state).__name__}")
-        check_number("state: now", now, "seconds")
+        check_number("state: now", now, "instant")
         check_number("state: procs", procs, "processors")
         _check_kernel_range(self)
         base_profile(self)  # capacity check

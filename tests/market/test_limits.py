@@ -10,7 +10,7 @@ from gridmarket.errors import InvalidInput
 from gridmarket.job import Job
 from gridmarket.limits import BYTES_PER_JOB, KERNEL_INT_LIMIT, LIMITS, SECONDS_LIMIT
 from gridmarket.metrics import summarize
-from gridmarket.pricing.state import state_from_dict
+from gridmarket.pricing.state import ProviderState, RunningJob, state_from_dict
 from gridmarket.reservation import Reservation
 from gridmarket.validation import check_fits_memory, check_number
 
@@ -20,6 +20,7 @@ INT64_MAX = 2**63 - 1
 def test_times_a_queue_of_them_and_a_job_s_processor_seconds_fit_the_kernels():
     jobs, procs = LIMITS["jobs"].high, LIMITS["processors"].high
     assert SECONDS_LIMIT + jobs * SECONDS_LIMIT < KERNEL_INT_LIMIT  # an instant plus a whole queue run in a row
+    assert LIMITS["instant"].high + jobs * SECONDS_LIMIT < KERNEL_INT_LIMIT  # the same from a run's own instant
     assert procs * SECONDS_LIMIT < INT64_MAX  # one job's processor-seconds
     assert SECONDS_LIMIT < 2**53  # every time exact in float64
 
@@ -70,7 +71,7 @@ def test_unknown_memory_refuses_nothing(monkeypatch):
 @pytest.mark.parametrize("fields, message", [
     ({"runtime": SECONDS_LIMIT + 1}, "job 1: runtime must be an int in [0, 3155760000] s"),
     ({"estimate": 2**62}, "job 1: estimate must be an int in [0, 3155760000] s"),
-    ({"submit": 2**63 - 1}, "job 1: submit must be an int in [0, 3155760000] s"),
+    ({"submit": 2**63 - 1}, "job 1: submit must be an int in [0, 9007199254740992] s"),
     ({"procs": 2**24 + 1}, "job 1: procs must be an int in [1, 16777216] processors"),
 ])
 def test_jobs_past_the_kernels_bounds_are_refused(fields, message):
@@ -82,6 +83,14 @@ def test_jobs_past_the_kernels_bounds_are_refused(fields, message):
 def test_jobs_at_the_bounds_are_kept():
     job = Job(1, submit=SECONDS_LIMIT, procs=2**24, runtime=SECONDS_LIMIT, estimate=SECONDS_LIMIT)
     assert job.work == 2**24 * SECONDS_LIMIT
+
+
+def test_records_of_a_run_may_pass_the_century_their_inputs_keep():
+    # a job submitted late in a century asks for a slot a century later: the run's own instants pass it
+    assert Reservation("r", start=2 * SECONDS_LIMIT, procs=1, duration=SECONDS_LIMIT).end == 3 * SECONDS_LIMIT
+    assert Job(1, submit=2 * SECONDS_LIMIT, procs=1, runtime=10, estimate=10).submit == 2 * SECONDS_LIMIT
+    state = ProviderState(2 * SECONDS_LIMIT, 4, running=(RunningJob(1, 2, SECONDS_LIMIT, 3 * SECONDS_LIMIT),))
+    assert state.now == 2 * SECONDS_LIMIT
 
 
 def test_reservations_past_the_bounds_are_refused():

@@ -6,6 +6,7 @@ for memory (a billion jobs, a 10**12-seed range), and messages that named the wr
 """
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -215,3 +216,24 @@ def test_a_full_cache_disk_names_the_cache_file_not_the_source(tmp_path, monkeyp
     with pytest.raises(OSError) as err:
         datasets.fetch([name], mirror=str(mirror))
     assert err.value.errno == errno.ENOSPC and err.value.filename == str(datasets.cache_dir() / name)
+
+
+def test_the_compiled_kernel_prices_a_state_at_the_bounds_as_the_pure_python_reference(tmp_path):
+    # the reference computes in Python ints (no overflow): equal answers mean the int64 kernel did not wrap
+    now = SECONDS_LIMIT - 100_000
+    path = tmp_path / "edge.json"
+    path.write_text(json.dumps({
+        "now": now, "procs": 2**24, "running": [{"id": 1, "procs": 2**23, "start": 0, "end": SECONDS_LIMIT}],
+        "queued": [{"id": 2 + i, "submit": i, "procs": 2**24 - i, "estimate": SECONDS_LIMIT - i} for i in range(3)],
+        "reservations": [{"start": SECONDS_LIMIT - 50_000, "procs": 2**22, "duration": SECONDS_LIMIT}]}))
+    answers = {}
+    for kernel in ("compiled", "reference"):
+        env = {**os.environ, "GRIDMARKET_KERNEL": kernel}
+        for command, extra in (("quote", ["--procs", str(2**23), "--duration", str(SECONDS_LIMIT)]), ("advertise", [])):
+            done = subprocess.run([*CLI, command, "--state", str(path), *extra], capture_output=True, text=True,
+                                  cwd=ROOT, env=env, timeout=300)
+            assert done.returncode == 0, done.stderr
+            answers[kernel, command] = json.loads(done.stdout)
+    assert answers["compiled", "quote"] == answers["reference", "quote"]
+    assert answers["compiled", "advertise"] == answers["reference", "advertise"]
+    assert max(q["price"] for q in answers["compiled", "quote"]) > 4e13  # prices of ~1e17 processor-seconds
