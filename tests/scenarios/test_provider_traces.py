@@ -112,7 +112,7 @@ def test_a_missing_trace_is_one_line_naming_the_provider(tmp_path, traces, capsy
                     f'[[providers]]\nname = "a"\nprocs = 8\ntrace = "{tmp_path / "nope.swf"}"\n')
     assert main(["compare", "--scenario", str(toml), "--out", str(tmp_path / "out")]) == 2
     err = [line for line in capsys.readouterr().err.splitlines() if "error" in line]
-    assert len(err) == 1 and re.search(r"provider 'a': trace: .*nope\.swf: cannot read \(No such file", err[0]), err
+    assert len(err) == 1 and re.search(r"provider 'a': trace: .*nope\.swf: cannot read job log: No such file", err[0]), err
 
 
 def test_the_formats_page_example_loads_and_runs_on_traces_of_its_shape(traces):
