@@ -70,6 +70,8 @@ ROBUST = {
     "measy": ["MEASY has a lower average response time than EASY at every load",
               "MEASY has a lower average bounded slowdown than EASY at every load",
               "MEASY's average response improvement over EASY = 23.1 %"],
+    "measy-bg-departure": ["MEASY has a lower average response time than EASY at every load",
+                           "MEASY has a lower average bounded slowdown than EASY at every load"],
     "measy-robustness": ["JWload without usage information: KEASY below EASY",
                          "JWload without usage information: MEASY below EASY",
                          "JWload at 100 % usage: KEASY below EASY", "JWload at 100 % usage: MEASY below EASY",
