@@ -415,6 +415,7 @@ def test_cli_runs_seeds_in_workers_and_prints_one_json_document(tmp_path, capsys
     singles = [REPRODUCTIONS["ha-selection"].run("small", s) for s in (1, 2, 3)]
     for d in doc["directions"]:
         assert d["of"] == 3 and d["held"] == sum(c.holds for r in singles for c in r.checks if c.statement == d["claim"])
+        assert d["control"] and d["setup"] and d["discriminates"] is False  # an illustration: set-up checks only
     first = doc["metrics"][0]
     assert first["mean"] == pytest.approx(sum(r.rows[0].ours for r in singles) / 3)
     assert sorted(p.name for p in out.iterdir()) == ["manifest.json", "seed-1", "seed-2", "seed-3", "summary.csv",
