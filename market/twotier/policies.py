@@ -41,6 +41,11 @@ seed lost) are noted where made:
   the migration cost — or its whole estimate when it is killed.
 * The pass runs at every time a job arrives or ends, in either tier (the paper calls Steps 1-2
   on fg events and Step 3 on bg departures; running all three each time only adds chances).
+  ``bg_step="arrival-or-bg-departure"`` is the other reading of sec. 2.2.2 (1), "SJF is called to
+  schedule jobs to run in background VMs when job departs the background tier": Step 3 runs only in
+  a pass where a job arrived (the example of sec. 2.2.2 fills the bg VMs at time 0, when the jobs
+  arrive; without it the bg tier would never receive a first job) or left the bg tier (it ended
+  there, or Steps 1-2 of this pass moved it to the fg tier), not when only fg jobs ended.
 """
 
 from __future__ import annotations
@@ -52,10 +57,13 @@ from operator import attrgetter
 from gridmarket.errors import InvalidInput
 from gridmarket.twotier.vm import EMPTY, Run, TwoTierMachine
 
-__all__ = ["DEPLOY_MODES", "EASY_ONE_TIER", "KEASY", "MEASY", "REASY", "TwoTierPolicy"]
+__all__ = ["BG_STEPS", "DEPLOY_MODES", "EASY_ONE_TIER", "KEASY", "MEASY", "REASY", "TwoTierPolicy"]
 
 #: K: kill and restart (KEASY); R: reservation, no kill (REASY); M: migrate (MEASY).
 DEPLOY_MODES = ("K", "R", "M")
+#: When Step 3 (SJF into the bg tier) runs: in every pass, or only in a pass where a job arrived or left
+#: the bg tier (sec. 2.2.2 (1); module notes).
+BG_STEPS = ("every-event", "arrival-or-bg-departure")
 
 
 _arrival = attrgetter("order")  # (submit, id) of a Run
@@ -75,16 +83,21 @@ class TwoTierPolicy:
         Run Step 3 (SJF into the bg tier). False, with a one-tier machine, is plain EASY.
     two_tier : bool
         Whether the machine has two tiers (fg loss applies) or is a plain machine.
+    bg_step : {"every-event", "arrival-or-bg-departure"}
+        When Step 3 runs (:data:`BG_STEPS`, module notes); the compiled engine runs ``"every-event"`` only.
     """
 
     name: str
     deploy: str
     background: bool = True
     two_tier: bool = True
+    bg_step: str = "every-event"
 
     def __post_init__(self) -> None:
         if self.deploy not in DEPLOY_MODES:
             raise InvalidInput(f"policy {self.name!r}: deploy must be one of {DEPLOY_MODES}, got {self.deploy!r}")
+        if self.bg_step not in BG_STEPS:
+            raise InvalidInput(f"policy {self.name!r}: bg_step must be one of {BG_STEPS}, got {self.bg_step!r}")
 
     # ------------------------------------------------------------- Deploy (Alg. 2)
     def _duration(self, machine: TwoTierMachine, run: Run, migration_cost: int) -> int | None:
@@ -130,15 +143,19 @@ class TwoTierPolicy:
         return True
 
     # ------------------------------------------------------------- one pass (Alg. 1 / Alg. 3)
-    def schedule(self, machine: TwoTierMachine, queue: list[Run], *, migration_cost: int = 0) -> None:
+    def schedule(self, machine: TwoTierMachine, queue: list[Run], *, migration_cost: int = 0,
+                 arrived: bool = True, bg_departed: bool = True) -> None:
         """One scheduling pass at ``machine.now``; mutates ``machine`` and ``queue``.
 
         ``queue`` holds the waiting jobs in arrival order; jobs that start (in either tier)
-        are removed from it.
+        are removed from it. ``arrived`` and ``bg_departed`` say what triggered the pass (a job
+        arrived; a job ended in the bg tier): with ``bg_step="arrival-or-bg-departure"`` Step 3
+        runs only after one of them or when Steps 1-2 move a job out of the bg tier.
         """
         now = machine.now
         merged = sorted(queue + list(machine.bg_runs.values()), key=_arrival)
         started: set[int] = set()
+        in_bg = {r.id for r in merged if r.tier == "bg"}  # a deployed one has left the bg tier
         # ---- Step 1: FCFS into the fg tier
         k = 0
         while k < len(merged):
@@ -178,7 +195,9 @@ class TwoTierPolicy:
                     if not ends_before:
                         extra -= n
         # ---- Step 3: SJF into the bg tier
-        if self.background and machine.two_tier:
+        triggered = (self.bg_step == "every-event" or arrived or bg_departed
+                     or not in_bg.isdisjoint(started))
+        if self.background and machine.two_tier and triggered:
             waiting = [r for r in queue if r.id not in started]
             available = len(machine.idle_bg()) if waiting else 0
             if available:

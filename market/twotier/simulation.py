@@ -226,7 +226,8 @@ def simulate_twotier(
             if job_id in by_id:
                 drawn[job_id] = _check_traits(by_id[job_id], given)
     traits_in_order = [drawn[j.id] for j in jobs]
-    if _compiled is not None and type(pol) is TwoTierPolicy:
+    # the compiled twin runs Step 3 in every pass; the other reading runs on the reference engine
+    if _compiled is not None and type(pol) is TwoTierPolicy and pol.bg_step == "every-event":
         columns = _compiled_run(jobs, traits_in_order, pol, procs, int(migration_cost), bg_model, threshold, validate)
     else:
         columns = reference_run_events(jobs, traits_in_order, pol, procs, int(migration_cost), bg_model, threshold,
@@ -369,6 +370,17 @@ def push_rate_events(machine: TwoTierMachine, heap: list, t: int, seq: int) -> i
     return seq
 
 
+def trigger(policy: TwoTierPolicy, runs: Mapping[int, Run], ended: list[int], arrived: bool) -> dict[str, bool]:
+    """What set off a pass, for a policy whose Step 3 waits for an arrival or a bg departure (``bg_step``).
+
+    Empty for the every-event reading, which needs none: a policy subclass written against the plain
+    ``schedule(machine, queue, migration_cost=...)`` keeps working.
+    """
+    if getattr(policy, "bg_step", "every-event") == "every-event":
+        return {}
+    return {"arrived": arrived, "bg_departed": any(runs[j].finished_in == "bg" for j in ended)}
+
+
 def _run_events(machine: TwoTierMachine, policy: TwoTierPolicy, jobs: list[Job], runs: dict[int, Run],
                 migration_cost: int, validate: bool) -> None:
     heap: list[tuple[int, int, int, int, int]] = []  # (time, seq, kind, job id, version)
@@ -382,13 +394,14 @@ def _run_events(machine: TwoTierMachine, policy: TwoTierPolicy, jobs: list[Job],
         if t is None:
             break
         machine.now = t
-        event = bool(end_events(machine, heap, runs, t))
+        ended = end_events(machine, heap, runs, t)
+        arrived = False
         while i < n and jobs[i].submit == t:
             queue.append(runs[jobs[i].id])
             i += 1
-            event = True
-        if event:
-            policy.schedule(machine, queue, migration_cost=migration_cost)
+            arrived = True
+        if ended or arrived:
+            policy.schedule(machine, queue, migration_cost=migration_cost, **trigger(policy, runs, ended, arrived))
         if validate:
             machine.assert_consistent()
         seq = push_rate_events(machine, heap, t, seq)

@@ -35,7 +35,13 @@ from gridmarket.twotier.progress import (
     JobTraits,
     draw_traits,
 )
-from gridmarket.twotier.simulation import DEFAULT_MIGRATION_COST, TWO_TIER_POLICIES, end_events, push_rate_events
+from gridmarket.twotier.simulation import (
+    DEFAULT_MIGRATION_COST,
+    TWO_TIER_POLICIES,
+    end_events,
+    push_rate_events,
+    trigger,
+)
 from gridmarket.twotier.vm import Run, TwoTierMachine
 
 __all__ = ["TwoTierMachineSimulation"]
@@ -278,13 +284,14 @@ class TwoTierMachineSimulation:
             ended = end_events(machine, heap, runs, t)
             for job_id in ended:
                 self.end[job_id] = t
-            event = bool(ended)
+            arrived = False
             while self._next < len(jobs) and jobs[self._next].submit == t:
                 queue.append(runs[jobs[self._next].id])
                 self._next += 1
-                event = True
-            if event:
-                self.policy.schedule(machine, queue, migration_cost=self.migration_cost)
+                arrived = True
+            if ended or arrived:
+                self.policy.schedule(machine, queue, migration_cost=self.migration_cost,
+                                     **trigger(self.policy, runs, ended, arrived))
                 for run in machine.fg_runs.values():
                     if run.id not in self.start:
                         self.start[run.id] = run.start  # type: ignore[assignment]  # in a tier: started

@@ -229,7 +229,8 @@ def user_levels(users: Sequence[int], behaviour: Behaviour, *, rng: np.random.Ge
 
 
 def with_accuracies(
-    workload: Workload, accuracies: Sequence[float] | np.ndarray, *, users: Sequence[int] | None = None
+    workload: Workload, accuracies: Sequence[float] | np.ndarray, *, users: Sequence[int] | None = None,
+    max_estimate: int | None = None,
 ) -> Workload:
     """Rewrite every job's estimate so that ``runtime / estimate`` is the given accuracy.
 
@@ -241,13 +242,18 @@ def with_accuracies(
         One accuracy per job, in (0, 1].
     users : sequence of int, optional
         One user id (>= 0) per job to set as well.
+    max_estimate : int, optional
+        The queue's longest request, seconds: an estimate above it is cut to it
+        (never below the job's runtime), as a batch queue refuses longer
+        requests (Rocchetti et al., Sec. 5.2: the generated jobs "fulfill the
+        constraints of the execution queue configured"). None: no cap.
 
     Returns
     -------
     Workload
-        Same jobs with ``estimate = max(runtime, round(runtime / accuracy))``:
-        integer seconds, never below the runtime (so no job is killed), and as
-        close to the accuracy as whole seconds allow.
+        Same jobs with ``estimate = max(runtime, round(runtime / accuracy))``
+        (capped as above): integer seconds, never below the runtime (so no job
+        is killed), and as close to the accuracy as whole seconds allow.
 
     Raises
     ------
@@ -262,14 +268,18 @@ def with_accuracies(
     negligible for runs of minutes, coarse for runs of a few seconds (a 1 s
     job can only have accuracy 1, 1/2, 1/3, ...). PSP and the per-class tables
     use the realised accuracy, so a user drawn just above a Table 1 boundary
-    can land just below it. Estimates are not capped: an accuracy near 0 gives
-    a very long estimate, as the formula demands.
+    can land just below it. Without ``max_estimate`` estimates are not capped:
+    an accuracy near 0 gives a very long estimate, as the formula demands; with
+    it a capped job's realised accuracy is ``runtime / max_estimate``, higher
+    than drawn.
 
     Examples
     --------
     >>> w = Workload((Job(1, 0, 1, 100, 100), Job(2, 5, 2, 30, 30)))
     >>> [(j.estimate, j.user) for j in with_accuracies(w, [0.25, 1.0], users=[3, 4]).jobs]
     [(400, 3), (30, 4)]
+    >>> [j.estimate for j in with_accuracies(w, [0.25, 0.5], max_estimate=200).jobs]
+    [200, 60]
     >>> with_accuracies(w, [0.25, 1.5])
     Traceback (most recent call last):
     ...
@@ -280,6 +290,9 @@ def with_accuracies(
         raise InvalidInput(f"{len(accuracies)} accuracies for {len(jobs)} jobs")
     if users is not None and len(users) != len(jobs):
         raise InvalidInput(f"{len(users)} users for {len(jobs)} jobs")
+    if max_estimate is not None and (isinstance(max_estimate, bool) or not isinstance(max_estimate, int)
+                                     or max_estimate < 1):
+        raise InvalidInput(f"max_estimate must be an int >= 1 s or None, got {max_estimate!r}")
     out = []
     for k, (job, acc) in enumerate(zip(jobs, accuracies)):
         acc = float(acc)
@@ -288,7 +301,10 @@ def with_accuracies(
         user = job.user if users is None else int(users[k])
         if users is not None and user < 0:
             raise InvalidInput(f"job {job.id}: user must be >= 0, got {user}")
-        estimate = max(job.runtime, round(job.runtime / acc))
+        estimate = round(job.runtime / acc)
+        if max_estimate is not None:
+            estimate = min(estimate, max_estimate)
+        estimate = max(job.runtime, estimate)
         out.append(replace(job, estimate=estimate, user=user))
     return Workload(
         tuple(out), workload.max_procs, workload.name, dict(workload.dropped), dict(workload.header)
@@ -300,6 +316,7 @@ def apply_behaviour(
     scenario: str | Behaviour,
     *,
     n_users: int | None = PAPER_N_USERS,
+    max_estimate: int | None = None,
     rng: np.random.Generator,
 ) -> Workload:
     """Give a workload the users and estimates of one user-behaviour scenario (Table 2).
@@ -314,6 +331,8 @@ def apply_behaviour(
         Assign every job a user drawn uniformly from ``1 .. n_users`` (the
         paper's 20 users, Sec. 5.2). ``None`` keeps the workload's users, which
         must all be known (>= 0).
+    max_estimate : int, optional
+        The queue's longest request, seconds (`with_accuracies`); None: no cap.
     rng : numpy.random.Generator
         Source of every random choice: users (if drawn), then each user's group
         and initial accuracy (`user_levels`), then which users learn.
@@ -380,7 +399,7 @@ def apply_behaviour(
             )
         else:
             accuracies[idx] = levels[user]
-    out = with_accuracies(workload, accuracies, users=users.tolist())
+    out = with_accuracies(workload, accuracies, users=users.tolist(), max_estimate=max_estimate)
     header = dict(out.header)
     header["gridmarket.behaviour"] = behaviour.name
     return replace(out, header=header)
@@ -414,7 +433,7 @@ def paper_workload(
     Workload
         Jobs with ids 1..n in submit order, ``estimate == runtime`` (apply a
         scenario with `apply_behaviour` to set estimates), ``max_procs`` None
-        (the paper does not give the simulated machine's size), named
+        (the workload fixes no machine; the paper simulates Cluster FING's 1672 cores, Sec. 2.1), named
         ``"psp-paper"``.
 
     Raises

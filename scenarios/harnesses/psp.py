@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -25,18 +26,33 @@ import pandas as pd
 from gridmarket.atomicfile import write_atomic
 from gridmarket.errors import InvalidInput, MarketError
 from gridmarket.scenarios.options import bounded, checked
-from gridmarket.scheduling import policy_names, resolve_policy
+from gridmarket.scheduling import LocalScheduler, policy_names, resolve_policy
 from gridmarket.scheduling.psp import CLASSES, class_waits
+from gridmarket.scheduling.slurm import SLURM_WEIGHTS, SlurmPSPScheduler
 from gridmarket.simulation import simulate
 from gridmarket.validation import check_fits_memory
 from gridmarket.workloads.behaviour import PAPER_N_JOBS, PAPER_N_USERS, SCENARIOS, apply_behaviour, paper_workload
 
-__all__ = ["DEFAULT_PROCS", "DEFAULT_WORKLOADS", "class_wait_table", "main"]
+__all__ = ["CLUSTER_FING_PROCS", "DEFAULT_PROCS", "DEFAULT_WORKLOADS", "SlurmWithoutPSP", "class_wait_table", "main"]
 
 DEFAULT_PROCS = 64
-"""Machine size of the experiment. The paper does not give the simulated machine's
-size; on 64 processors the default workload keeps the machine about 70 % busy and
-average waits are hundreds of minutes, the order of Table 3."""
+"""Machine size of the earlier reading (``rocchetti-psp-64``): on 64 processors the default workload offers
+about 1.2-1.8x the machine's capacity and average waits are hundreds to thousands of minutes, the order of
+Table 3. The paper's machine is :data:`CLUSTER_FING_PROCS`."""
+
+CLUSTER_FING_PROCS = 1672
+"""Cores of Cluster FING, the machine the paper's simulations model (Sec. 2.1: "an heterogeneous cluster of
+computing resources with 1672 cores"; Sec. 2.3: "The hardware infrastructure used on the simulations is also
+based on Cluster FING")."""
+
+
+class SlurmWithoutPSP(SlurmPSPScheduler):
+    """SLURM's multifactor priority and backfill pass with PSP's weight set to 0: the control of the SLURM
+    reading (the same scheduler with the mechanism under test switched off; Rocchetti et al., Sec. 4)."""
+
+    def __init__(self, procs: int, **kwargs) -> None:
+        kwargs.setdefault("weights", replace(SLURM_WEIGHTS, psp=0.0))
+        super().__init__(procs, **kwargs)
 
 DEFAULT_WORKLOADS = 4
 """Workloads per scenario: the paper runs "four simulations ... considering different
@@ -51,8 +67,9 @@ def class_wait_table(
     n_workloads: int = DEFAULT_WORKLOADS,
     n_jobs: int = PAPER_N_JOBS,
     n_users: int = PAPER_N_USERS,
-    policy: str = "psp",
+    policy: str | type[LocalScheduler] = "psp",
     by: str = "user",
+    max_estimate: int | None = None,
 ) -> pd.DataFrame:
     """Average wait (seconds) of each accuracy class under each scenario: Table 3's shape.
 
@@ -71,16 +88,19 @@ def class_wait_table(
         which the class has users.
     n_jobs, n_users : int
         Size of each workload (paper: 1000 jobs, 20 users).
-    policy : str
+    policy : str or scheduler class
         Local policy; ``"easy"`` gives the baseline without penalties.
     by : {"user", "job"}
         How waits are averaged within a class (see `class_waits`).
+    max_estimate : int, optional
+        The queue's longest request, seconds: longer estimates are cut to it
+        (`gridmarket.workloads.behaviour.with_accuracies`). None: no cap.
 
     Returns
     -------
     pandas.DataFrame
         Rows by scenario, columns classes 1..5; NaN where no user ended in the
-        class. ``attrs`` hold ``seed, procs, n_workloads, policy, unit`` and a
+        class. ``attrs`` hold ``seed, procs, n_workloads, policy, max_estimate, unit`` and a
         readable ``run_id``.
 
     Raises
@@ -109,17 +129,20 @@ def class_wait_table(
         streams = dict(zip(SCENARIOS, scenario_seeds))
         rows = {}
         for name in scenarios:
-            jobs = apply_behaviour(workload, name, n_users=None, rng=np.random.default_rng(streams[name]))
+            jobs = apply_behaviour(workload, name, n_users=None, max_estimate=max_estimate,
+                                   rng=np.random.default_rng(streams[name]))
             records = simulate(jobs, procs=procs, policy=policy).records
             rows[name] = class_waits(records, by=by)
         per_workload.append(pd.DataFrame(rows).T)
     table = pd.concat(per_workload).groupby(level=0, sort=False).mean().reindex(list(scenarios))
     table = table.reindex(columns=list(CLASSES))
     table.index.name, table.columns.name = "scenario", "class"
-    tag = policy if len(scenarios) == len(SCENARIOS) else f"{policy}-{'-'.join(scenarios)}"
+    name = policy if isinstance(policy, str) else policy.__name__
+    tag = name if len(scenarios) == len(SCENARIOS) else f"{name}-{'-'.join(scenarios)}"
+    cap = "" if max_estimate is None else f"-cap{max_estimate}"
     table.attrs.update(
-        seed=seed, procs=procs, n_workloads=n_workloads, policy=policy, unit="seconds",
-        run_id=f"rocchetti-{tag}-p{procs}-w{n_workloads}-seed{seed}",
+        seed=seed, procs=procs, n_workloads=n_workloads, policy=name, max_estimate=max_estimate, unit="seconds",
+        run_id=f"rocchetti-{tag}-p{procs}{cap}-w{n_workloads}-seed{seed}",
     )
     return table
 

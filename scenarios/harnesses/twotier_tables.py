@@ -36,6 +36,7 @@ import argparse
 import sys
 import time
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -45,7 +46,8 @@ from gridmarket.csvout import write_csv
 from gridmarket.errors import MarketError
 from gridmarket.scenarios.options import bounded
 from gridmarket.simulation import TWO_TIER_NAMES, simulate
-from gridmarket.twotier import DEFAULT_MIGRATION_COST, paper_metrics, simulate_twotier
+from gridmarket.twotier import DEFAULT_MIGRATION_COST, TWO_TIER_POLICIES, paper_metrics, simulate_twotier
+from gridmarket.twotier.policies import BG_STEPS
 from gridmarket.twotier.progress import BG_MODELS, DEFAULT_BG_MODEL
 from gridmarket.validation import check_fits_memory
 from gridmarket.workloads import scale_interarrival, tsafrir_estimates
@@ -118,10 +120,12 @@ def run_tables(
     costs: Sequence[int] = DEFAULT_COSTS,
     bg_model: str = DEFAULT_BG_MODEL,
     progress=None,
+    bg_step: str = "every-event",
 ) -> pd.DataFrame:
     """Simulate every workload x load x (policy, setting); one row per run.
 
-    ``bg_model`` is the form of the bg progress equation (:func:`gridmarket.twotier.progress.bg_rate`).
+    ``bg_model`` is the form of the bg progress equation (:func:`gridmarket.twotier.progress.bg_rate`);
+    ``bg_step`` when the two-tier policies run Step 3 (:data:`gridmarket.twotier.policies.BG_STEPS`).
     Columns: ``workload, load, offered_load, mean_procs, serial_share, policy, section, usage,
     usage_known, migration_cost, bg_model, seed, jobs, mean_response, mean_bsld, kills, migrations,
     migrations_per_job, seconds`` (``mean_procs`` and ``serial_share``: the generated workload's
@@ -129,6 +133,8 @@ def run_tables(
     """
     if bg_model not in BG_MODELS:
         raise MarketError(f"bg_model must be one of {', '.join(BG_MODELS)}, got {bg_model!r}")
+    if bg_step not in BG_STEPS:
+        raise MarketError(f"bg_step must be one of {', '.join(BG_STEPS)}, got {bg_step!r}")
     rows = []
     ss = np.random.SeedSequence(seed)
     for w_index, name in enumerate(workloads):
@@ -146,7 +152,8 @@ def run_tables(
                 known = spec.get("usage_known", True)
                 cost = spec.get("migration_cost", DEFAULT_MIGRATION_COST)
                 if policy in TWO_TIER_NAMES:
-                    res = simulate_twotier(w, procs=procs, policy=policy, rng=np.random.default_rng(seeds[2]),
+                    res = simulate_twotier(w, procs=procs, policy=replace(TWO_TIER_POLICIES[policy], bg_step=bg_step),
+                                           rng=np.random.default_rng(seeds[2]),
                                            usage=usage, usage_known=known, migration_cost=cost,
                                            bg_model=bg_model)
                 else:  # the rigid-job baseline (EASY), on the single-machine simulator

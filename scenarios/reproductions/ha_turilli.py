@@ -11,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 
-from gridmarket.scenarios.reproductions.report import Check, Row, register
+from gridmarket.scenarios.reproductions.report import Check, Row, register, setup_check
 
 __all__ = ["ha_selection"]
 
@@ -38,6 +38,9 @@ def ha_selection(size: str, seed: int, data: Path | None):
     month on the live machines, which no trace here records), so the
     directions follow from those inputs; the run shows the mechanism at
     work, not that the paper's finding holds.
+
+    Every check is a set-up check (none counts toward a reproduction total): the run shows the
+    mechanism at work on inputs we chose.
 
     Seed's direction: the model's TTC_wkd is 67-85 % lower than random
     distribution's for every workload size; the model picks SuperMIC; eq. 2
@@ -70,8 +73,12 @@ def ha_selection(size: str, seed: int, data: Path | None):
         ref = ("sec. IV-A3: over-predicts by 7-18 % on OSG" if system.single_core_pilots
                else "Fig. 5: 157-171 % on XSEDE machines")
         rows.append(Row(f"{system.name}: eq. 2 over-prediction of Tx", over[system.name], None, "%", ref))
-    checks.append(Check("model-based selection lowers TTC_wkd against random for every workload size (Fig. 6a)",
-                        min(reductions) > 0, ", ".join(f"{n}: {r:.0f} %" for n, r in zip(_SIZES, reductions))))
+    # An illustration on hand-set inputs: every check follows from the waits and IPCs we set, so none can count
+    # as a finding; they are set-up checks, reported apart from the directions of the other reproductions
+    why = "an illustration on hand-set queue waits and IPCs (gridmarket.selection.TABLE_I_SYSTEMS)"
+    checks.append(Check("model-based selection's TTC_wkd is 67-85 % lower than random's for every workload size "
+                        "(Fig. 6a, sec. IV-B2)", all(67.0 <= r <= 85.0 for r in reductions),
+                        ", ".join(f"{n}: {r:.0f} %" for n, r in zip(_SIZES, reductions))))
     checks.append(Check("the model sends the whole workload to SuperMIC (sec. IV-B2)",
                         all(set(c) == {"SuperMIC"} for c in choices), str(choices[-1])))
     hpc = [v for s, v in zip(TABLE_I_SYSTEMS, over.values()) if not s.single_core_pilots]
@@ -82,6 +89,7 @@ def ha_selection(size: str, seed: int, data: Path | None):
                         all(157 <= v <= 171 for v in hpc), ", ".join(f"{v:.0f} %" for v in hpc)))
     checks.append(Check("eq. 2's over-prediction on OSG is within the paper's 7-18 % (sec. IV-A3)",
                         all(7 <= v <= 18 for v in osg), ", ".join(f"{v:.1f} %" for v in osg)))
+    checks = [setup_check(c, why) for c in checks]
     notes = ["ILLUSTRATION: queue waits are lognormal with per-system means of our choosing and the IPCs are "
              "hand-set (gridmarket.selection.TABLE_I_SYSTEMS); the directions follow from these inputs"]
     return rows, checks, {"sizes": list(_SIZES), "repeats": repeats, "cycles": _CYCLES}, notes

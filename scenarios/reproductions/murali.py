@@ -16,7 +16,15 @@ from pathlib import Path
 import numpy as np
 
 from gridmarket.errors import InvalidInput
-from gridmarket.scenarios.reproductions.report import Check, Row, data_file, paper_number, register, steps
+from gridmarket.scenarios.reproductions.report import (
+    Check,
+    Row,
+    against_control,
+    data_file,
+    paper_number,
+    register,
+    steps,
+)
 
 __all__ = ["AUTHORS_XSEDE_LIMITS", "SETUPS", "XSEDE_WORKLOADS", "Setup", "murali_nordugrid", "murali_nordugrid_ours",
            "murali_xsede", "murali_xsede_lublin", "murali_xsede_ours", "xsede_jobs"]
@@ -420,50 +428,9 @@ def _xsede(size: str, seed: int, data: Path | None, name: str):
                     "Fig. 11: -48 to -49 %"))
     rows.append(Row("inst: response change vs BS", _change(results, "inst", "response_min"),
                     round(100 * (3460.8 / 633.7 - 1), 1), "%", "Table IV (5.5x)"))
-    bs, w100, inst = (results[k] for k in ("bs", "mcmf-w100", "inst"))
-    checks = [
-        Check("MCMF w_t = 100 % has a lower mean response time than BS (Fig. 11: -48 to -49 %)",
-              w100["response_min"] < bs["response_min"],
-              f"{w100['response_min']:.1f} vs {bs['response_min']:.1f} min"),
-        Check("INST has a higher mean response time than BS (Table IV: 5.5x)",
-              inst["response_min"] > bs["response_min"],
-              f"{inst['response_min']:.1f} vs {bs['response_min']:.1f} min"),
-    ]
-    if "mcmf-w25" in results:
-        w25 = results["mcmf-w25"]
-        rows.append(Row("mcmf-w25: response change vs BS", _change(results, "mcmf-w25", "response_min"),
-                        round(100 * (477.5 / 633.7 - 1), 1), "%", "Table IV"))
-        rows.append(Row("mcmf-w25: cost change vs BS", _change(results, "mcmf-w25", "cost"),
-                        round(100 * (224021.6 / 230985.6 - 1), 1), "%", "Table IV (-$6964)"))
-        checks.append(Check("MCMF w_t = 25 % improves both response time and electricity cost over BS (Table IV)",
-                            w25["response_min"] < bs["response_min"] and w25["cost"] < bs["cost"],
-                            f"{w25['response_min']:.1f} vs {bs['response_min']:.1f} min, "
-                            f"{w25['cost']:.0f} vs {bs['cost']:.0f} USD"))
-        checks.append(Check("MCMF w_t = 25 % has a lower response time than INST (Table IV)",
-                            w25["response_min"] < inst["response_min"],
-                            f"{w25['response_min']:.1f} vs {inst['response_min']:.1f} min"))
-    if "mcmf-w0" in results:
-        w0 = results["mcmf-w0"]
-        rows.append(Row("mcmf-w0: cost change vs BS", _change(results, "mcmf-w0", "cost"),
-                        round(100 * (187298.9 / 230985.6 - 1), 1), "%", "Table IV; Fig. 11: -18 %"))
-        checks.append(Check("MCMF w_t = 0 % has a lower electricity cost than BS (Table IV: -18.9 %)",
-                            w0["cost"] < bs["cost"], f"{w0['cost']:.0f} vs {bs['cost']:.0f} USD"))
-    if "mcmf-w50" in results:  # sec. 5.7.2 (f_g = 1, w_t = 50 %): "40.8 % reduction ... almost the same cost"
-        rows.append(Row("mcmf-w50: response change vs BS", _change(results, "mcmf-w50", "response_min"), -40.8, "%",
-                        "sec. 5.7.2 (Fig. 12, f_g = 1)"))
-        rows.append(Row("mcmf-w50: cost change vs BS", _change(results, "mcmf-w50", "cost"), 0.0, "%",
-                        "sec. 5.7.2: 'almost the same electricity cost as the BS'"))
-    if "twoprice-w25" in results:
-        tp = results["twoprice-w25"]
-        rows.append(Row("twoprice-w25: cost change vs BS", _change(results, "twoprice-w25", "cost"),
-                        round(100 * (232557.3 / 230985.6 - 1), 1), "%", "Table IV"))
-        checks.append(Check("TWOPRICE (w_t = 25 %) costs more than BS (Table IV: $232,557 vs $230,986)",
-                            tp["cost"] > bs["cost"], f"{tp['cost']:.0f} vs {bs['cost']:.0f} USD"))
-        if "mcmf-w25" in results:
-            checks.append(Check("MCMF costs less than TWOPRICE at w_t = 25 % (Table IV: $224,022 vs $232,557; "
-                                "sec. 5.2: hourly prices beat on/off-peak)", results["mcmf-w25"]["cost"] < tp["cost"],
-                                f"{results['mcmf-w25']['cost']:.0f} vs {tp['cost']:.0f} USD"))
-    checks += _printed_changes(results)
+    bs = results["bs"]
+    _xsede_rows(results, rows)
+    checks = against_control(_xsede_checks, results, _as_bs(results), control=_BS_CONTROL, setup=_CALIBRATION)
     load_mwh, load_cost = full_load(sites, t0, int(days * _DAY))
     rows.append(Row(f"all cores busy for {days:g} days: energy", load_mwh, None, "MWh",
                     "Table I power x cores (the most any schedule can use in the period)"))
@@ -506,6 +473,71 @@ def _setup_note(setup: Setup, lead_in: int, lead_hours: int) -> str:
                if lead_in else f"each predictor trained on {setup.replay_history} jobs of a separate Lublin workload "
                "replayed on the empty system")
     return f"{setup.cycle} s scheduling cycles; {history}"
+
+
+def _xsede_checks(results: dict) -> list[Check]:
+    """XSEDE's directions (Table IV, Fig. 11, sec. 5.7.2) on one run's results by label."""
+    bs, w100, inst = (results[k] for k in ("bs", "mcmf-w100", "inst"))
+    checks = [
+        Check("MCMF w_t = 100 % has a lower mean response time than BS (Fig. 11: -48 to -49 %)",
+              w100["response_min"] < bs["response_min"],
+              f"{w100['response_min']:.1f} vs {bs['response_min']:.1f} min"),
+        Check("INST has a higher mean response time than BS (Table IV: 5.5x)",
+              inst["response_min"] > bs["response_min"],
+              f"{inst['response_min']:.1f} vs {bs['response_min']:.1f} min"),
+    ]
+    if "mcmf-w25" in results:
+        w25 = results["mcmf-w25"]
+        checks.append(Check("MCMF w_t = 25 % improves both response time and electricity cost over BS (Table IV)",
+                            w25["response_min"] < bs["response_min"] and w25["cost"] < bs["cost"],
+                            f"{w25['response_min']:.1f} vs {bs['response_min']:.1f} min, "
+                            f"{w25['cost']:.0f} vs {bs['cost']:.0f} USD"))
+        checks.append(Check("MCMF w_t = 25 % has a lower response time than INST (Table IV)",
+                            w25["response_min"] < inst["response_min"],
+                            f"{w25['response_min']:.1f} vs {inst['response_min']:.1f} min"))
+    if "mcmf-w0" in results:
+        w0 = results["mcmf-w0"]
+        checks.append(Check("MCMF w_t = 0 % has a lower electricity cost than BS (Table IV: -18.9 %)",
+                            w0["cost"] < bs["cost"], f"{w0['cost']:.0f} vs {bs['cost']:.0f} USD"))
+    if "twoprice-w25" in results:
+        tp = results["twoprice-w25"]
+        checks.append(Check("TWOPRICE (w_t = 25 %) costs more than BS (Table IV: $232,557 vs $230,986)",
+                            tp["cost"] > bs["cost"], f"{tp['cost']:.0f} vs {bs['cost']:.0f} USD"))
+        if "mcmf-w25" in results:
+            checks.append(Check("MCMF costs less than TWOPRICE at w_t = 25 % (Table IV: $224,022 vs $232,557; "
+                                "sec. 5.2: hourly prices beat on/off-peak)", results["mcmf-w25"]["cost"] < tp["cost"],
+                                f"{results['mcmf-w25']['cost']:.0f} vs {tp['cost']:.0f} USD"))
+    checks += _printed_changes(results)
+    return checks
+
+
+def _xsede_rows(results: dict, rows: list) -> None:
+    """XSEDE's change rows (Table IV, sec. 5.7.2), appended to ``rows``."""
+    if "mcmf-w25" in results:
+        rows.append(Row("mcmf-w25: response change vs BS", _change(results, "mcmf-w25", "response_min"),
+                        round(100 * (477.5 / 633.7 - 1), 1), "%", "Table IV"))
+        rows.append(Row("mcmf-w25: cost change vs BS", _change(results, "mcmf-w25", "cost"),
+                        round(100 * (224021.6 / 230985.6 - 1), 1), "%", "Table IV (-$6964)"))
+    if "mcmf-w0" in results:
+        rows.append(Row("mcmf-w0: cost change vs BS", _change(results, "mcmf-w0", "cost"),
+                        round(100 * (187298.9 / 230985.6 - 1), 1), "%", "Table IV; Fig. 11: -18 %"))
+    if "mcmf-w50" in results:  # sec. 5.7.2 (f_g = 1, w_t = 50 %): "40.8 % reduction ... almost the same cost"
+        rows.append(Row("mcmf-w50: response change vs BS", _change(results, "mcmf-w50", "response_min"), -40.8, "%",
+                        "sec. 5.7.2 (Fig. 12, f_g = 1)"))
+        rows.append(Row("mcmf-w50: cost change vs BS", _change(results, "mcmf-w50", "cost"), 0.0, "%",
+                        "sec. 5.7.2: 'almost the same electricity cost as the BS'"))
+    if "twoprice-w25" in results:
+        rows.append(Row("twoprice-w25: cost change vs BS", _change(results, "twoprice-w25", "cost"),
+                        round(100 * (232557.3 / 230985.6 - 1), 1), "%", "Table IV"))
+
+
+_BS_CONTROL = "BS in the place of every metascheduler (MCMF, INST, TWOPRICE)"
+_CALIBRATION = {"bs: mean response": "a calibration target: the baseline's load is set so BS lands on Table IV"}
+
+
+def _as_bs(results: dict) -> dict:
+    """The control run of a metascheduling reproduction: BS's results under every label (a change vs BS is 0)."""
+    return {label: results["bs"] for label in results}
 
 
 def _printed_changes(results: dict) -> list[Check]:
@@ -731,28 +763,35 @@ def _nordugrid(size: str, seed: int, data: Path | None, name: str):
                     "sec. 5.2 text"))
     rows.append(Row("mcmf-w92.5: cost change vs BS", _change(results, "mcmf-w92.5", "cost"),
                     round(100 * (12819.6 / 16608.3 - 1), 1), "%", "Table IV (-EUR 3788.7)"))
-    bs, mcmf, inst = results["bs"], results["mcmf-w92.5"], results["inst"]
-    checks = [
-        Check("MCMF (w_t = 92.5 %) has a lower mean response time than BS (sec. 5.2: -11.7 %)",
-              mcmf["response_min"] < bs["response_min"], f"{mcmf['response_min']:.1f} vs {bs['response_min']:.1f} min"),
-        Check("MCMF (w_t = 92.5 %) has a lower electricity cost than BS (Table IV: -22.8 %)",
-              mcmf["cost"] < bs["cost"], f"{mcmf['cost']:.1f} vs {bs['cost']:.1f} EUR"),
-        Check("INST has a higher mean response time than MCMF (Table IV)",
-              inst["response_min"] > mcmf["response_min"],
-              f"{inst['response_min']:.1f} vs {mcmf['response_min']:.1f} min"),
-    ]
-    checks += [
-        paper_number(f"{label}: mean response", results[label]["response_min"], _TABLE_IV_NORDUGRID[label][0],
-                     rel_tol=NG_RESPONSE_TOLERANCE, where="Table IV, NorduGrid", units="min")
-        for label in ("bs", "mcmf-w92.5", "inst")
-    ]
-    checks += [
-        paper_number("mcmf-w92.5: response change vs BS", _change(results, "mcmf-w92.5", "response_min"), -11.7,
-                     abs_tol=RESPONSE_CHANGE_TOLERANCE, where="sec. 5.2 text", units="%"),
-        paper_number("mcmf-w92.5: electricity cost change vs BS", _change(results, "mcmf-w92.5", "cost"),
-                     round(100 * (12819.6 / 16608.3 - 1), 1), abs_tol=COST_CHANGE_TOLERANCE, where="Table IV",
-                     units="%"),
-    ]
+
+    def make_checks(results):
+        bs, mcmf, inst = results["bs"], results["mcmf-w92.5"], results["inst"]
+        checks = [
+            Check("MCMF (w_t = 92.5 %) has a lower mean response time than BS (sec. 5.2: -11.7 %)",
+                  mcmf["response_min"] < bs["response_min"],
+                  f"{mcmf['response_min']:.1f} vs {bs['response_min']:.1f} min"),
+            Check("MCMF (w_t = 92.5 %) has a lower electricity cost than BS (Table IV: -22.8 %)",
+                  mcmf["cost"] < bs["cost"], f"{mcmf['cost']:.1f} vs {bs['cost']:.1f} EUR"),
+            Check("INST has a higher mean response time than MCMF (Table IV)",
+                  inst["response_min"] > mcmf["response_min"],
+                  f"{inst['response_min']:.1f} vs {mcmf['response_min']:.1f} min"),
+        ]
+        checks += [
+            paper_number(f"{label}: mean response", results[label]["response_min"], _TABLE_IV_NORDUGRID[label][0],
+                         rel_tol=NG_RESPONSE_TOLERANCE, where="Table IV, NorduGrid", units="min")
+            for label in ("bs", "mcmf-w92.5", "inst")
+        ]
+        checks += [
+            paper_number("mcmf-w92.5: response change vs BS", _change(results, "mcmf-w92.5", "response_min"), -11.7,
+                         abs_tol=RESPONSE_CHANGE_TOLERANCE, where="sec. 5.2 text", units="%"),
+            paper_number("mcmf-w92.5: electricity cost change vs BS", _change(results, "mcmf-w92.5", "cost"),
+                         round(100 * (12819.6 / 16608.3 - 1), 1), abs_tol=COST_CHANGE_TOLERANCE, where="Table IV",
+                         units="%"),
+        ]
+        return checks
+
+    checks = against_control(make_checks, results, _as_bs(results), control=_BS_CONTROL, setup=_CALIBRATION)
+    bs = results["bs"]
     rows.append(Row("the largest system's share of the cores", 100 * max(s.cores for s in systems) /
                     sum(s.cores for s in systems), None, "%", "our drawn systems (the paper's table is not published)"))
     for label, r in results.items():

@@ -23,12 +23,13 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
 from gridmarket.datasets import DATA_ENV, data_root, locate
 from gridmarket.decoding import read_json
-from gridmarket.errors import InvalidInput
+from gridmarket.errors import InvalidInput, MarketError
 from gridmarket.plugins import InstanceContract, Registry
 from gridmarket.scenarios.config import suggest
 from gridmarket.scenarios.intervals import ci95
@@ -38,6 +39,7 @@ __all__ = [
     "DATA_ENV",
     "REPRODUCTIONS",
     "SIZES",
+    "SETUP",
     "CI_METHOD",
     "REPRODUCED_SHARE",
     "Check",
@@ -50,13 +52,16 @@ __all__ = [
     "ci95",
     "data_file",
     "default_data_dir",
+    "against_control",
     "axis_range",
+    "controlled",
     "get_reproduction",
     "paper_number",
     "read_report",
     "read_seed_reports",
     "read_trace",
     "register",
+    "setup_check",
     "steps",
     "write_report",
     "write_seeds_report",
@@ -87,13 +92,72 @@ class Row:
     seed_ref: str = ""
 
 
+SETUP = "set-up check"
+"""The ``control`` of a check that tests the set-up (a generated workload's shape, a calibration target, an
+illustration's hand-set inputs), not a finding: it has no control run and is not counted as a direction."""
+
+
 @dataclass(frozen=True, slots=True)
 class Check:
-    """A direction the seed reports (``statement``) and whether our run shows it (``detail``: our numbers)."""
+    """A direction the seed reports (``statement``) and whether our run shows it (``detail``: our numbers).
+
+    ``control`` says what the direction was also checked against: the same run with the mechanism under
+    test switched off or replaced (plain EASY for PSP, best effort for a broker, BS for MCMF), or a bound
+    the claim must beat; ``control_holds`` is whether the same statement held there. A direction
+    *discriminates* when it held in our run and not on its control: only then could it have failed.
+    A check of the set-up (``control`` starting with :data:`SETUP`, made by :func:`setup_check`) has no
+    control and never discriminates; ``control = ""`` means not yet classified, which
+    :meth:`Reproduction.run` refuses.
+    """
 
     statement: str
     holds: bool
     detail: str = ""
+    control: str = ""
+    control_holds: bool | None = None
+
+    def __post_init__(self):
+        if self.control_holds is not None and (not self.control or self.control.startswith(SETUP)):
+            raise InvalidInput(f"check {self.statement!r}: a control result needs a control to name")
+
+    @property
+    def setup(self) -> bool:
+        """True for a check of the set-up (no control; not counted as a direction)."""
+        return self.control.startswith(SETUP)
+
+    @property
+    def discriminates(self) -> bool:
+        """Held in our run and not on the control (False for a set-up check)."""
+        return bool(self.holds) and self.control_holds is False
+
+
+def setup_check(check: Check, why: str) -> Check:
+    """``check`` marked as a check of the set-up, ``why`` saying what it checks (a workload's shape, ...).
+
+    >>> setup_check(Check("FWload's mean size is 23.4", True), "a property of the generated workload").control
+    'set-up check: a property of the generated workload'
+    """
+    if not why:
+        raise InvalidInput(f"check {check.statement!r}: say why it is a set-up check")
+    return Check(check.statement, check.holds, check.detail, f"{SETUP}: {why}", None)
+
+
+def controlled(statement: str, test: Callable[[Any], tuple[Any, str]], ours: Any, control_run: Any, *,
+               control: str) -> Check:
+    """One direction evaluated by the same ``test`` on our run and on its control run.
+
+    ``test(run) -> (holds, detail)``; ``control`` names the control (``"plain EASY (no PSP)"``). The detail
+    gives both runs' numbers, so a reader sees what the direction was checked against.
+
+    >>> lower = lambda r: (r["psp"] < r["base"], f"{r['psp']} vs {r['base']}")
+    >>> c = controlled("PSP waits less", lower, {"psp": 1, "base": 2}, {"psp": 2, "base": 2}, control="EASY")
+    >>> c.holds, c.control_holds, c.discriminates
+    (True, False, True)
+    """
+    holds, detail = test(ours)
+    control_holds, control_detail = test(control_run)
+    return Check(statement, bool(holds), f"{detail}; control ({control}): {control_detail}", control,
+                 bool(control_holds))
 
 
 @dataclass(frozen=True)
@@ -115,14 +179,27 @@ class Report:
         """True when every direction check holds."""
         return all(c.holds for c in self.checks)
 
+    def headline(self) -> str:
+        """How many directions discriminate (held here, not on their control), and the set-up checks apart."""
+        directions = [c for c in self.checks if not c.setup]
+        setup = [c for c in self.checks if c.setup]
+        return (f"directions that discriminate (held here, not on their control): "
+                f"{sum(c.discriminates for c in directions)} of {len(directions)} "
+                f"(held: {sum(c.holds for c in directions)}); set-up checks held: "
+                f"{sum(c.holds for c in setup)} of {len(setup)}")
+
     def to_frame(self) -> pd.DataFrame:
-        """Figure rows then direction rows: ``kind, metric, ours, seed_value, units, seed_ref, holds``."""
+        """Figure rows then direction rows: ``kind, metric, ours, seed_value, units, seed_ref, holds, control,
+        control_holds, discriminates`` (``kind`` is ``setup`` for a check of the set-up)."""
+        columns = ["kind", "metric", "ours", "seed_value", "units", "seed_ref", "holds", "control", "control_holds",
+                   "discriminates"]
         figures = [{"kind": "figure", "metric": r.metric, "ours": r.ours, "seed_value": r.seed_value,
                     "units": r.units, "seed_ref": r.seed_ref, "holds": None} for r in self.rows]
-        directions = [{"kind": "direction", "metric": c.statement, "ours": None, "seed_value": None, "units": "",
-                       "seed_ref": c.detail, "holds": c.holds} for c in self.checks]
-        return pd.DataFrame(figures + directions,
-                            columns=["kind", "metric", "ours", "seed_value", "units", "seed_ref", "holds"])
+        directions = [{"kind": "setup" if c.setup else "direction", "metric": c.statement, "ours": None,
+                       "seed_value": None, "units": "", "seed_ref": c.detail, "holds": c.holds,
+                       "control": c.control, "control_holds": c.control_holds, "discriminates": c.discriminates}
+                      for c in self.checks]
+        return pd.DataFrame(figures + directions, columns=columns)
 
     def title(self) -> str:
         return f"{self.name}: {self.citation} (size {self.size}, seed {self.seed}, {self.seconds:.1f} s)"
@@ -139,10 +216,17 @@ class Report:
 
         out = [self.title(), line(header), line(tuple("-" * w for w in widths) + ("-" * 13,))]
         out += [line(c) for c in cells]
-        out.append("")
+        out += ["", self.headline()]
         for c in self.checks:
-            detail = f" [{c.detail}]" if c.detail else ""
-            out.append(f"direction holds: {'yes' if c.holds else 'no '}  {c.statement}{detail}")
+            if not c.setup:
+                detail = f" [{c.detail}]" if c.detail else ""
+                out.append(f"direction holds: {'yes' if c.holds else 'no '}  discriminates: "
+                           f"{'yes' if c.discriminates else 'no '}  {c.statement}{detail}")
+        for c in self.checks:
+            if c.setup:
+                detail = f" [{c.detail}]" if c.detail else ""
+                out.append(f"set-up check holds: {'yes' if c.holds else 'no '}  {c.statement}{detail} "
+                           f"({c.control})")
         out += [f"note: {n}" for n in self.notes]
         return "\n".join(out)
 
@@ -151,10 +235,18 @@ class Report:
         out = [f"# {self.title()}", "", "| metric | ours | seed | units | seed's figure |", "|---|---:|---:|---|---|"]
         out += [f"| {r.metric} | {_fmt(r.ours)} | {_fmt(r.seed_value)} | {r.units} | {r.seed_ref} |"
                 for r in self.rows]
-        out += ["", "## Directions", ""]
+        out += ["", "## Directions", "", self.headline(), ""]
         for c in self.checks:
-            detail = f" ({c.detail})" if c.detail else ""
-            out.append(f"- **{'holds' if c.holds else 'does not hold'}**: {c.statement}{detail}")
+            if not c.setup:
+                detail = f" ({c.detail})" if c.detail else ""
+                verdict = "holds" if c.holds else "does not hold"
+                verdict += ", discriminates" if c.discriminates else (", holds on the control too" if c.holds else "")
+                out.append(f"- **{verdict}**: {c.statement}{detail}")
+        setup = [c for c in self.checks if c.setup]
+        if setup:
+            out += ["", "## Set-up checks (not counted)", ""]
+            out += [f"- **{'holds' if c.holds else 'does not hold'}**: {c.statement} ({c.detail}; {c.control})"
+                    for c in setup]
         if self.notes:
             out += ["", "## Notes", ""] + [f"- {n}" for n in self.notes]
         return "\n".join(out) + "\n"
@@ -247,6 +339,10 @@ class Reproduction:
             rows, checks, settings, notes = self.runner(size, seed, Path(data) if data is not None else None)
         finally:
             _PROGRESS.reset(token)
+        unclassified = [c.statement for c in checks if not c.control]
+        if unclassified:  # a direction without a control could never have failed against one: say which
+            raise MarketError(f"{self.name}: direction {unclassified[0]!r} names no control and is not marked a "
+                              f"set-up check ({len(unclassified)} such)")
         return Report(self.name, self.citation, size, seed, tuple(rows), tuple(checks), dict(settings),
                       tuple(notes), time.perf_counter() - started)
 
@@ -277,13 +373,41 @@ def get_reproduction(name: str) -> Reproduction:
 
 
 # ----------------------------------------------------------------------------- checks
+def against_control(make_checks: Callable[[Any], Sequence[Check]], ours: Any, control_run: Any, *,
+                    control: str, setup: Mapping[str, str] | None = None) -> list[Check]:
+    """Every check ``make_checks(run)`` makes, evaluated on our run and on its control run.
+
+    ``setup`` maps a statement (or its start) to why it is a set-up check (a calibration target, a
+    property of the workload): those are marked with :func:`setup_check` instead. The two runs must
+    give the same statements in the same order.
+
+    >>> make = lambda r: [Check("MCMF faster than BS", r["mcmf"] < r["bs"], f"{r['mcmf']} vs {r['bs']}")]
+    >>> [c.discriminates for c in against_control(make, {"mcmf": 1, "bs": 2}, {"mcmf": 2, "bs": 2}, control="BS")]
+    [True]
+    """
+    out = []
+    setup = dict(setup or {})
+    for mine, theirs in zip(make_checks(ours), make_checks(control_run), strict=True):
+        if mine.statement != theirs.statement:  # pragma: no cover - a runner's checks depend on its run's labels only
+            raise MarketError(f"control run gave {theirs.statement!r} where ours gave {mine.statement!r}")
+        why = next((w for k, w in setup.items() if mine.statement.startswith(k)), None)
+        if why is not None:
+            out.append(setup_check(mine, why))
+        else:
+            out.append(Check(mine.statement, mine.holds, f"{mine.detail}; control ({control}): {theirs.detail}",
+                             control, bool(theirs.holds)))
+    return out
+
+
 def paper_number(metric: str, ours: float, paper: float, *, rel_tol: float = 0.0, abs_tol: float = 0.0,
-                 where: str = "", units: str = "") -> Check:
+                 where: str = "", units: str = "", control: str = "", control_ours: float | None = None) -> Check:
     """A number the paper prints, checked with a stated tolerance: holds when ``|ours - paper| <= tol``.
 
     ``tol = max(rel_tol * |paper|, abs_tol)``; the statement names the paper's
     figure, the tolerance and ``where`` (section, table, figure), so a report
-    reader sees what was demanded. A NaN ``ours`` never holds.
+    reader sees what was demanded. A NaN ``ours`` never holds. ``control_ours``
+    is the same figure on the control run named by ``control`` (:class:`Check`),
+    held to the same tolerance.
 
     >>> c = paper_number("cost ratio, 2 providers", 1.38, 1.43, rel_tol=0.05, where="Singh ch. 7.3")
     >>> c.holds, c.statement
@@ -298,10 +422,16 @@ def paper_number(metric: str, ours: float, paper: float, *, rel_tol: float = 0.0
     unit = f" {units}" if units else ""
     holds = not math.isnan(ours) and abs(ours - paper) <= tol
     statement = f"{metric} = {_fmt(paper)}{unit} ± {tol:.3g} ({basis})" + (f" [{where}]" if where else "")
-    return Check(statement, bool(holds), f"ours {_fmt(ours)}{unit}, off by {_fmt(abs(ours - paper))}")
+    detail = f"ours {_fmt(ours)}{unit}, off by {_fmt(abs(ours - paper))}"
+    if control_ours is None:
+        return Check(statement, bool(holds), detail, control)
+    control_holds = not math.isnan(control_ours) and abs(control_ours - paper) <= tol
+    return Check(statement, bool(holds), f"{detail}; control ({control}): {_fmt(control_ours)}{unit}", control,
+                 bool(control_holds))
 
 
-def axis_range(metric: str, ours: float, low: float, high: float, *, where: str = "", units: str = "") -> Check:
+def axis_range(metric: str, ours: float, low: float, high: float, *, where: str = "", units: str = "",
+               control: str = "", control_ours: float | None = None) -> Check:
     """A figure shown only as a chart: ours must lie on the chart's value axis ``[low, high]``.
 
     A value past the axis is a finding (the detail says how many times the
@@ -324,7 +454,11 @@ def axis_range(metric: str, ours: float, low: float, high: float, *, where: str 
         detail = f"ours {_fmt(ours)}{unit}"
     statement = f"{metric} lies on the chart's axis [{_fmt(low)}, {_fmt(high)}]{unit}"
     statement += f" [{where}]" if where else ""
-    return Check(statement, bool(holds), detail)
+    if control_ours is None:
+        return Check(statement, bool(holds), detail, control)
+    control_holds = not math.isnan(control_ours) and low <= control_ours <= high
+    return Check(statement, bool(holds), f"{detail}; control ({control}): {_fmt(control_ours)}{unit}", control,
+                 bool(control_holds))
 
 
 # ----------------------------------------------------------------------------- data
@@ -377,7 +511,9 @@ def write_report(out: Path, report: Report, *, command: list[str] | None = None)
     doc = manifest({"reproduction": report.name, "citation": report.citation, "size": report.size,
                     "settings": dict(report.settings)}, report.seed, command=command)
     doc["seconds"] = round(report.seconds, 3)
-    doc["directions"] = [{"statement": c.statement, "holds": bool(c.holds), "detail": c.detail} for c in report.checks]
+    doc["directions"] = [{"statement": c.statement, "holds": bool(c.holds), "detail": c.detail, "control": c.control,
+                          "control_holds": c.control_holds, "discriminates": c.discriminates}
+                         for c in report.checks]
     doc["notes"] = list(report.notes)
     written = []
     frame = report.to_frame()
@@ -407,14 +543,16 @@ def read_report(folder: Path) -> Report:
     try:
         scenario = doc["scenario"]
         name, size, seed = scenario["reproduction"], scenario["size"], int(doc["seed"])
-        checks = tuple(Check(d["statement"], _holds(d["holds"]), d.get("detail", "")) for d in doc["directions"])
+        checks = tuple(Check(d["statement"], _holds(d["holds"]), d.get("detail", ""), d.get("control", ""),
+                             None if d.get("control_holds") is None else _holds(d["control_holds"]))
+                       for d in doc["directions"])
     except (ValueError, KeyError, TypeError) as err:
         raise InvalidInput(f"{manifest_path}: not a reproduction's manifest ({type(err).__name__}: {err})") from None
     if "files" in doc:
         check_files(folder, doc["files"], manifest_path)
     try:
         frame = pd.read_csv(csv_path, keep_default_na=False, na_values={"ours": [""], "seed_value": [""]})
-        n_directions = int((frame["kind"] == "direction").sum())
+        n_directions = int(frame["kind"].isin(("direction", "setup")).sum())
         if n_directions != len(checks):  # a manifest written before it listed its files: the rows it implies
             raise ValueError(f"{n_directions} direction rows, {manifest_path.name} has {len(checks)} (cut short?)")
         figures = frame[frame["kind"] == "figure"]
@@ -489,16 +627,31 @@ class SeedMetric:
 
 @dataclass(frozen=True, slots=True)
 class SeedDirection:
-    """One direction over seeds: held in ``held`` of ``of`` seeds."""
+    """One direction over seeds: held in ``held`` of ``of`` seeds, on its control in ``control_held``, and
+    held here but not on the control (:attr:`Check.discriminates`) in ``discriminated``."""
 
     statement: str
     held: int
     of: int
+    control: str = ""
+    control_held: int = 0
+    discriminated: int = 0
+
+    @property
+    def setup(self) -> bool:
+        """A check of the set-up (:data:`SETUP`): reported apart, not counted."""
+        return self.control.startswith(SETUP)
 
     @property
     def reproduced(self) -> bool:
         """Held in at least :data:`REPRODUCED_SHARE` of the seeds."""
         return self.of > 0 and self.held >= REPRODUCED_SHARE * self.of
+
+    @property
+    def discriminates(self) -> bool:
+        """A direction (not a set-up check) that held while its control did not in at least
+        :data:`REPRODUCED_SHARE` of the seeds: reproduced, and it could have failed."""
+        return not self.setup and self.of > 0 and self.discriminated >= REPRODUCED_SHARE * self.of
 
 
 @dataclass(frozen=True)
@@ -542,11 +695,23 @@ class SeedsReport:
 
     def directions(self) -> list[SeedDirection]:
         """Every direction, in the first report's order, with the seeds it held in."""
-        held: dict[str, list[bool]] = {}
+        held: dict[str, list[Check]] = {}
         for report in self.reports:
             for check in report.checks:
-                held.setdefault(check.statement, []).append(bool(check.holds))
-        return [SeedDirection(s, sum(h), len(h)) for s, h in held.items()]
+                held.setdefault(check.statement, []).append(check)
+        return [SeedDirection(s, sum(bool(c.holds) for c in h), len(h), h[0].control,
+                              sum(bool(c.control_holds) for c in h), sum(c.discriminates for c in h))
+                for s, h in held.items()]
+
+    def headline(self) -> str:
+        """Discriminating directions reproduced (held and their control not, in >= 80 % of the seeds) of the
+        directions that have a control; the set-up checks apart."""
+        directions = [d for d in self.directions() if not d.setup]
+        setup = [d for d in self.directions() if d.setup]
+        return (f"discriminating directions reproduced: {sum(d.discriminates for d in directions)} of "
+                f"{len(directions)} (held in >= {REPRODUCED_SHARE:.0%} of the seeds: "
+                f"{sum(d.reproduced for d in directions)}); set-up checks held in >= {REPRODUCED_SHARE:.0%}: "
+                f"{sum(d.reproduced for d in setup)} of {len(setup)}")
 
     def pooled_checks(self) -> list[Check]:
         """Directions over the seeds together (the reproduction's ``pooled``); none with fewer than 2 seeds."""
@@ -574,12 +739,16 @@ class SeedsReport:
         out = [self.title(), f"interval: {CI_METHOD}", line(header),
                line(tuple("-" * w for w in widths) + ("-" * 13,))]
         out += [line(c) for c in cells]
-        out.append("")
+        out += ["", self.headline()]
         share = f"{REPRODUCED_SHARE:.0%}"
         for d in self.directions():
-            out.append(f"reproduced: {'yes' if d.reproduced else 'no '}  held in {d.held} of {d.of} seeds  "
-                       f"{d.statement}")
-        out.append(f"(a direction counts as reproduced when it holds in at least {share} of the seeds)")
+            if not d.setup:
+                out.append(f"discriminates: {'yes' if d.discriminates else 'no '}  held in {d.held} of {d.of} seeds, "
+                           f"on the control in {d.control_held}  {d.statement} [control: {d.control}]")
+        for d in self.directions():
+            if d.setup:
+                out.append(f"set-up check: held in {d.held} of {d.of} seeds  {d.statement} [{d.control}]")
+        out.append(f"(a direction counts when it holds, and its control does not, in at least {share} of the seeds)")
         for c in self.pooled_checks():
             detail = f" [{c.detail}]" if c.detail else ""
             out.append(f"over the seeds: {'yes' if c.holds else 'no '}  {c.statement}{detail}")
@@ -592,9 +761,14 @@ class SeedsReport:
                "| metric | mean | 95% CI | n | seed | units | seed's figure |", "|---|---:|---:|---:|---:|---|---|"]
         out += [f"| {m.metric} | {_fmt(m.mean)} | {_fmt_ci(m.low, m.high)} | {m.n} | {_fmt(m.seed_value)} | "
                 f"{m.units} | {m.seed_ref} |" for m in self.metrics()]
-        out += ["", "## Directions", "", "| reproduced | held | statement |", "|---|---:|---|"]
-        out += [f"| {'yes' if d.reproduced else 'no'} | {d.held} of {d.of} | {d.statement} |"
-                for d in self.directions()]
+        out += ["", "## Directions", "", self.headline(), "",
+                "| discriminates | held | on the control | statement | control |", "|---|---:|---:|---|---|"]
+        out += [f"| {'yes' if d.discriminates else 'no'} | {d.held} of {d.of} | {d.control_held} | {d.statement} | "
+                f"{d.control} |" for d in self.directions() if not d.setup]
+        setup = [d for d in self.directions() if d.setup]
+        if setup:
+            out += ["", "## Set-up checks (not counted)", "", "| held | statement | why |", "|---:|---|---|"]
+            out += [f"| {d.held} of {d.of} | {d.statement} | {d.control} |" for d in setup]
         pooled = self.pooled_checks()
         if pooled:
             out += ["", "## Directions over the seeds together", "", "| holds | statement | ours |", "|---|---|---|"]
@@ -605,25 +779,33 @@ class SeedsReport:
         return "\n".join(out) + "\n"
 
     def to_frame(self) -> pd.DataFrame:
-        """``kind, metric, mean, ci95_low, ci95_high, n, seed_value, units, seed_ref, held, of, reproduced``."""
+        """``kind, metric, mean, ci95_low, ci95_high, n, seed_value, units, seed_ref, held, of, reproduced, control,
+        control_held, discriminated, discriminates`` (``kind`` ``setup`` for a check of the set-up)."""
         rows = [{"kind": "figure", "metric": m.metric, "mean": m.mean, "ci95_low": m.low, "ci95_high": m.high,
                  "n": m.n, "seed_value": m.seed_value, "units": m.units, "seed_ref": m.seed_ref}
                 for m in self.metrics()]
-        rows += [{"kind": "direction", "metric": d.statement, "held": d.held, "of": d.of,
-                  "reproduced": d.reproduced} for d in self.directions()]
+        rows += [{"kind": "setup" if d.setup else "direction", "metric": d.statement, "held": d.held, "of": d.of,
+                  "reproduced": d.reproduced, "control": d.control, "control_held": d.control_held,
+                  "discriminated": d.discriminated, "discriminates": d.discriminates} for d in self.directions()]
         return pd.DataFrame(rows, columns=["kind", "metric", "mean", "ci95_low", "ci95_high", "n", "seed_value",
-                                           "units", "seed_ref", "held", "of", "reproduced"])
+                                           "units", "seed_ref", "held", "of", "reproduced", "control", "control_held",
+                                           "discriminated", "discriminates"])
 
     def to_json(self) -> dict:
-        """The ``--json`` document: name, size, seeds, directions (claim, held, of), metrics (mean, ci95, paper)."""
+        """The ``--json`` document: name, size, seeds, headline, directions (claim, held, of, control,
+        control_held, discriminated, discriminates, setup), metrics (mean, ci95, paper)."""
         return {
             "name": self.name,
             "size": self.size,
             "seeds": self.seeds,
             "ci_method": CI_METHOD,
-            "directions": [{"claim": d.statement, "held": d.held, "of": d.of, "reproduced": d.reproduced}
+            "headline": self.headline(),
+            "directions": [{"claim": d.statement, "held": d.held, "of": d.of, "reproduced": d.reproduced,
+                            "control": d.control, "control_held": d.control_held, "discriminated": d.discriminated,
+                            "discriminates": d.discriminates, "setup": d.setup}
                            for d in self.directions()],
-            "pooled": [{"claim": c.statement, "holds": bool(c.holds), "detail": c.detail}
+            "pooled": [{"claim": c.statement, "holds": bool(c.holds), "detail": c.detail, "control": c.control,
+                        "discriminates": c.discriminates}
                        for c in self.pooled_checks()],
             "metrics": [{"metric": m.metric, "mean": _json_number(m.mean),
                          "ci95": [_json_number(m.low), _json_number(m.high)], "paper": _json_number(m.seed_value),
