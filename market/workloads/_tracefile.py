@@ -8,7 +8,6 @@ filling, rebasing) to both formats. Times are integer seconds.
 
 from __future__ import annotations
 
-import gzip
 import math
 import re
 import warnings
@@ -23,7 +22,7 @@ import numpy as np
 from gridmarket.decoding import decode_text, read_bytes
 from gridmarket.errors import InvalidInput
 from gridmarket.job import checked_jobs
-from gridmarket.limits import LIMITS, Limit
+from gridmarket.limits import LIMITS, Limit, physical_memory
 from gridmarket.workloads.workload import Workload
 
 __all__ = ["DroppedJobsWarning"]
@@ -100,18 +99,60 @@ _BOUNDED = {"submit": "seconds", "runtime": "seconds", "req_time": "seconds", "a
 
 _INT64 = 2**63  # columns are int64 arrays: larger whole numbers are refused by line, not overflowed
 
+def text_limit() -> int:
+    """The most bytes of job-log text read into memory: an eighth of this machine's memory (16 GiB if unknown).
+
+    The text, its lines and the parsed columns are held at once, so a log must leave room for a few
+    copies of itself; the largest archive log (SDSC-BLUE, 243,306 jobs) is 24 MB of text.
+    """
+    memory = physical_memory()
+    return (memory if memory is not None else 2**37) // 8
+
+
+def _too_large(path: str | PathLike[str], how: str, limit: int) -> InvalidInput:
+    return InvalidInput(f"{path}: the job log {how} more than {limit} bytes, an eighth of this machine's memory "
+                        "(its text and parsed columns must fit at once); split it or read it on a larger machine")
+
+
+def _gunzip(raw: bytes, path: str | PathLike[str], limit: int) -> bytes:
+    """``raw`` decompressed (every gzip member), refused once it passes ``limit`` bytes, before it is all held."""
+    out: list[bytes] = []
+    size = 0
+    while raw:
+        stream = zlib.decompressobj(16 + zlib.MAX_WBITS)  # a gzip member
+        try:
+            chunk = stream.decompress(raw, limit - size + 1)
+            if not stream.unconsumed_tail and not stream.eof:
+                chunk += stream.flush()
+        except zlib.error as exc:
+            raise InvalidInput(f"{path}: not a readable gzip file ({exc})") from None
+        size += len(chunk)
+        if size > limit:
+            raise _too_large(path, "decompresses to", limit)
+        if not stream.eof:
+            raise InvalidInput(f"{path}: not a readable gzip file (the compressed stream ends early)")
+        out.append(chunk)
+        raw = stream.unused_data.lstrip(b"\0")  # gzip pads members with zeros at times
+    return b"".join(out)
+
+
 def read_text(path: str | PathLike[str]) -> str:
     """Whole file as text; gzip files (by ``.gz`` suffix or magic bytes) are decompressed.
 
     Decoded by :func:`gridmarket.decoding.decode_text` (a UTF-8 byte order mark dropped, UTF-16
     refused), with undecodable bytes replaced: archive logs carry free text in their comment lines.
+    A log whose text would pass :func:`text_limit` is refused in one line before it is held whole
+    (a gzip file that decompresses to gigabytes, by accident or on purpose).
     """
+    limit = text_limit()
+    try:
+        if Path(path).stat().st_size > limit:
+            raise _too_large(path, "holds", limit)
+    except OSError:
+        pass  # read_bytes names what is wrong with the path
     raw = read_bytes(path, "job log")
     if Path(path).suffix == ".gz" or raw[:2] == _GZIP_MAGIC:
-        try:
-            raw = gzip.decompress(raw)
-        except (OSError, EOFError, zlib.error) as exc:
-            raise InvalidInput(f"{path}: not a readable gzip file ({exc})") from None
+        raw = _gunzip(raw, path, limit)
     return decode_text(raw, str(path), "job log", errors="replace")
 
 

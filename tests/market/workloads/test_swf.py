@@ -335,6 +335,34 @@ def test_a_gz_file_that_is_not_gzip_raises(tmp_path):
         read_swf(path)
 
 
+def test_a_gzip_bomb_is_refused_before_it_is_held_whole(tmp_path, monkeypatch):
+    """A log that decompresses past the text limit is one line, however small the file."""
+    from gridmarket.workloads import _tracefile
+
+    monkeypatch.setattr(_tracefile, "text_limit", lambda: 1_000_000)
+    path = tmp_path / "bomb.swf.gz"
+    path.write_bytes(gzip.compress(b"; " + b"0" * 50_000_000 + b"\n"))  # 50 MB of text in about 50 kB
+    assert path.stat().st_size < 100_000
+    with pytest.raises(InvalidInput, match=r"bomb\.swf\.gz: the job log decompresses to more than 1000000 bytes"):
+        read_swf(path)
+    plain = tmp_path / "big.swf"
+    plain.write_bytes(b"; " + b"0" * 2_000_000 + b"\n")
+    with pytest.raises(InvalidInput, match=r"big\.swf: the job log holds more than 1000000 bytes"):
+        read_swf(plain)
+
+
+def test_a_gzip_of_several_members_or_cut_short(tmp_path):
+    members = gzip.compress(("; MaxProcs: 4\n" + record(1, 0) + "\n").encode()) + gzip.compress(
+        (record(2, 10) + "\n").encode())
+    path = tmp_path / "two.swf.gz"
+    path.write_bytes(members)
+    assert [j.id for j in read_swf(path).jobs] == [1, 2]  # as gzip.decompress reads them
+    cut = tmp_path / "cut.swf.gz"
+    cut.write_bytes(members[: len(members) // 3])
+    with pytest.raises(InvalidInput, match=r"cut\.swf\.gz: not a readable gzip file"):
+        read_swf(cut)
+
+
 # ----------------------------------------------------------------------------------------------
 # Writer
 # ----------------------------------------------------------------------------------------------
