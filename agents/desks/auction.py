@@ -40,15 +40,11 @@ class SlotAuctionDesk(TradingDesk):
         self.step = step
 
     def trade(self, jobs: list[Job], now: int) -> None:
-        by_id = {j.id: j for j in jobs}
         requests = [SlotRequest(j.id, j.procs, j.estimate, self.valuations[j.id], j.runtime) for j in jobs]
         result = auction_round(self.plans(now), requests, mechanism=self.mechanism, step=self.step,
                                opening=DUTCH_OPENING, window=self.cycle)
         self.model.post(Bid(self.broker.name, "providers", now), copies=result.messages, rounds=result.rounds)
-        for sale in result.sales:
-            self.hold(by_id[sale.request], sale.provider, sale.start, sale.price, now)
-        for job_id in result.unsold:
-            self.fallback(by_id[job_id], now)
+        self.conclude(jobs, result.sales, result.unsold, now)
 
 
 class FirstPriceDesk(SlotAuctionDesk):

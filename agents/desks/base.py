@@ -10,6 +10,7 @@ describes them all. Times are integer seconds from simulation start; prices SU.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import replace
 
 from gridmarket.agents.messages import Reserve, Submit
@@ -87,6 +88,15 @@ class TradingDesk(BrokerStrategy):
         home = b.home(job.site, job.procs)
         self.model.send(Submit(b.name, home.name, now, replace(job, submit=now, site=home.name)))
         self.n_fallback += 1
+
+    def conclude(self, jobs: list[Job], sales: Iterable, unsold: Iterable[int], now: int) -> None:
+        """A round's outcome: :meth:`hold` each sale's slot (``request``, ``provider``, ``start``, ``price``), and
+        :meth:`fallback` the jobs of ``unsold`` (ids), both among ``jobs``."""
+        by_id = {j.id: j for j in jobs}
+        for sale in sales:
+            self.hold(by_id[sale.request], sale.provider, sale.start, sale.price, now)
+        for job_id in unsold:
+            self.fallback(by_id[job_id], now)
 
     def trade(self, jobs: list[Job], now: int) -> None:
         """Trade ``jobs`` at ``now``: :meth:`hold` a slot for each job sold, :meth:`fallback` the others."""

@@ -30,7 +30,6 @@ class DoubleAuctionDesk(TradingDesk):
         self.n_void = 0
 
     def trade(self, jobs: list[Job], now: int) -> None:
-        by_id = {j.id: j for j in jobs}
         requests = [SlotRequest(j.id, j.procs, j.estimate, self.valuations[j.id], j.runtime) for j in jobs]
         result = trade_window(self.plans(now), requests, window=self.cycle, rng=self.model.rng, steps=self.steps,
                               strategy=self.strategy)
@@ -38,10 +37,7 @@ class DoubleAuctionDesk(TradingDesk):
         for side, n in result.shouts.items():
             self.model.post(shout[side], copies=n, rounds=n)  # each shout of a double auction is a round
         self.n_void += result.void
-        for sale in result.sales:
-            self.hold(by_id[sale.request], sale.provider, sale.start, sale.price, now)
-        for job_id in result.unsold:
-            self.fallback(by_id[job_id], now)
+        self.conclude(jobs, result.sales, result.unsold, now)
 
 
 class GDDoubleAuctionDesk(DoubleAuctionDesk):
