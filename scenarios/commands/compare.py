@@ -129,11 +129,25 @@ def run_sweep_command(args: argparse.Namespace) -> int:
         grid = {"seed": [config.seed]}
     out = Path(args.out or f"sweep-{config.name}")
 
-    def progress(rid: str, status: str, n_done: int, n_total: int) -> None:
-        print(f"  [{n_done}/{n_total}] {rid}: {status}", file=sys.stderr, flush=True)
+    bars: list = []  # on a terminal, one tqdm bar; in a log, a line per run
 
-    table = run_sweep(config, grid, out, points=points, executor=args.executor, workers=args.workers,
-                      scheduler=args.scheduler, resume=args.resume, force=args.force, progress=progress)
+    def progress(rid: str, status: str, n_done: int, n_total: int) -> None:
+        if not sys.stderr.isatty():
+            print(f"  [{n_done}/{n_total}] {rid}: {status}", file=sys.stderr, flush=True)
+            return
+        if not bars:
+            from tqdm import tqdm
+
+            bars.append(tqdm(total=n_total, desc=f"sweep {config.name}", unit="run", file=sys.stderr))
+        bars[0].update(n_done - bars[0].n)
+        bars[0].set_postfix_str(f"{rid}: {status}", refresh=True)
+
+    try:
+        table = run_sweep(config, grid, out, points=points, executor=args.executor, workers=args.workers,
+                          scheduler=args.scheduler, resume=args.resume, force=args.force, progress=progress)
+    finally:
+        for bar in bars:
+            bar.close()
     cols = [c for c in table.columns if c.startswith("grid.")] + [
         "model", "mean_wait", "mean_response", "mean_bsld", "electricity_cost", "makespan"]
     print(table[cols].to_string(index=False, float_format=lambda v: f"{v:.3f}"))

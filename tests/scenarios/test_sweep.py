@@ -1,6 +1,7 @@
 """Sweeps: grid syntax, the folder's refuse/resume/force rules, Dask (a real loopback cluster), a kill mid-way."""
 
 import contextlib
+import io
 import json
 import logging
 import os
@@ -475,3 +476,21 @@ def test_a_providers_key_sweeps_every_providers_setting(tmp_path, quick):
         parse_grid(["providers.overbookin=1,2"])
     with pytest.raises(InvalidInput, match=r"provider 'north': overbooking must be in \[1, inf\]"):
         with_overrides(quick, {"providers.overbooking": 0.5})
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_a_sweep_on_a_terminal_shows_one_progress_bar_and_in_a_log_a_line_per_run(tmp_path, monkeypatch):
+    args = ["sweep", "quickstart", "--grid", "seed=1..2", "--grid", "workload.n_jobs=30", "--grid", "model=best-effort"]
+    terminal = _Terminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    assert compare_cli.main(args + ["--out", str(tmp_path / "tty")]) == 0
+    shown = terminal.getvalue()
+    assert "sweep quickstart" in shown and "2/2" in shown and "[1/2]" not in shown
+    log = io.StringIO()
+    monkeypatch.setattr(sys, "stderr", log)
+    assert compare_cli.main(args + ["--out", str(tmp_path / "log")]) == 0
+    assert [line.split()[0] for line in log.getvalue().splitlines() if line.endswith(": done")] == ["[1/2]", "[2/2]"]
