@@ -168,6 +168,8 @@ def _chart(figure_fn, name: str):
 def _summary(model: MarketView):
     with solara.Column(classes=["gm-summary"]) as column:
         solara.Style(_CSS)
+        # the browser tab's title: the scenario shown (Solara's default names no scenario)
+        solara.Title("gridmarket" if model.controls is None else f"gridmarket · {model.controls.scenario_name}")
         solara.Text(status_line(model), classes=["gm-status"])
         solara.Text(CONTROLS_HELP, classes=["gm-help"])
         if model.error:

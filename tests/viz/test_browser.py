@@ -44,6 +44,7 @@ def test_page_steps_redraws_rejects_bad_input_and_resets(page, artifacts):
     step = page.get_by_role("button", name="Step")
     expect(step).to_be_enabled()
     expect(status).to_contain_text("quickstart · moga · seed 1 · t = 0 h")
+    expect(page).to_have_title("gridmarket · quickstart")  # not Solara's default title
     gantt0, prices0 = _pixels(page, GANTT), _pixels(page, PRICES)
     times["load"] = time.perf_counter() - t0
 
