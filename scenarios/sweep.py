@@ -299,31 +299,32 @@ class _Finished:
         self.legacy = out / "runs"
         self.expected = expected
 
-    def document(self, rid: str, *, quiet: bool = False) -> dict | None:
-        """Run ``rid``'s whole document, or None."""
-        point, n_models = self.expected[rid]
-        doc = self.parts.runs().get(rid)
-        where: object = self.parts.folder
-        if doc is None:
-            path = self.legacy / f"{rid}.json"
-            if not path.exists():
-                return None
-            where = path
-            try:
-                doc = read_json(path, "run file", allow_nan=True)
-            except InvalidInput as err:
+    def whole(self, ids: Iterable[str], *, quiet: bool = False) -> dict[str, dict]:
+        """Run id -> whole document, for the runs of ``ids`` that are finished (the parts read once)."""
+        stored = self.parts.runs()
+        found = {}
+        for rid in ids:
+            point, n_models = self.expected[rid]
+            doc = stored.get(rid)
+            where: object = self.parts.folder
+            if doc is None:
+                path = self.legacy / f"{rid}.json"
+                if not path.exists():
+                    continue
+                where = path
+                try:
+                    doc = read_json(path, "run file", allow_nan=True)
+                except InvalidInput as err:
+                    if not quiet:
+                        _log.warning("%s; running that point again", err)
+                    continue
+            why = _incomplete(doc, point, n_models)
+            if why is not None:
                 if not quiet:
-                    _log.warning("%s; running that point again", err)
-                return None
-        why = _incomplete(doc, point, n_models)
-        if why is not None:
-            if not quiet:
-                _log.warning("%s: incomplete run %s (%s); running that point again", where, rid, why)
-            return None
-        return doc
-
-    def ids(self, ids: Iterable[str]) -> set[str]:
-        return {rid for rid in ids if self.document(rid, quiet=True) is not None}
+                    _log.warning("%s: incomplete run %s (%s); running that point again", where, rid, why)
+                continue
+            found[rid] = doc
+        return found
 
 
 # ---- the folder -------------------------------------------------------------
@@ -772,7 +773,7 @@ def _sweep_into(out: Path, config: ScenarioConfig, spec: dict, ids: list[str], p
     _check_out(out, spec, resume=resume, force=force)
     parts_dir = (out / PARTS).resolve()
     done = _Finished(out.resolve(), {rid: (point, n) for rid, point, n in zip(ids, points, n_models)})
-    finished = set() if force else {rid for rid in ids if done.document(rid) is not None}
+    finished = set() if force else set(done.whole(ids))
     todo = [(rid, point) for rid, point in zip(ids, points) if rid not in finished]
 
     with contextlib.ExitStack() as stack:
@@ -806,17 +807,18 @@ def _sweep_into(out: Path, config: ScenarioConfig, spec: dict, ids: list[str], p
             stop_workers()
             for tmp in parts_dir.glob(".*.tmp"):  # a run stopped while writing leaves no partial file
                 tmp.unlink(missing_ok=True)
-            kept = len(done.ids(ids))
+            kept = len(done.whole(ids, quiet=True))
             raise with_hint(exc, f"{kept} of {n_total} runs finished and are kept in {parts_dir}; repeat the "
                                  "command with --resume to run the rest") from None
         except NoWorkers as exc:
-            kept = len(done.ids(ids))
+            kept = len(done.whole(ids, quiet=True))
             raise NoWorkers(f"{exc}; {kept} of {n_total} runs finished and are kept in {parts_dir}; repeat the "
                             "command with --resume to run the rest") from None
 
     rows = []
+    docs = done.whole(ids)
     for rid in ids:
-        doc = done.document(rid)
+        doc = docs.get(rid)
         if doc is None:  # changed on disk since its run stored it (another process, a hand)
             raise MarketError(f"{parts_dir}: run {rid} is missing or incomplete after the sweep (see the warning "
                               "above); repeat the command with --resume to run it again")

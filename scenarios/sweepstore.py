@@ -144,6 +144,7 @@ class PartCache:
     def __init__(self, folder: str | os.PathLike[str]) -> None:
         self.folder = Path(folder)
         self._parts: dict[Path, tuple[tuple[int, int], dict[str, dict]]] = {}
+        self._merged: dict[str, dict] = {}
 
     def runs(self) -> dict[str, dict]:
         """Run id -> document, over every part; a run stored twice gives its newest copy (by session, then part).
@@ -151,24 +152,25 @@ class PartCache:
         A run is stored again when a resume re-ran it (its earlier copy was incomplete or edited),
         or when a Dask worker died after storing it and the scheduler ran it elsewhere (the same rows).
         """
-        found: dict[str, dict] = {}
-        seen = set()
+        parts: dict[Path, tuple[tuple[int, int], dict[str, dict]]] = {}
+        changed = False
         for path in part_files(self.folder):
             try:
                 st = path.stat()
             except OSError:
                 continue
-            seen.add(path)
             stamp = (st.st_mtime_ns, st.st_size)
             cached = self._parts.get(path)
             if cached is None or cached[0] != stamp:
                 runs = _read_part(path)
                 cached = (stamp, runs if runs is not None else {})
-                self._parts[path] = cached
-            found.update(cached[1])
-        for gone in set(self._parts) - seen:
-            del self._parts[gone]
-        return found
+                changed = True
+            parts[path] = cached
+        if changed or parts.keys() != self._parts.keys():  # merged again only when a part changed
+            self._parts, self._merged = parts, {}
+            for _, runs in parts.values():
+                self._merged.update(runs)
+        return self._merged
 
 
 def read_runs(folder: str | os.PathLike[str]) -> dict[str, dict]:
