@@ -175,10 +175,16 @@ def _pchip(x: np.ndarray, y: np.ndarray) -> np.ndarray:
                 e = 3.0 * m0
             d[end] = e
     c = np.empty((4, len(h)))
-    c[0] = (d[:-1] + d[1:] - 2.0 * m) / h**2
-    c[1] = (3.0 * m - 2.0 * d[:-1] - d[1:]) / h
+    with np.errstate(over="ignore", invalid="ignore"):
+        c[0] = (d[:-1] + d[1:] - 2.0 * m) / h**2
+        c[1] = (3.0 * m - 2.0 * d[:-1] - d[1:]) / h
     c[2] = d[:-1]
     c[3] = y[:-1]
+    # a piece too narrow for its cubic terms (knots ~1e-177 apart: 1/h**2 overflows, and inf * 0 at its
+    # own knot would give NaN) is the secant there, which is as monotone as the data
+    wide = np.isfinite(c).all(axis=0)
+    if not wide.all():
+        c[0, ~wide], c[1, ~wide], c[2, ~wide] = 0.0, 0.0, m[~wide]
     return c
 
 
