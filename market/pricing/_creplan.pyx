@@ -13,7 +13,8 @@ the reference's to the last digit (``tests/market/pricing/test_replan_kernel.py`
 from libc.stdlib cimport free as c_free, malloc, realloc
 from libc.string cimport memcpy, memmove
 
-from gridmarket.errors import InvalidInput
+from gridmarket.errors import Infeasible, InvalidInput
+from gridmarket.tradeoff import check_alpha
 
 include "../_csearch.pxi"
 
@@ -616,25 +617,38 @@ cdef class Engine:
         return total
 
 
-def choice_index(list starts, list prices_ps, double alpha):
-    """Index of the start eq. (20) picks (``gridmarket.pricing.quotes.reference_choice``, compiled).
+cdef i64 _EXACT = 1LL << 53  # ints up to here are exact doubles
+
+
+def choice_index(list starts, list prices_ps, alpha):
+    """Index of the start eq. (20) picks: ``gridmarket.tradeoff.choose_by_tradeoff``'s rule, compiled.
 
     ``starts`` in seconds, ``prices_ps`` in processor-seconds (turned into SU
-    as the reference does, ``f / 3600``); the same floating-point operations
-    in the same order, so the same pick; the first of equal scores.
+    as the reference ``gridmarket.pricing.quotes.reference_choice`` does, ``f / 3600``);
+    the same floating-point operations in the same order, so the same scores, and
+    the rule's one tie rule: the earlier start, then the lower price, then the first.
+    The rule's errors too: ``alpha`` checked by ``check_alpha``, lists of two lengths,
+    no candidate (``Infeasible``).
     """
+    cdef double a = check_alpha(alpha)
     cdef Py_ssize_t n = len(starts), i, best = 0
     cdef double f, f_min, f_max, f_span, s_span, f_norm, s_norm, score, best_score = 0.0
-    cdef i64 s, s_min, s_max
+    cdef i64 s, s_min, s_max, s_best = 0, f_int
     cdef double* cost
-    if n == 0 or len(prices_ps) != n:
-        raise ValueError("choice_index: starts and prices must be non-empty and of one length")
+    if len(prices_ps) != n:
+        raise InvalidInput(f"trade-off choice: {n} times but {len(prices_ps)} costs")
+    if n == 0:
+        raise Infeasible("no feasible candidate to choose from")
     cost = <double*>malloc(n * sizeof(double))
     if cost == NULL:
         raise MemoryError()
     try:
         for i in range(n):
-            cost[i] = <double>(<i64>prices_ps[i]) / 3600.0
+            f_int = <i64>prices_ps[i]
+            if -_EXACT <= f_int <= _EXACT:
+                cost[i] = <double>f_int / 3600.0
+            else:  # not exact as a double: Python's int division rounds once, as the reference's does
+                cost[i] = prices_ps[i] / 3600
         f_min = f_max = cost[0]
         s_min = s_max = starts[0]
         for i in range(n):
@@ -651,12 +665,14 @@ def choice_index(list starts, list prices_ps, double alpha):
         s_span = <double>(s_max - s_min)
         for i in range(n):
             s = starts[i]
-            f_norm = (cost[i] - f_min) / f_span if f_span != 0.0 else 0.0
-            s_norm = <double>(s - s_min) / s_span if s_span != 0.0 else 0.0
-            score = alpha * f_norm + (1.0 - alpha) * s_norm
-            if i == 0 or score < best_score or (score == best_score and s < <i64>starts[best]):
+            f_norm = (cost[i] - f_min) / f_span if f_span > 0.0 else 0.0
+            s_norm = <double>(s - s_min) / s_span if s_span > 0.0 else 0.0
+            score = a * f_norm + (1.0 - a) * s_norm
+            if (i == 0 or score < best_score
+                    or (score == best_score and (s < s_best or (s == s_best and cost[i] < cost[best])))):
                 best = i
                 best_score = score
+                s_best = s
     finally:
         c_free(cost)
     return best

@@ -246,9 +246,8 @@ def reference_choice(starts: list[int], prices_ps: list[int], alpha: float) -> i
     """Index of the start eq. (20) picks among ``starts`` (seconds) priced ``prices_ps`` (processor-seconds).
 
     :func:`gridmarket.tradeoff.choose_by_tradeoff` on the quotes of those prices (``f`` in SU is
-    ``prices_ps / 3600``); ``market/pricing/_creplan.pyx`` has the compiled twin, for distinct starts
-    (form 18's candidates are distinct instants), where the rule's last tie, the lower price at one
-    start, never arises.
+    ``prices_ps / 3600``); ``market/pricing/_creplan.pyx`` has the compiled twin, with the same scores,
+    tie rule (the earlier start, then the lower price, then the first) and errors.
     """
     return choose_by_tradeoff(starts, [f / SECONDS_PER_HOUR for f in prices_ps], alpha)
 

@@ -2,9 +2,11 @@
 """Compiled slot-capacity loops of the MOGA plan evaluator (Singh 2008, ch. 4.5, Fig. 2).
 
 Twins of ``reference_fit``, ``reference_cover`` and ``reference_take`` in
-:mod:`gridmarket.provisioning.schedule`, with their semantics, tie rules and
-results (``tests/market/provisioning/test_plan_kernel.py`` checks them against
-each other); built at install time by Cython like the scheduling kernel, with
+:mod:`gridmarket.provisioning.schedule`, which run on the availability profile's
+step-function primitives (:mod:`gridmarket.scheduling.profile`: ``window_min``,
+``rises``, ``add_free``), with their semantics, tie rules and results
+(``tests/market/provisioning/test_plan_kernel.py`` checks them against each
+other and against those primitives); built at install time by Cython like the scheduling kernel, with
 the same fallback. Each slot's free processors are a step function kept as two
 Python lists (``times`` in seconds, ``free`` processors); a slot's ``end`` is
 an int or ``inf`` (extensible), compared here as a double (exact for seconds
@@ -12,6 +14,8 @@ below 2**53).
 """
 
 include "../_csearch.pxi"
+
+from gridmarket.errors import InvalidInput
 
 
 cpdef cover(list bin_slots, i64 t, i64 d, i64 need):
@@ -80,8 +84,10 @@ cpdef fit(list bin_slots, i64 ready, i64 d, i64 need):
     return None
 
 
-cdef Py_ssize_t _split(list times, list free, i64 t):
-    cdef Py_ssize_t i = bisect_right_list(times, t, 0, len(times)) - 1
+cdef Py_ssize_t _split(list times, list free, i64 t, Py_ssize_t lo):
+    cdef Py_ssize_t i = bisect_right_list(times, t, lo, len(times)) - 1
+    if i < 0:
+        raise InvalidInput(f"profile: time {t} is before the profile origin {times[0]}")
     if <i64>times[i] == t:
         return i
     times.insert(i + 1, t)
@@ -90,12 +96,18 @@ cdef Py_ssize_t _split(list times, list free, i64 t):
 
 
 cpdef take(list times, list free, i64 a, i64 b, i64 q):
-    """Remove ``q`` processors over ``[a, b)`` from a step function (in place; ``a >= times[0]``)."""
-    cdef Py_ssize_t i = _split(times, free, a)
-    cdef Py_ssize_t j = _split(times, free, b)
+    """Remove ``q`` processors over ``[a, b)`` from a step function (``add_free(times, free, a, b, -q)``)."""
+    cdef Py_ssize_t i = _split(times, free, a, 0)
+    cdef Py_ssize_t j = _split(times, free, b, i)
     cdef Py_ssize_t k
     for k in range(i, j):
         free[k] = <i64>free[k] - q
+    if j < len(times) and <i64>free[j] == <i64>free[j - 1]:
+        del times[j]
+        del free[j]
+    if i > 0 and <i64>free[i] == <i64>free[i - 1]:
+        del times[i]
+        del free[i]
 
 
 cpdef list pick(list stack, i64 need, set bought, list divisible, list unit_cost, list total_cost):

@@ -19,7 +19,6 @@ Times are integer seconds from simulation start; costs are SU
 from __future__ import annotations
 
 import math
-from bisect import bisect_right
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -28,6 +27,7 @@ import networkx as nx
 from gridmarket.errors import InvalidInput
 from gridmarket.kernel import compiled_module
 from gridmarket.pricing.slot import SECONDS_PER_HOUR, Slot
+from gridmarket.scheduling.profile import add_free, rises, window_min
 from gridmarket.workflows.dag import Network, runtime_on, validate_workflow
 from gridmarket.workflows.rank import rank_order, upward_rank
 
@@ -106,28 +106,11 @@ class PlanSchedule:
 
 # ----------------------------------------------------------------------------- slot capacity
 def reference_take(times: list[int], free: list[int], a: int, b: int, q: int) -> None:
-    """Remove ``q`` processors over ``[a, b)`` from a step function (in place)."""
-    i = _split(times, free, a)
-    j = _split(times, free, b)
-    for k in range(i, j):
-        free[k] -= q
+    """Remove ``q`` processors over ``[a, b)`` from a slot's step function (in place; ``a >= times[0]``).
 
-
-def _split(times: list[int], free: list[int], t: int) -> int:
-    """Index of the step starting at ``t``, inserting a breakpoint if needed (t >= times[0])."""
-    lo, hi = 0, len(times)
-    while lo < hi:
-        mid = (lo + hi) // 2
-        if times[mid] <= t:
-            lo = mid + 1
-        else:
-            hi = mid
-    i = lo - 1
-    if times[i] == t:
-        return i
-    times.insert(i + 1, t)
-    free.insert(i + 1, free[i])
-    return i + 1
+    The availability profile's update (:func:`gridmarket.scheduling.profile.add_free`).
+    """
+    add_free(times, free, a, b, -q)
 
 
 # ----------------------------------------------------------------------------- evaluator
@@ -535,19 +518,9 @@ def reference_fit(bin_slots: list[tuple], ready: int, d: int, need: int):
     stack = reference_cover(usable, ready, d, need)
     if stack is not None:
         return ready, stack
-    cands = set()
+    cands: set[int] = set()
     for _, times, free, end in usable:
-        i = bisect_right(times, ready)
-        prev = free[i - 1] if i > 0 else 0
-        last = end - d
-        for j in range(i, len(times)):
-            tj = times[j]
-            if tj > last:
-                break
-            f = free[j]
-            if f > prev:
-                cands.add(tj)
-            prev = f
+        cands.update(rises(times, free, ready, end - d))
     for t in sorted(cands):
         stack = reference_cover(usable, t, d, need)
         if stack is not None:
@@ -563,15 +536,7 @@ def reference_cover(bin_slots: list[tuple], t: int, d: int, need: int) -> list[t
     for k, times, free, end in bin_slots:
         if times[0] > t or wend > end:
             continue
-        i = bisect_right(times, t) - 1
-        low = free[i]
-        n = len(times)
-        i += 1
-        while low and i < n and times[i] < wend:
-            f = free[i]
-            if f < low:
-                low = f
-            i += 1
+        low = window_min(times, free, t, wend)
         if low:
             stack.append((k, low, end))
             total += low

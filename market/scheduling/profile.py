@@ -11,6 +11,13 @@ Adjacent steps with equal values are merged, so the list length stays at most
 about twice the number of planned intervals. ``bisect`` finds a breakpoint in
 O(log n); an update inserts at most two breakpoints and touches the steps in
 between, O(n) in the worst case but a C-level ``memmove`` in practice.
+
+The step-function primitives on those two lists (:func:`step_at`, :func:`split_at`,
+:func:`add_free`, :func:`window_min`, :func:`rises`, :func:`first_short`,
+:func:`short_until`) are the one Python copy: :class:`ReferenceProfile` is built on
+them, and so are the other holders of a step function (a slot's left-over capacity in
+the provisioning plan evaluator, the pricing engine's re-plan), whose compiled twins
+are tested against them.
 """
 
 from __future__ import annotations
@@ -35,7 +42,148 @@ __all__ = [
     "reference_backfill_by_counting",
     "reference_split_due",
     "split_due",
+    "add_free",
+    "first_short",
+    "rises",
+    "short_until",
+    "split_at",
+    "step_at",
+    "window_min",
 ]
+
+
+# ---------------------------------------------------------------------------- step-function primitives
+def step_at(times: list[int], t: int) -> int:
+    """Index of the step holding instant ``t`` (the first step for ``t`` before ``times[0]``).
+
+    >>> step_at([0, 10, 20], 15), step_at([0, 10, 20], 10), step_at([5, 10], 0)
+    (1, 1, 0)
+    """
+    return max(bisect_right(times, t) - 1, 0)
+
+
+def split_at(times: list[int], free: list[int], t: int, lo: int = 0) -> int:
+    """Index of the step that begins at ``t``, inserting a breakpoint there if there is none.
+
+    ``t >= times[0]``; ``lo``: a step index known to begin at or before ``t`` (a bisection bound).
+    The step function is unchanged (the new step repeats its left neighbour's value).
+
+    >>> times, free = [0, 10], [4, 2]
+    >>> split_at(times, free, 5), times, free
+    (1, [0, 5, 10], [4, 4, 2])
+    """
+    i = bisect_right(times, t, lo) - 1
+    if i < 0:
+        raise InvalidInput(f"profile: time {t} is before the profile origin {times[0]}")
+    if times[i] == t:
+        return i
+    times.insert(i + 1, t)
+    free.insert(i + 1, free[i])
+    return i + 1
+
+
+def add_free(times: list[int], free: list[int], start: int, end: int, delta: int) -> None:
+    """Add ``delta`` free processors over ``[start, end)`` (``times[0] <= start < end``), in place; no checks.
+
+    At most two breakpoints are inserted, and equal neighbours at both edges of
+    the changed range are merged again, so a step function with no equal
+    neighbours keeps none. The first step is never removed.
+
+    >>> times, free = [0], [4]
+    >>> add_free(times, free, 10, 20, -3); times, free
+    ([0, 10, 20], [4, 1, 4])
+    >>> add_free(times, free, 10, 20, 3); times, free
+    ([0], [4])
+    """
+    a = split_at(times, free, start)
+    b = split_at(times, free, end, a)
+    for k in range(a, b):
+        free[k] += delta
+    if b < len(times) and free[b] == free[b - 1]:
+        del times[b]
+        del free[b]
+    if a > 0 and free[a] == free[a - 1]:
+        del times[a]
+        del free[a]
+
+
+def window_min(times: list[int], free: list[int], start: int, end: int | float) -> int:
+    """Fewest processors free at any instant of ``[start, end)`` (``start < end``; ``end`` may be ``inf``).
+
+    >>> window_min([0, 10, 20], [4, 1, 4], 0, 10), window_min([0, 10, 20], [4, 1, 4], 5, 11)
+    (4, 1)
+    """
+    i = step_at(times, start)
+    low = free[i]
+    n = len(times)
+    i += 1
+    while i < n and times[i] < end:
+        if free[i] < low:
+            low = free[i]
+        i += 1
+    return low
+
+
+def rises(times: list[int], free: list[int], after: int, last: int | float) -> list[int]:
+    """The breakpoints in ``(after, last]`` where the free processors rise, in time order.
+
+    Before ``times[0]`` nothing counts as free (a slot's capacity begins at its
+    start), so ``times[0]`` is a rise when it is in the range and has any free.
+    These are the only instants after ``after`` at which a window that does not
+    fit can start to fit (Singh 2008, ch. 4.5: the earliest start in a bin).
+
+    >>> rises([0, 10, 20, 30], [2, 1, 3, 3], -1, 30)
+    [0, 20]
+    >>> rises([0, 10, 20, 30], [2, 1, 3, 3], 0, 19)
+    []
+    """
+    i = bisect_right(times, after)
+    prev = free[i - 1] if i > 0 else 0
+    out = []
+    for j in range(i, len(times)):
+        t = times[j]
+        if t > last:
+            break
+        f = free[j]
+        if f > prev:
+            out.append(t)
+        prev = f
+    return out
+
+
+def first_short(times: list[int], free: list[int], procs: int, start: int) -> tuple[int, int] | None:
+    """The first instant from ``start`` with fewer than ``procs`` free, and how many are free then.
+
+    None when there is none (``procs`` are free from ``start`` on).
+
+    >>> first_short([0, 10, 20], [4, 1, 4], 2, 0), first_short([0, 10, 20], [4, 1, 4], 2, 20)
+    ((10, 1), None)
+    """
+    i = step_at(times, start)
+    if free[i] < procs:
+        return max(start, times[i]), free[i]
+    for j in range(i + 1, len(times)):
+        if free[j] < procs:
+            return times[j], free[j]
+    return None
+
+
+def short_until(times: list[int], free: list[int], procs: int, before: int) -> int | None:
+    """End of the last step that begins before ``before`` and has fewer than ``procs`` free.
+
+    From then on ``procs`` are free without a break up to ``before``; None when no step
+    before ``before`` is short (a short last step never ends: the answer is ``before``).
+
+    >>> short_until([0, 10, 20, 30], [4, 1, 3, 4], 2, 25), short_until([0, 10, 20, 30], [4, 1, 3, 4], 2, 10)
+    (20, None)
+    """
+    x = bisect_right(times, before - 1) - 1
+    while x >= 0 and free[x] >= procs:
+        x -= 1
+    if x < 0:
+        return None
+    return times[x + 1] if x + 1 < len(times) else before
+
 
 
 @runtime_checkable
@@ -113,21 +261,11 @@ class ReferenceProfile:
 
     def free_at(self, t: int) -> int:
         """Processors free at instant ``t`` (``t`` >= origin)."""
-        return self.free[max(bisect_right(self.times, t) - 1, 0)]
+        return self.free[step_at(self.times, t)]
 
     def min_free(self, start: int, duration: int) -> int:
         """Fewest processors free at any instant of ``[start, start + duration)``."""
-        times, free = self.times, self.free
-        i = max(bisect_right(times, start) - 1, 0)
-        end = start + duration
-        low = free[i]
-        n = len(times)
-        i += 1
-        while i < n and times[i] < end:
-            if free[i] < low:
-                low = free[i]
-            i += 1
-        return low
+        return window_min(self.times, self.free, start, start + duration)
 
     def running_min(self, start: int) -> tuple[int, list[int]]:
         """Prefix minima of the free processors from ``start``: ``(i, lows)``.
@@ -142,15 +280,14 @@ class ReferenceProfile:
         >>> p.running_min(0)
         (0, [4, 1, 1, 1, 1])
         """
-        i = max(bisect_right(self.times, start) - 1, 0)
+        i = step_at(self.times, start)
         return i, list(accumulate(self.free[i:], min))
 
     def max_free(self, start: int, duration: int) -> int:
         """Most processors free at any instant of ``[start, start + duration)``."""
-        times, free = self.times, self.free
-        i = max(bisect_right(times, start) - 1, 0)
-        j = bisect_right(times, start + duration - 1, i)
-        return max(free[i:j])
+        i = step_at(self.times, start)
+        j = bisect_right(self.times, start + duration - 1, i)
+        return max(self.free[i:j])
 
     def earliest_start(self, procs: int, duration: int, after: int | None = None) -> int:
         """First instant >= ``after`` with ``procs`` free for ``duration`` seconds.
@@ -166,7 +303,7 @@ class ReferenceProfile:
         n = len(times)
         if after is None or after < times[0]:
             after = times[0]
-        i = max(bisect_right(times, after) - 1, 0)
+        i = step_at(times, after)
         start = after
         while True:
             # advance to the first step with enough processors
@@ -199,7 +336,7 @@ class ReferenceProfile:
         """
         times, free = self.times, self.free
         n = len(times)
-        i = max(bisect_right(times, after) - 1, 0)
+        i = step_at(times, after)
         start = max(after, times[0])
         own_end = current + duration
         while start < current:
@@ -223,32 +360,8 @@ class ReferenceProfile:
 
     # ---------------------------------------------------------------- updates
     def _add(self, start: int, duration: int, delta: int) -> None:
-        """Add ``delta`` free processors over ``[start, start + duration)``; no checks."""
-        times, free = self.times, self.free
-        end = start + duration
-        # split at start
-        a = bisect_right(times, start) - 1
-        if a < 0:
-            raise InvalidInput(f"profile: time {start} is before the profile origin {times[0]}")
-        if times[a] != start:
-            a += 1
-            times.insert(a, start)
-            free.insert(a, free[a - 1])
-        # split at end
-        b = bisect_right(times, end, a) - 1
-        if times[b] != end:
-            b += 1
-            times.insert(b, end)
-            free.insert(b, free[b - 1])
-        for k in range(a, b):
-            free[k] += delta
-        # merge equal neighbours at both edges of the touched range
-        if b < len(times) and free[b] == free[b - 1]:
-            del times[b]
-            del free[b]
-        if a > 0 and free[a] == free[a - 1]:
-            del times[a]
-            del free[a]
+        """Add ``delta`` free processors over ``[start, start + duration)``; no checks (:func:`add_free`)."""
+        add_free(self.times, self.free, start, start + duration, delta)
 
     def reserve(self, start: int, duration: int, procs: int) -> int:
         """Take ``procs`` processors over ``[start, start + duration)``; return ``start``.
@@ -283,7 +396,7 @@ class ReferenceProfile:
     def advance(self, now: int) -> None:
         """Forget the past: make ``now`` the profile's origin."""
         times = self.times
-        i = bisect_right(times, now) - 1
+        i = step_at(times, now)
         if i > 0:
             del times[:i]
             del self.free[:i]

@@ -8,11 +8,13 @@ way on an inconsistent plan. (``test_externality.py`` checks the prices of
 whichever runs against planning twice.)
 """
 
+import re
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gridmarket.errors import InvalidInput
+from gridmarket.errors import Infeasible, InvalidInput
 from gridmarket.job import Job
 from gridmarket.pricing import ExternalityPricer, choose, choose_flexible, quote_flexible, state_from_scheduler
 from gridmarket.pricing.engine import ReferenceEngine
@@ -20,6 +22,7 @@ from gridmarket.pricing.quotes import reference_choice
 from gridmarket.reservation import Reservation
 from gridmarket.scheduling import make_scheduler
 from gridmarket.simulation import MachineSimulation
+from gridmarket.tradeoff import choose_by_tradeoff
 
 from .strategies import live_schedulers, provider_states, slot_requests
 
@@ -159,3 +162,43 @@ def test_choose_flexible_is_choose_over_form18(data, policy):
     alpha = data.draw(st.floats(0, 1))
     quotes = quote_flexible(pricer, procs, duration)
     assert choose_flexible(pricer, procs, duration, alpha) == (choose(quotes, alpha), len(quotes))
+
+
+_TIED_STARTS = st.sampled_from([0, 3600, 7200])
+_TIED_PRICES = st.sampled_from([0, 3600, 7200, 10800])
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.tuples(_TIED_STARTS, _TIED_PRICES), min_size=1, max_size=12),
+       st.sampled_from([0, 0.25, 0.5, 0.75, 1.0]))
+def test_compiled_choice_breaks_ties_as_the_one_rule(pairs, alpha):
+    """Repeated starts and prices, and alphas that make equal scores: the compiled eq. (20) picks the
+    index ``choose_by_tradeoff`` picks (earlier start, then lower price, then the first)."""
+    starts, prices = [s for s, _ in pairs], [f for _, f in pairs]
+    want = choose_by_tradeoff(starts, [f / 3600 for f in prices], alpha)
+    assert compiled.choice_index(starts, prices, alpha) == want == reference_choice(starts, prices, alpha)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 10**9), st.integers(2**53 - 10, 2**62)), min_size=1, max_size=8),
+       st.floats(0, 1))
+def test_compiled_choice_reads_prices_beyond_exact_doubles_as_the_rule_does(pairs, alpha):
+    starts, prices = [s for s, _ in pairs], [f for _, f in pairs]
+    assert compiled.choice_index(starts, prices, alpha) == reference_choice(starts, prices, alpha)
+
+
+def test_compiled_choice_takes_the_cheaper_of_one_start():
+    h = 3600
+    assert compiled.choice_index([h, h], [5 * h, 3 * h], 0.0) == 1 == choose_by_tradeoff([h, h], [5.0, 3.0], 0.0)
+
+
+@pytest.mark.parametrize("starts, prices, alpha, error", [
+    ([], [], 0.5, Infeasible),
+    ([0, 1], [0], 0.5, InvalidInput),
+    ([0], [0], 1.5, InvalidInput),
+])
+def test_compiled_choice_fails_as_the_one_rule(starts, prices, alpha, error):
+    with pytest.raises(error) as want:
+        reference_choice(starts, prices, alpha)
+    with pytest.raises(error, match=f"^{re.escape(str(want.value))}$"):
+        compiled.choice_index(starts, prices, alpha)

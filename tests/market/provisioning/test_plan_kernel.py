@@ -1,7 +1,8 @@
 """The compiled slot-capacity loops of the plan evaluator (``_cplan.pyx``) against the pure-Python references.
 
-Same earliest starts and covering stacks, same step functions after taking
-processors, and the same schedules, costs and makespans for whole plans.
+Same earliest starts and covering stacks (the references run on the availability profile's
+step-function primitives), the same step functions after taking processors as the profile's own
+update, and the same schedules, costs and makespans for whole plans.
 """
 
 import math
@@ -13,6 +14,7 @@ from hypothesis import strategies as st
 from gridmarket.errors import InvalidInput
 from gridmarket.provisioning import PlanEvaluator
 from gridmarket.provisioning import schedule as sched
+from gridmarket.scheduling.profile import add_free
 from gridmarket.workflows import Network
 
 from .test_schedule import instances
@@ -63,15 +65,21 @@ def test_pick_equals_the_reference(data):
     assert sum(q for _, q in want) == need
 
 
-@given(step_functions(), st.integers(0, 60), st.integers(1, 60), st.integers(1, 5))
+@given(step_functions(), st.integers(0, 60), st.integers(1, 60), st.integers(-2, 5))
 @settings(max_examples=300, deadline=None)
-def test_take_equals_the_reference(steps, offset, length, q):
+def test_take_is_the_profiles_update(steps, offset, length, q):
+    """Same breakpoints and levels as the one Python update of a step function (``profile.add_free``)."""
     times, free, _ = steps
     a = times[0] + offset
     ref, fast = (times.copy(), free.copy()), (times.copy(), free.copy())
-    sched.reference_take(*ref, a, a + length, q)
+    add_free(*ref, a, a + length, -q)
     compiled.take(*fast, a, a + length, q)
     assert fast == ref
+
+
+def test_take_refuses_an_instant_before_the_slot_as_the_profile_does():
+    with pytest.raises(InvalidInput, match="time 4 is before the profile origin 5"):
+        compiled.take([5, 10], [1, 2], 4, 8, 1)
 
 
 @given(instances())
