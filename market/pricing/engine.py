@@ -27,7 +27,7 @@ last digit (``tests/market/pricing/test_replan_kernel.py``).
 
 from __future__ import annotations
 
-from bisect import bisect_left, bisect_right
+from bisect import bisect_left
 from collections.abc import Sequence
 from typing import cast
 
@@ -35,7 +35,7 @@ import numpy as np
 
 from gridmarket.errors import InvalidInput
 from gridmarket.kernel import compiled_module
-from gridmarket.scheduling.profile import ReferenceProfile, held_profile
+from gridmarket.scheduling.profile import ReferenceProfile, add_free, held_profile, short_until, step_at
 
 __all__ = ["Engine", "ReferenceEngine", "reference_replan"]
 
@@ -57,9 +57,9 @@ def reference_replan(
     ``k`` owe. The inputs are not changed.
     """
     profile = before.copy()
-    take, earliest = profile._add, profile.earliest_start
-    take(start, duration, -procs)
+    earliest = profile.earliest_start
     times, free = profile.times, profile.free  # read in place: the updates below edit these lists
+    add_free(times, free, start, start + duration, -procs)
     n = len(G)
     vacated = _NEVER  # first instant a re-planned job moved away from
     total = owed_k
@@ -76,11 +76,8 @@ def reference_replan(
             if after < now:
                 after = now
             if after < top:
-                x = bisect_right(times, top - 1) - 1
-                while x >= 0 and free[x] >= p:
-                    x -= 1
-                if x >= 0:
-                    bad_end = times[x + 1]
+                bad_end = short_until(times, free, p, top)
+                if bad_end is not None:
                     if bad_end > top:
                         bad_end = top
                     if bad_end > after:
@@ -88,7 +85,7 @@ def reference_replan(
             if after > g:
                 after = g
         w = earliest(p, e, after)
-        take(w, e, -p)
+        add_free(times, free, w, w + e, -p)
         if w != g:
             if g < vacated:
                 vacated = g
@@ -245,7 +242,7 @@ class ReferenceEngine:
         if not self.table.shape[1]:
             return None
         grid = self.grid
-        a = bisect_right(grid, start) - 1
+        a = step_at(grid, start)
         b = bisect_left(grid, start + duration)
         low = self.table[a:b].min(axis=0) if b - a > 1 else self.table[a]
         k = int(np.argmax(low < procs))
@@ -263,7 +260,7 @@ class ReferenceEngine:
         for p, e in zip(P, E):
             prefixes.append(profile.copy())
             g = profile.earliest_start(p, e, now)
-            profile._add(g, e, -p)
+            add_free(profile.times, profile.free, g, g + e, -p)
             G.append(g)
         self.G = G
         self.prefixes = prefixes

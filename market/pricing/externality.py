@@ -25,8 +25,8 @@ see :class:`ExternalityPricer`.
 from __future__ import annotations
 
 import math
-from bisect import bisect_right
 from collections.abc import Iterable, Mapping
+from typing import cast
 
 from gridmarket.errors import Infeasible, InvalidInput
 from gridmarket.job import Job
@@ -37,7 +37,7 @@ from gridmarket.pricing.state import ProviderState, RunningJob
 from gridmarket.reservation import Reservation
 from gridmarket.scheduling import LocalScheduler, policy_of
 from gridmarket.scheduling.planner import Planner
-from gridmarket.scheduling.profile import AvailabilityProfile, Profile
+from gridmarket.scheduling.profile import AvailabilityProfile, Profile, first_short
 
 __all__ = ["ExternalityPricer", "slot_price"]
 
@@ -289,13 +289,8 @@ class ExternalityPricer:
 
     def _low_point(self, start: int, procs: int) -> tuple[int, int]:
         """First instant from ``start`` with fewer than ``procs`` free in the base profile, and its free count."""
-        times, free = self.base.times, self.base.free
-        i = max(bisect_right(times, start) - 1, 0)
-        t = start
-        while free[i] >= procs:
-            i += 1
-            t = times[i]
-        return t, free[i]
+        # check() asks only after the base refused the slot: some instant from start is short
+        return cast(tuple[int, int], first_short(self.base.times, self.base.free, procs, start))
 
     def fits_plan(self, start: int, procs: int, duration: int) -> bool:
         """Whether the slot fits in the free capacity of the current plan (then it delays no job)."""
