@@ -36,7 +36,7 @@ CTC = "traces/CTC-SP2-1996-3.1-cln.swf.gz"
 GOAL = 2.0
 
 
-def _env(root: Path) -> dict[str, str]:
+def checkout_env(root: Path) -> dict[str, str]:
     """The environment of a command in ``root``: its import tree first on PYTHONPATH, when it has one."""
     env = dict(os.environ)
     tree = root / ".import"
@@ -45,17 +45,17 @@ def _env(root: Path) -> dict[str, str]:
     return env
 
 
-def _source(root: Path) -> str:
+def checkout_source(root: Path) -> str:
     """Where ``import gridmarket`` finds the package for commands run in ``root``."""
     cmd = [sys.executable, "-P", "-c", "import gridmarket; print(gridmarket.__file__)"]
-    return subprocess.run(cmd, cwd=root, env=_env(root), check=True, capture_output=True, text=True).stdout.strip()
+    return subprocess.run(cmd, cwd=root, env=checkout_env(root), check=True, capture_output=True, text=True).stdout.strip()
 
 
 def _run(root: Path, trace: str, policy: str, fraction: float) -> tuple[float, float]:
     """Wall and CPU seconds (user + system of the command) of one command."""
     cmd = [sys.executable, "-P", "-m", "gridmarket.scenarios.harnesses.pricing_replay", "--trace", trace, "--policy", policy,
            "--fraction", str(fraction)]
-    env = _env(root)
+    env = checkout_env(root)
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
     subprocess.run(cmd, cwd=root, env=env, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -76,7 +76,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.before:
         trees = {f"before ({args.before})": Path(args.before), **trees}
     for name, root in trees.items():
-        print(f"{name}: gridmarket from {_source(root)}")
+        print(f"{name}: gridmarket from {checkout_source(root)}")
     times: dict[tuple[str, float], list[float]] = {(name, f): [] for name in trees for f in (0.0, 0.1)}
     cpus: dict[tuple[str, float], list[float]] = {(name, f): [] for name in trees for f in (0.0, 0.1)}
     loads = []
@@ -95,8 +95,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"  priced (--fraction 0.1): {', '.join(f'{t:.2f}' for t in priced)} s; best {min(priced):.2f} s")
         ratio = min(priced) / min(plain)
         print(f"  priced / plain = {ratio:.2f} (goal <= {GOAL:g}: {'met' if ratio <= GOAL else 'not met'})")
-        print(f"  CPU s (user + system; less sensitive to other work on the machine): plain best "
-              f"{min(cpus[name, 0.0]):.2f}, priced best {min(cpus[name, 0.1]):.2f}")
+        print(f"  CPU s (user + system; less sensitive to other work on the machine): plain "
+              f"{', '.join(f'{c:.2f}' for c in cpus[name, 0.0])}, best {min(cpus[name, 0.0]):.2f}; priced "
+              f"{', '.join(f'{c:.2f}' for c in cpus[name, 0.1])}, best {min(cpus[name, 0.1]):.2f}")
     if len(trees) == 2:
         (old, _), (new, _) = trees.items()
         for fraction, label in ((0.0, "plain"), (0.1, "priced")):
