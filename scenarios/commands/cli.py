@@ -1,6 +1,6 @@
 """The ``gridmarket`` command line: a thin layer over the functions in ``market``.
 
-``gridmarket simulate`` runs one workload (an SWF/GWF trace, or the embedded
+``gridmarket simulate`` runs one workload (an SWF/GWF/Batsim JSON trace, or the embedded
 default: a seeded Lublin–Feitelson workload) on one machine under a local
 policy, writes one row per job and prints the summary table.
 """
@@ -30,7 +30,7 @@ def _load_workload(args: argparse.Namespace):
     import numpy as np
 
     from gridmarket.validation import check_fits_memory
-    from gridmarket.workloads import lublin_workload, read_gwf, read_swf, scale_load
+    from gridmarket.workloads import lublin_workload, read_trace, scale_load
 
     if args.trace is None:
         check_fits_memory("--jobs", args.jobs)
@@ -39,9 +39,7 @@ def _load_workload(args: argparse.Namespace):
             estimates="tsafrir",
         )
     else:
-        path = Path(args.trace)
-        reader = read_gwf if path.name.removesuffix(".gz").endswith(".gwf") else read_swf
-        workload = reader(path)
+        workload = read_trace(args.trace)
     if args.load_factor != 1.0:
         workload = scale_load(workload, args.load_factor)
     return workload
@@ -118,14 +116,15 @@ def _add_simulate(sub) -> None:
     from gridmarket.scenarios.options import bounded, checked
     from gridmarket.scheduling import policy_names
     from gridmarket.simulation import ESTIMATES, TWO_TIER_NAMES
+    from gridmarket.workloads.traces import TRACE_FORMATS
 
     sim = sub.add_parser(
         "simulate",
         help=_COMMANDS["simulate"][2],
-        description="Run a trace (SWF/GWF, .gz read directly) or the embedded Lublin–Feitelson "
+        description="Run a trace (SWF/GWF/Batsim JSON, .gz read directly) or the embedded Lublin–Feitelson "
         "default on one machine; write one row per job and print the summary.",
     )
-    sim.add_argument("--trace", help="SWF or GWF file (.swf, .swf.gz, .gwf); default: a seeded Lublin workload")
+    sim.add_argument("--trace", help=f"{TRACE_FORMATS} file; default: a seeded Lublin workload")
     sim.add_argument("--procs", type=bounded("processors"), help="machine size (default: the trace's MaxProcs, else MaxNodes)")
     sim.add_argument("--policy", default="easy", type=checked(_simulate_policy),
                      help=f"local policy: {', '.join(policy_names() + list(TWO_TIER_NAMES))} or a plug-in "

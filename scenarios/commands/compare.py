@@ -167,7 +167,7 @@ def add_subcommands(subparsers) -> None:
     )
     cmp.add_argument("--scenario", default=DEFAULT_SCENARIO,
                      help=f"a registered scenario ({names}) or a scenario .toml file (default {DEFAULT_SCENARIO})")
-    cmp.add_argument("--trace", help="replace the scenario's workload by this SWF/GWF trace")
+    cmp.add_argument("--trace", help="replace the scenario's workload by this SWF/GWF/Batsim JSON trace (.gz read directly)")
     cmp.add_argument("--jobs", type=bounded("jobs", low=1), help="with --trace: keep the first N jobs (default all)")
     cmp.add_argument("--seed", type=bounded("seed"), help="seed (default: the scenario's)")
     cmp.add_argument("--models", help="comma-separated interaction models (default: the scenario's); a plug-in "
