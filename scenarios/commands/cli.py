@@ -69,16 +69,34 @@ def _simulate(args: argparse.Namespace) -> int:
 
     from gridmarket.simulation import simulate
 
+    if args.watts_per_proc is not None and not (args.out and args.format == "batsim"):
+        from gridmarket.errors import InvalidInput
+
+        raise InvalidInput("--watts-per-proc gives the energy of Batsim's output: use it with --out FILE --format batsim")
     workload = _load_workload(args)
     result = simulate(workload, procs=args.procs, policy=args.policy, estimates=args.estimates,
                       rng=np.random.default_rng(args.seed))
+    series = []
     if args.out:
         out = Path(args.out)
         out.parent.mkdir(parents=True, exist_ok=True)
         if args.format == "batsim":
-            from gridmarket.batsim import to_batsim_jobs
+            from gridmarket.batsim import (
+                companion_path,
+                consumed_energy,
+                machine_states,
+                to_batsim_jobs,
+                write_batsim_csv,
+            )
 
-            table = to_batsim_jobs(result.records, result.procs, workload.name or "w0")
+            # Batsim's time series beside its jobs file; energy only with a power, as Batsim writes it
+            series.append(companion_path(out, "machine_states.csv"))
+            write_batsim_csv(machine_states(result.records, result.procs), series[-1])
+            if args.watts_per_proc is not None:
+                series.append(companion_path(out, "consumed_energy.csv"))
+                write_batsim_csv(consumed_energy(result.records, args.watts_per_proc), series[-1])
+            table = to_batsim_jobs(result.records, result.procs, workload.name or "w0",
+                                   watts_per_proc=args.watts_per_proc)
         else:
             table = result.records
         from gridmarket.csvout import write_csv
@@ -88,7 +106,8 @@ def _simulate(args: argparse.Namespace) -> int:
     title = f"{source}: {result.policy} on {result.procs} processors, {args.estimates} estimates"
     print(_format_summary(result.summary, title))
     if args.out:
-        print(f"\nwrote {len(result.records)} job rows to {args.out} ({args.format})")
+        print(f"\nwrote {len(result.records)} job rows to {args.out} ({args.format})"
+              + "".join(f" and {path}" for path in series))
     return 0
 
 
@@ -136,7 +155,11 @@ def _add_simulate(sub) -> None:
                      help="multiply the offered load by X (inter-arrival times divided by X)")
     sim.add_argument("--out", help="write per-job rows here (CSV)")
     sim.add_argument("--format", default="csv", choices=("csv", "batsim"),
-                     help="csv: job_id,submit,start,end,procs,runtime,estimate,...; batsim: Batsim jobs.csv")
+                     help="csv: job_id,submit,start,end,procs,runtime,estimate,...; batsim: Batsim jobs.csv, and "
+                     "machine_states.csv beside it (PREFIXjobs.csv gives PREFIXmachine_states.csv)")
+    sim.add_argument("--watts-per-proc", type=bounded("watts"), metavar="W",
+                     help="with --format batsim: power of a busy processor; fills consumed_energy (joules) and "
+                     "writes consumed_energy.csv beside the jobs file")
     sim.add_argument("--jobs", type=bounded("jobs", low=1), default=DEFAULT_JOBS,
                      help=f"jobs of the default Lublin workload (default {DEFAULT_JOBS})")
     sim.add_argument("--seed", type=bounded("seed"), default=DEFAULT_SEED,
