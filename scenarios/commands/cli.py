@@ -197,6 +197,8 @@ _COMMANDS = {
             "run a named reproduction of a seed's experiment (or an agent scenario); --list names them"),
     "data": ("gridmarket.scenarios.commands.data", "add_subcommands",
              "list, fetch (sha256-checked, into the user cache) or locate the real data files"),
+    "report": ("gridmarket.scenarios.commands.report", "add_subcommand",
+               "write an HTML and a Markdown page (tables, figures, provenance) for a results folder"),
 }
 
 
