@@ -101,3 +101,34 @@ def test_a_bad_folder_is_one_line_and_status_2(compared, tmp_path, capsys, make)
         assert "summary.csv: its SHA-256 differs from the one in manifest.json" in err
     if make != "edited":
         assert not (target / "results.html").exists() if target.is_dir() else True
+
+
+def test_a_sweep_folder_shows_its_runs_seeds_and_the_trace_it_read(tmp_path):
+    """A two-seed sweep of a scenario file reading the Batsim sample: the runs' table, sweep.json's SHA-256, both
+    seeds, and the trace's SHA-256 (not a registered file)."""
+    trace = ROOT / "docs" / "examples" / "batsim-workload.json"
+    scenario = tmp_path / "tiny.toml"
+    scenario.write_text(f'name = "tiny"\nmodels = ["best-effort"]\n\n[workload]\nsource = "trace"\ntrace = "{trace}"\n'
+                        'n_workflows = 0\n\n[[providers]]\nname = "a"\nprocs = 4\n')
+    out = tmp_path / "sweep"
+    assert main(["sweep", str(scenario), "--grid", "seed=1..2", "--out", str(out)]) == 0
+    assert main(["report", str(out)]) == 0
+    md = (out / "results.md").read_text()
+    assert "(`sweep.csv`)" in md and "- **seeds**: 1, 2" in md
+    assert f"sha256 {hashlib.sha256((out / 'sweep.json').read_bytes()).hexdigest()}" in md
+    digest = hashlib.sha256(trace.read_bytes()).hexdigest()
+    assert f"- **data: workload.trace**: {trace} — sha256 {digest} (not in the data registry)" in md
+    assert len(pd.read_csv(out / "sweep.csv")) == 2 and md.count("| tiny-best-effort-") == 2
+
+
+def test_a_reproduction_folder_shows_the_papers_figures_beside_ours(tmp_path):
+    out = tmp_path / "repro"
+    assert main(["run", "ha-selection", "--size", "small", "--out", str(out)]) == 0
+    assert main(["report", str(out)]) == 0
+    md = (out / "results.md").read_text()
+    report = pd.read_csv(out / "report.csv")
+    assert md.startswith("# ha-selection: Ha et al.") and "(`report.csv`)" in md
+    assert all(metric in md for metric in report["metric"])
+    assert "ILLUSTRATION" in md  # the reproduction's notes
+    doc = json.loads((out / "manifest.json").read_text())
+    assert f"- **code**: gridmarket {doc['packages']['gridmarket']}, git commit {doc['git_commit']}" in md
