@@ -131,7 +131,7 @@ class ProviderConfig:
         ``"post"`` (advertised slots at posted prices, ch. 3) or ``"auction"`` (a second-price
         auction of the job's slot with its quote as the reserve).
     trace : str or None
-        This site's own jobs: an SWF/GWF file (``.gz`` read directly; path relative to the
+        This site's own jobs: an SWF/GWF/Batsim JSON file (``.gz`` read directly; path relative to the
         working directory), read when ``workload.source = "providers"``. Its jobs' home is
         this provider and its users are this site's users (:func:`gridmarket.scenarios.experiment.build_workload`).
     agent : str
@@ -172,7 +172,7 @@ class ProviderConfig:
             raise InvalidInput(f"{where}: sells must be one of {', '.join(map(repr, DBC_SELLERS))}, "
                                f"got {self.sells!r}{suggest(str(self.sells), DBC_SELLERS)}")
         if self.trace is not None:
-            _check_type(f"{where}: trace", self.trace, str, "an SWF/GWF file path")
+            _check_type(f"{where}: trace", self.trace, str, "an SWF/GWF/Batsim JSON file path")
             if not self.trace:
                 raise InvalidInput(f"{where}: trace must be a file path, got ''")
         _check_type(f"{where}: agent", self.agent, str, "a provider agent name")
@@ -199,7 +199,7 @@ class WorkloadConfig:
     ----------
     source : str
         ``"lublin"``: ``gridmarket.workloads.lublin_workload`` (Lublin & Feitelson 2003)
-        with ``n_jobs``, ``procs`` and ``estimates``; ``"trace"``: an SWF/GWF file ``trace``;
+        with ``n_jobs``, ``procs`` and ``estimates``; ``"trace"``: an SWF/GWF/Batsim JSON file ``trace``;
         ``"providers"``: each provider's own trace (``providers[].trace``; a provider without one
         has no users of its own), merged in submit order, every trace starting at 0 s.
     n_jobs : int

@@ -43,7 +43,7 @@ from gridmarket.scenarios.interaction import resolve_model
 from gridmarket.validation import check_fits_memory
 from gridmarket.valuation import Valuation, draw_valuations, realised_values
 from gridmarket.workflows.generators import layered_workflow
-from gridmarket.workloads import DroppedJobsWarning, lublin_workload, read_gwf, read_swf, scale_load, truncate
+from gridmarket.workloads import DroppedJobsWarning, lublin_workload, read_trace, scale_load, truncate
 from gridmarket.workloads.behaviour import SCENARIOS as BEHAVIOURS
 from gridmarket.workloads.behaviour import apply_behaviour
 from gridmarket.workloads.workload import Workload
@@ -127,10 +127,8 @@ def build_workload(config: ScenarioConfig, *, rng: np.random.Generator) -> Workl
 
 
 def _read_trace(path: str | Path, n_jobs: int) -> Workload:
-    """An SWF/GWF trace (``.gz`` read directly), its first ``n_jobs`` (0 = all), submits rebased to 0 s."""
-    path = Path(path)
-    reader = read_gwf if path.name.removesuffix(".gz").endswith(".gwf") else read_swf
-    workload = reader(path)
+    """An SWF/GWF/Batsim JSON trace (:func:`gridmarket.workloads.read_trace`), its first ``n_jobs`` (0 = all)."""
+    workload = read_trace(path)
     return truncate(workload, n_jobs) if n_jobs else workload
 
 

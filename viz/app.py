@@ -8,7 +8,8 @@ model, α, w_t, load factor, reservation fraction, seed), which apply on
 Reset; a Gantt chart of each provider's plan (Singh 2008, Fig. 1, 20, 21);
 slot and electricity prices; queue length and utilization; the broker's
 last Pareto front or the metascheduler's dispatches; and a table of running
-metrics per interaction model. One step advances the market by
+metrics per interaction model, on two named tabs (:data:`PAGES`: "Market",
+"Queues and agents") under a status line. One step advances the market by
 ``step_seconds`` (one hour). The module-level model is shared by every
 browser session until one of them presses Reset.
 """
@@ -22,7 +23,9 @@ import os
 import sklearn.cluster  # noqa: F401 - see below
 import sklearn.linear_model  # noqa: F401
 import solara
+import solara.lab
 from mesa.visualization import SolaraViz
+from mesa.visualization.utils import update_counter
 
 from gridmarket.scenarios.config import INTERACTION_MODELS
 from gridmarket.scenarios.registry import get_scenario, scenario_names
@@ -30,7 +33,7 @@ from gridmarket.viz.charts import agents_figure, gantt_figure, load_figure, pric
 from gridmarket.viz.model import DEFAULT_HORIZON_SECONDS, DEFAULT_STEP_SECONDS, MarketView
 from gridmarket.viz.summary import SUMMARY_FIELDS
 
-__all__ = ["MODEL_ENV", "SCENARIO_ENV", "make_page", "model_params", "summary_html"]
+__all__ = ["MODEL_ENV", "PAGES", "SCENARIO_ENV", "MarketPage", "NamedPages", "make_page", "model_params", "summary_html"]
 
 # sklearn (the wait predictor's DBSCAN and ridge) is imported above, when the server starts, so that the
 # first Step of a model predicting waits does not pay its import (about 1 s).
@@ -165,7 +168,8 @@ def _chart(figure_fn, name: str):
     return _guarded(name, draw)
 
 
-def _summary(model: MarketView):
+def _status(model: MarketView):
+    """What stays above the pages: the status line, what the controls mean, and an error panel."""
     with solara.Column(classes=["gm-summary"]) as column:
         solara.Style(_CSS)
         # the browser tab's title: the scenario shown (Solara's default names no scenario)
@@ -176,28 +180,65 @@ def _summary(model: MarketView):
             solara.Error(model.error, classes=["gm-error-panel"])
             if model.details:
                 solara.Details("traceback", children=[solara.Preformatted(model.details)])
+    return column
+
+
+def _table(model: MarketView):
+    with solara.Column(classes=["gm-metrics"]) as column:
         if model.markets or model.failed:
             solara.HTML(tag="div", unsafe_innerHTML=summary_html(model.summaries()), classes=["gm-table"])
     return column
 
 
-COMPONENTS = [
-    (_guarded("summary", _summary), 0),
-    (_chart(gantt_figure, "gantt"), 0),
-    (_chart(price_figure, "prices"), 0),
-    (_chart(load_figure, "load"), 0),
-    (_chart(agents_figure, "agents"), 0),
-]
-"""(component, page) pairs: summary and status, Gantt, prices, queue/utilization, broker/metascheduler."""
+PAGES = (
+    ("Market", ((_guarded("metrics", _table),), (_chart(gantt_figure, "gantt"), _chart(price_figure, "prices")))),
+    ("Queues and agents", ((_chart(load_figure, "load"), _chart(agents_figure, "agents")),)),
+)
+"""The page's named tabs, each a list of rows of side-by-side panels: the running metrics per interaction model,
+each provider's Gantt chart and the prices; queue length and utilization, and the broker's Pareto front or the
+metascheduler's dispatches. Only the open tab is drawn."""
+
+
+@solara.component
+def NamedPages(model: solara.Reactive[MarketView]):
+    """The status above :data:`PAGES` as named tabs, redrawn on every step and on Reset.
+
+    Mesa 3.5's SolaraViz labels its own tabs ``Page 0``, ``Page 1``, ... with no way to name them, so the page
+    gives SolaraViz no components (it then draws no tabs: only its controls) and shows these beside it.
+    """
+    update_counter.get()  # Mesa's step counter: a component of our own re-renders on Step through it
+    view = model.value
+    with solara.Column(classes=["gm-page"]) as column:
+        _guarded("status", _status)(view)
+        with solara.lab.Tabs(lazy=True):
+            for name, rows in PAGES:
+                with solara.lab.Tab(name):
+                    for row in rows:
+                        with solara.Columns([1] * len(row)):
+                            for panel in row:
+                                panel(view)
+    return column
+
+
+@solara.component
+def MarketPage(model: solara.Reactive[MarketView], params: dict, name: str):
+    """Mesa's SolaraViz controls (sidebar, app bar) for ``model`` with :class:`NamedPages` as the page's content.
+
+    Not named ``Page``: ``solara run`` would serve a component of that name instead of the module's ``page``.
+    """
+    SolaraViz(model, components=[], model_params=params, name=name, play_interval=300)
+    NamedPages(model)
 
 
 def make_page(scenario_name: str = "quickstart", interaction_model: str | None = None):
-    """The model and the SolaraViz page for ``scenario_name`` (a registered name or a .toml file)."""
+    """The model (a ``solara.Reactive`` holding a :class:`MarketView`) and the page for ``scenario_name``.
+
+    ``scenario_name`` is a registered name or a .toml file. The page and its controls share the reactive
+    model, so the pages show the model Reset makes.
+    """
     params = model_params(scenario_name, interaction_model)
-    model = MarketView(**{k: (v["value"] if isinstance(v, dict) else v) for k, v in params.items()})
-    page = SolaraViz(model, components=COMPONENTS, model_params=params, name=f"gridmarket · {scenario_name}",
-                     play_interval=300)
-    return model, page
+    model = solara.reactive(MarketView(**{k: (v["value"] if isinstance(v, dict) else v) for k, v in params.items()}))
+    return model, MarketPage(model, params, f"gridmarket · {scenario_name}")
 
 
 model, page = make_page(os.environ.get(SCENARIO_ENV) or "quickstart", os.environ.get(MODEL_ENV) or None)

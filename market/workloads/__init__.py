@@ -4,9 +4,11 @@ Times are integer seconds everywhere.
 """
 
 from gridmarket.workloads._tracefile import DroppedJobsWarning
+from gridmarket.workloads.batsim_json import read_batsim_workload
 from gridmarket.workloads.gwf import read_gwf
 from gridmarket.workloads.lublin import lublin_workload
 from gridmarket.workloads.swf import read_swf, write_swf
+from gridmarket.workloads.traces import read_trace
 from gridmarket.workloads.transforms import (
     duplicate_trace,
     exact_estimates,
@@ -23,6 +25,8 @@ __all__ = [
     "read_swf",
     "write_swf",
     "read_gwf",
+    "read_batsim_workload",
+    "read_trace",
     "lublin_workload",
     "tsafrir_distribution",
     "tsafrir_estimates",

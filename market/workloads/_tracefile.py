@@ -136,11 +136,12 @@ def _gunzip(raw: bytes, path: str | PathLike[str], limit: int) -> bytes:
     return b"".join(out)
 
 
-def read_text(path: str | PathLike[str]) -> str:
+def read_text(path: str | PathLike[str], what: str = "job log", *, errors: str = "replace") -> str:
     """Whole file as text; gzip files (by ``.gz`` suffix or magic bytes) are decompressed.
 
     Decoded by :func:`gridmarket.decoding.decode_text` (a UTF-8 byte order mark dropped, UTF-16
-    refused), with undecodable bytes replaced: archive logs carry free text in their comment lines.
+    refused), by default with undecodable bytes replaced: archive logs carry free text in their
+    comment lines (a JSON workload is read with ``errors="strict"``: its ids are text).
     A log whose text would pass :func:`text_limit` is refused in one line before it is held whole
     (a gzip file that decompresses to gigabytes, by accident or on purpose).
     """
@@ -150,10 +151,10 @@ def read_text(path: str | PathLike[str]) -> str:
             raise _too_large(path, "holds", limit)
     except OSError:
         pass  # read_bytes names what is wrong with the path
-    raw = read_bytes(path, "job log")
+    raw = read_bytes(path, what)
     if Path(path).suffix == ".gz" or raw[:2] == _GZIP_MAGIC:
         raw = _gunzip(raw, path, limit)
-    return decode_text(raw, str(path), "job log", errors="replace")
+    return decode_text(raw, str(path), what, errors=errors)
 
 
 def parse_header(lines: Sequence[str], comment: str) -> dict[str, str]:

@@ -1,6 +1,6 @@
 """The ``gridmarket`` command line: a thin layer over the functions in ``market``.
 
-``gridmarket simulate`` runs one workload (an SWF/GWF trace, or the embedded
+``gridmarket simulate`` runs one workload (an SWF/GWF/Batsim JSON trace, or the embedded
 default: a seeded Lublin–Feitelson workload) on one machine under a local
 policy, writes one row per job and prints the summary table.
 """
@@ -30,7 +30,7 @@ def _load_workload(args: argparse.Namespace):
     import numpy as np
 
     from gridmarket.validation import check_fits_memory
-    from gridmarket.workloads import lublin_workload, read_gwf, read_swf, scale_load
+    from gridmarket.workloads import lublin_workload, read_trace, scale_load
 
     if args.trace is None:
         check_fits_memory("--jobs", args.jobs)
@@ -39,9 +39,7 @@ def _load_workload(args: argparse.Namespace):
             estimates="tsafrir",
         )
     else:
-        path = Path(args.trace)
-        reader = read_gwf if path.name.removesuffix(".gz").endswith(".gwf") else read_swf
-        workload = reader(path)
+        workload = read_trace(args.trace)
     if args.load_factor != 1.0:
         workload = scale_load(workload, args.load_factor)
     return workload
@@ -71,16 +69,34 @@ def _simulate(args: argparse.Namespace) -> int:
 
     from gridmarket.simulation import simulate
 
+    if args.watts_per_proc is not None and not (args.out and args.format == "batsim"):
+        from gridmarket.errors import InvalidInput
+
+        raise InvalidInput("--watts-per-proc gives the energy of Batsim's output: use it with --out FILE --format batsim")
     workload = _load_workload(args)
     result = simulate(workload, procs=args.procs, policy=args.policy, estimates=args.estimates,
                       rng=np.random.default_rng(args.seed))
+    series = []
     if args.out:
         out = Path(args.out)
         out.parent.mkdir(parents=True, exist_ok=True)
         if args.format == "batsim":
-            from gridmarket.batsim import to_batsim_jobs
+            from gridmarket.batsim import (
+                companion_path,
+                consumed_energy,
+                machine_states,
+                to_batsim_jobs,
+                write_batsim_csv,
+            )
 
-            table = to_batsim_jobs(result.records, result.procs, workload.name or "w0")
+            # Batsim's time series beside its jobs file; energy only with a power, as Batsim writes it
+            series.append(companion_path(out, "machine_states.csv"))
+            write_batsim_csv(machine_states(result.records, result.procs), series[-1])
+            if args.watts_per_proc is not None:
+                series.append(companion_path(out, "consumed_energy.csv"))
+                write_batsim_csv(consumed_energy(result.records, args.watts_per_proc), series[-1])
+            table = to_batsim_jobs(result.records, result.procs, workload.name or "w0",
+                                   watts_per_proc=args.watts_per_proc)
         else:
             table = result.records
         from gridmarket.csvout import write_csv
@@ -90,7 +106,8 @@ def _simulate(args: argparse.Namespace) -> int:
     title = f"{source}: {result.policy} on {result.procs} processors, {args.estimates} estimates"
     print(_format_summary(result.summary, title))
     if args.out:
-        print(f"\nwrote {len(result.records)} job rows to {args.out} ({args.format})")
+        print(f"\nwrote {len(result.records)} job rows to {args.out} ({args.format})"
+              + "".join(f" and {path}" for path in series))
     return 0
 
 
@@ -118,14 +135,15 @@ def _add_simulate(sub) -> None:
     from gridmarket.scenarios.options import bounded, checked
     from gridmarket.scheduling import policy_names
     from gridmarket.simulation import ESTIMATES, TWO_TIER_NAMES
+    from gridmarket.workloads.traces import TRACE_FORMATS
 
     sim = sub.add_parser(
         "simulate",
         help=_COMMANDS["simulate"][2],
-        description="Run a trace (SWF/GWF, .gz read directly) or the embedded Lublin–Feitelson "
+        description="Run a trace (SWF/GWF/Batsim JSON, .gz read directly) or the embedded Lublin–Feitelson "
         "default on one machine; write one row per job and print the summary.",
     )
-    sim.add_argument("--trace", help="SWF or GWF file (.swf, .swf.gz, .gwf); default: a seeded Lublin workload")
+    sim.add_argument("--trace", help=f"{TRACE_FORMATS} file; default: a seeded Lublin workload")
     sim.add_argument("--procs", type=bounded("processors"), help="machine size (default: the trace's MaxProcs, else MaxNodes)")
     sim.add_argument("--policy", default="easy", type=checked(_simulate_policy),
                      help=f"local policy: {', '.join(policy_names() + list(TWO_TIER_NAMES))} or a plug-in "
@@ -137,7 +155,11 @@ def _add_simulate(sub) -> None:
                      help="multiply the offered load by X (inter-arrival times divided by X)")
     sim.add_argument("--out", help="write per-job rows here (CSV)")
     sim.add_argument("--format", default="csv", choices=("csv", "batsim"),
-                     help="csv: job_id,submit,start,end,procs,runtime,estimate,...; batsim: Batsim jobs.csv")
+                     help="csv: job_id,submit,start,end,procs,runtime,estimate,...; batsim: Batsim jobs.csv, and "
+                     "machine_states.csv beside it (PREFIXjobs.csv gives PREFIXmachine_states.csv)")
+    sim.add_argument("--watts-per-proc", type=bounded("watts"), metavar="W",
+                     help="with --format batsim: power of a busy processor; fills consumed_energy (joules) and "
+                     "writes consumed_energy.csv beside the jobs file")
     sim.add_argument("--jobs", type=bounded("jobs", low=1), default=DEFAULT_JOBS,
                      help=f"jobs of the default Lublin workload (default {DEFAULT_JOBS})")
     sim.add_argument("--seed", type=bounded("seed"), default=DEFAULT_SEED,
@@ -175,6 +197,8 @@ _COMMANDS = {
             "run a named reproduction of a seed's experiment (or an agent scenario); --list names them"),
     "data": ("gridmarket.scenarios.commands.data", "add_subcommands",
              "list, fetch (sha256-checked, into the user cache) or locate the real data files"),
+    "report": ("gridmarket.scenarios.commands.report", "add_subcommand",
+               "write an HTML and a Markdown page (tables, figures, provenance) for a results folder"),
 }
 
 

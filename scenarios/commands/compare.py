@@ -26,7 +26,6 @@ from gridmarket.scenarios.results import (
     manifest,
     prepare_out,
     remove_if_empty,
-    write_atomic,
     write_results,
 )
 from gridmarket.scenarios.sweep import EXECUTORS, parse_grid, read_points, run_sweep
@@ -98,23 +97,29 @@ def _compare_into(out: Path, config, args: argparse.Namespace) -> int:
 
 
 def write_batsim(folder: Path, jobs: pd.DataFrame, providers) -> list[Path]:
-    """One Batsim ``jobs.csv`` per interaction model and provider: ``folder/MODEL/PROVIDER/jobs.csv``.
+    """Batsim's outputs per interaction model and provider: ``folder/MODEL/PROVIDER/{jobs,machine_states,consumed_energy}.csv``.
 
     Every row a provider ran (machine jobs, workflow tasks and reserved jobs) with the processors it
     held and its energy in joules from the provider's ``watts_per_proc`` (busy power;
-    :func:`gridmarket.batsim.to_batsim_jobs`); evalys reads each file as one machine's schedule.
+    :func:`gridmarket.batsim.to_batsim_jobs`), the provider's processors computing and idle over time
+    (:func:`gridmarket.batsim.machine_states`) and its energy over time
+    (:func:`gridmarket.batsim.consumed_energy`); evalys reads each folder as one machine's run.
     """
-    from gridmarket.batsim import to_batsim_jobs
+    from gridmarket.batsim import consumed_energy, machine_states, to_batsim_jobs, write_batsim_csv
 
     written = []
     for model, rows in jobs.groupby("model", sort=False):
         for p in providers:
             ran = rows[rows["site"] == p.name].sort_values(["start", "job_id"], kind="stable")
-            frame = to_batsim_jobs(ran, p.procs, workload_name=str(model), watts_per_proc=p.watts_per_proc)
-            path = folder / str(model) / p.name / "jobs.csv"
-            path.parent.mkdir(parents=True, exist_ok=True)
-            write_atomic(path, frame.to_csv(index=False))
-            written.append(path)
+            place = folder / str(model) / p.name
+            place.mkdir(parents=True, exist_ok=True)
+            for name, frame in (
+                ("jobs.csv", to_batsim_jobs(ran, p.procs, workload_name=str(model), watts_per_proc=p.watts_per_proc)),
+                ("machine_states.csv", machine_states(ran, p.procs)),
+                ("consumed_energy.csv", consumed_energy(ran, p.watts_per_proc)),
+            ):
+                write_batsim_csv(frame, place / name)
+                written.append(place / name)
     return written
 
 
@@ -167,7 +172,7 @@ def add_subcommands(subparsers) -> None:
     )
     cmp.add_argument("--scenario", default=DEFAULT_SCENARIO,
                      help=f"a registered scenario ({names}) or a scenario .toml file (default {DEFAULT_SCENARIO})")
-    cmp.add_argument("--trace", help="replace the scenario's workload by this SWF/GWF trace")
+    cmp.add_argument("--trace", help="replace the scenario's workload by this SWF/GWF/Batsim JSON trace (.gz read directly)")
     cmp.add_argument("--jobs", type=bounded("jobs", low=1), help="with --trace: keep the first N jobs (default all)")
     cmp.add_argument("--seed", type=bounded("seed"), help="seed (default: the scenario's)")
     cmp.add_argument("--models", help="comma-separated interaction models (default: the scenario's); a plug-in "
@@ -177,8 +182,8 @@ def add_subcommands(subparsers) -> None:
     cmp.add_argument("--force", action="store_true", help="write into an existing results folder, deleting what "
                      "gridmarket wrote there first (other files are kept)")
     cmp.add_argument("--batsim", action="store_true",
-                     help="also write batsim/MODEL/PROVIDER/jobs.csv (Batsim's format, energy in joules from each "
-                          "provider's watts_per_proc; evalys reads it)")
+                     help="also write batsim/MODEL/PROVIDER/ with Batsim's jobs.csv, machine_states.csv and "
+                          "consumed_energy.csv (energy in joules from each provider's watts_per_proc; evalys reads them)")
     cmp.set_defaults(run=run_compare)
 
     sw = subparsers.add_parser(

@@ -44,6 +44,32 @@ def test_batsim_format_and_load_factor(trace, tmp_path):
     assert rows["final_state"].tolist()[-1] == "COMPLETED_WALLTIME_REACHED"
 
 
+def test_batsim_workload_in_batsim_files_out_with_energy_beside_the_jobs_file(tmp_path, capsys):
+    """The sample Batsim workload under FCFS: jobs, machine states and energy as Batsim names them by prefix."""
+    from pathlib import Path
+
+    sample = Path(__file__).resolve().parents[2] / "docs" / "examples" / "batsim-workload.json"
+    out = tmp_path / "run1_jobs.csv"
+    assert main(["simulate", "--trace", str(sample), "--policy", "fcfs", "--format", "batsim", "--out", str(out),
+                 "--watts-per-proc", "20"]) == 0
+    jobs = pd.read_csv(out)
+    assert jobs["starting_time"].tolist() == [0, 10, 15, 15, 15] and jobs["consumed_energy"].sum() == 1240
+    assert pd.read_csv(tmp_path / "run1_machine_states.csv")["nb_computing"].tolist() == [2, 4, 4, 2, 0]
+    assert pd.read_csv(tmp_path / "run1_consumed_energy.csv")["energy"].iloc[-1] == 1240
+    assert "run1_consumed_energy.csv" in capsys.readouterr().out
+    assert main(["simulate", "--trace", str(sample), "--watts-per-proc", "20"]) == 2  # no Batsim output to fill
+    assert capsys.readouterr().err.count("\n") == 1
+
+
+def test_bad_batsim_workload_is_one_line_naming_the_field(tmp_path, capsys):
+    bad = tmp_path / "w.json"
+    bad.write_text('{"jobs": [{"id": 1, "subtime": 0, "res": 1, "profile": "p"}], '
+                   '"profiles": {"p": {"type": "smpi", "trace": "t.txt"}}}')
+    assert main(["simulate", "--trace", str(bad)]) == 2
+    err = capsys.readouterr().err
+    assert "w.json: profiles.p: profile type 'smpi' cannot be read" in err and err.count("\n") == 1
+
+
 def test_bad_trace_line_is_reported_with_file_line_and_field(tmp_path, capsys):
     bad = tmp_path / "bad.swf"
     bad.write_text(SWF.replace("2 10 -1 50", "2 10 -1 fifty"))

@@ -136,8 +136,10 @@ def test_compare_command_writes_the_results_folder_and_refuses_to_overwrite(tmp_
 
 
 def test_compare_writes_a_batsim_jobs_file_per_model_and_provider_with_energy_that_evalys_reads(tmp_path):
-    """Batsim jobs.csv per provider with consumed_energy from the provider's power (it was -1)."""
+    """Batsim jobs.csv per provider with consumed_energy from the provider's power (it was -1), and the
+    machine-state and energy series beside it: evalys's utilisation of the jobs is our computing count."""
     evalys_jobset = pytest.importorskip("evalys.jobset")
+    evalys_mstates = pytest.importorskip("evalys.mstates")
     out = tmp_path / "res"
     assert compare_cli.main(["compare", "--models", "best-effort,greedy", "--batsim", "--out", str(out)]) == 0
     jobs = pd.read_csv(out / "jobs.csv")
@@ -153,6 +155,13 @@ def test_compare_writes_a_batsim_jobs_file_per_model_and_provider_with_energy_th
         busy = (ran["procs"] * (ran["end"] - ran["start"])).sum()
         assert js.df["consumed_energy"].sum() == pytest.approx(busy * providers[site].watts_per_proc)
         assert (js.df["consumed_energy"] > 0).all() and js.MaxProcs <= providers[site].procs
+        states = evalys_mstates.MachineStatesChanges(str(f.with_name("machine_states.csv"))).df
+        assert states["total"].unique().tolist() == [providers[site].procs]
+        # ours also has a row at 0 s, where evalys's load starts at the first job's start
+        assert states.set_index("time")["nb_computing"].to_dict() == {0: 0, **js.utilisation["load"].to_dict()}
+        energy = pd.read_csv(f.with_name("consumed_energy.csv"))
+        assert len(energy) == 2 * len(ran) and energy["energy"].is_monotonic_increasing
+        assert energy["energy"].iloc[-1] == pytest.approx(js.df["consumed_energy"].sum())
 
 
 def test_price_plot_has_a_panel_per_model_a_legend_outside_and_no_zero_on_a_log_axis(tmp_path):

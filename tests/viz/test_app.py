@@ -3,7 +3,6 @@
 import ipyvuetify as v
 import pytest
 import solara
-from mesa.visualization import SolaraViz
 
 from gridmarket.scenarios.registry import get_scenario
 from gridmarket.viz import app
@@ -39,7 +38,7 @@ def rendered():
                                                                      "label": "run every model for the table"}}
     view = MarketView(**{k: (p["value"] if isinstance(p, dict) else p) for k, p in params.items()})
     model = solara.reactive(view)
-    page = SolaraViz(model, components=app.COMPONENTS, model_params=params, name="test")
+    page = app.MarketPage(model, params, "test")
     box, rc = solara.render(solara.AppLayout(children=[page]), handle_error=False)
     return model, box, rc
 
@@ -108,6 +107,20 @@ def test_a_failing_chart_shows_its_own_error_panel():
     view = MarketView("quickstart", "best-effort", compare_models=False)
     box, _ = solara.render(solara.Column(children=[app._chart(broken, "gantt")(view)]), handle_error=False)
     assert "gantt failed: KeyError: 'gone'" in _texts(box)
+
+
+def test_page_shows_named_tabs_not_mesas_numbered_ones(rendered):
+    """Mesa labels its own tabs "Page 0", "Page 1"; the page names its tabs and draws only the open one."""
+    model, box, rc = rendered
+    names = [t.widget.children[0] for t in rc.find(v.Tab)]
+    assert names == [name for name, _ in app.PAGES] == ["Market", "Queues and agents"]
+    assert not [t for t in _texts(box) if t.startswith("Page ")]
+    rc.find(v.Btn, children=["Step"]).widget.click()
+    assert [h for h in _html(box) if h.startswith("<table>")]  # the Market tab's metrics, redrawn after a step
+    tabs = rc.find(v.Tabs).widget
+    tabs.v_model = 1
+    assert not [h for h in _html(box) if h.startswith("<table>")]  # the Queues and agents tab: no metrics table
+    assert " · t = 1 h (3600 s) · " in _status(box)  # the status line stays above every tab
 
 
 def test_summary_html_escapes_and_marks_errors():

@@ -45,6 +45,8 @@ def test_page_steps_redraws_rejects_bad_input_and_resets(page, artifacts):
     expect(step).to_be_enabled()
     expect(status).to_contain_text("quickstart · moga · seed 1 · t = 0 h")
     expect(page).to_have_title("gridmarket · quickstart")  # not Solara's default title
+    expect(page.get_by_role("tab")).to_have_text(["Market", "Queues and agents"])  # named, not Mesa's "Page 0"
+    expect(page.get_by_text(re.compile(r"^page \d+$", re.IGNORECASE))).to_have_count(0)
     gantt0, prices0 = _pixels(page, GANTT), _pixels(page, PRICES)
     times["load"] = time.perf_counter() - t0
 
@@ -60,12 +62,19 @@ def test_page_steps_redraws_rejects_bad_input_and_resets(page, artifacts):
     assert headers[0] == "metric" and headers[1] == "moga"  # the shown model first
     assert sorted(headers[1:]) == sorted(models)  # every interaction model in step, for the table
     expect(page.locator(".gm-table")).to_contain_text("mean wait (s)")
-    expect(page.locator(".gm-agents img")).to_be_visible()  # the broker's Pareto front
     page.wait_for_timeout(300)  # let the last image paint before the picture
     shot = artifacts / "viz-all-models.png"
     page.screenshot(path=str(shot), full_page=True)
     if os.environ.get("GRIDMARKET_VIZ_SCREENSHOT"):
         shutil.copyfile(shot, os.environ["GRIDMARKET_VIZ_SCREENSHOT"])
+    page.get_by_role("tab", name="Queues and agents").click()
+    expect(page.locator(".gm-agents img")).to_be_visible()  # the broker's Pareto front
+    expect(page.locator(".gm-load img")).to_be_visible()
+    expect(page.locator(".gm-table")).to_have_count(0)  # only the open tab is drawn
+    expect(status).to_contain_text("t = 2 h")  # the status line stays above the tabs
+    page.wait_for_timeout(300)
+    page.screenshot(path=str(artifacts / "viz-queues-and-agents.png"), full_page=True)
+    page.get_by_role("tab", name="Market").click()
     times["2 steps, all models"] = time.perf_counter() - t0 - times["load"]
 
     # --- bad input: rejected with a message on Reset, the page stays alive
@@ -95,6 +104,7 @@ def test_page_steps_redraws_rejects_bad_input_and_resets(page, artifacts):
     expect(status).to_contain_text(re.compile(r"t = ([3-9]|\d\d+) h"), timeout=STEP_TIMEOUT)
     page.get_by_role("button", name="❚❚").click()
     expect(step).to_be_enabled(timeout=STEP_TIMEOUT)
+    page.get_by_role("tab", name="Queues and agents").click()
     expect(page.locator(".gm-agents img")).to_be_visible()  # the metascheduler's dispatches
     page.wait_for_timeout(300)
     page.screenshot(path=str(artifacts / "viz-mcmf.png"), full_page=True)
