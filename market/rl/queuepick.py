@@ -163,6 +163,7 @@ class QueuePickEnv(gym.Env):
         self.simulation = MachineSimulation(self.scheduler, list(jobs), now=jobs[0].submit)
         self._steps = self.simulation.steps()
         self._accuracies = UserAccuracies()
+        self._accuracy: dict[int, float] = {}  # the book's accuracy of each user with an ended job
         self._done = False
         self._run()  # to the first decision: the first arrival (no job has ended, so no reward)
         return self._observe(), self._info()
@@ -203,10 +204,12 @@ class QueuePickEnv(gym.Env):
         record = self._accuracies.record
         total = 0.0
         kind = self.reward_name
+        accuracy, known = self._accuracies.accuracy, self._accuracy
         for job, end in ended:
             record(job)
+            known[job.user] = accuracy(job.user)
             if kind == "bsld":
-                total += float(job_bounded_slowdown(job.submit, start[job.id], end, BSLD_BOUND))
+                total += job_bounded_slowdown(job.submit, start[job.id], end, BSLD_BOUND)
             elif kind == "wait":
                 total += (start[job.id] - job.submit) / _HOUR
             else:
@@ -219,12 +222,13 @@ class QueuePickEnv(gym.Env):
         assert sim is not None  # set by reset
         now, procs, scale = sim.now, self.procs, self.time_scale
         obs = np.zeros(self._n_obs, dtype=np.float32)
-        accuracy = self._accuracies.accuracy
+        accuracy, default = self._accuracy.get, self._accuracies.default_accuracy
         k = 0
         for job in scheduler.queue[: self.window]:
             wait = now - job.submit
-            obs[k:k + 5] = (1.0, job.procs / procs, job.estimate / (job.estimate + scale), wait / (wait + scale),
-                            accuracy(job.user))
+            estimate = job.estimate
+            obs[k:k + 5] = (1.0, job.procs / procs, estimate / (estimate + scale), wait / (wait + scale),
+                            accuracy(job.user, default))
             k += 5
         k = self.window * len(JOB_FEATURES)
         obs[k] = scheduler.n_free / procs

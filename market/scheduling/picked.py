@@ -52,7 +52,7 @@ class PickedMixin(LocalScheduler):
         """Whether ``job`` can start at ``now``: its processors free now and, when a reservation is ahead, for its estimate."""
         if job.procs > self.n_free:
             return False
-        if any(r.end > now for r in self.reservations.values()):
+        if self.reservations and any(r.end > now for r in self.reservations.values()):
             return self.profile.min_free(now, job.estimate) >= job.procs
         return True
 
@@ -62,18 +62,21 @@ class PickedMixin(LocalScheduler):
             self.advance_to(now)
             return []
         queue = self.queue
-        at = next((i for i, queued in enumerate(queue) if queued is job), None)
-        if at is None:
-            raise InvalidInput(f"picked job {job.id} is not in the queue")
-        del queue[at]
+        if not queue or queue[0] is not job:  # else the pick is the head already
+            at = next((i for i, queued in enumerate(queue) if queued is job), None)
+            if at is None:
+                raise InvalidInput(f"picked job {job.id} is not in the queue")
+            del queue[at]
+            queue.insert(0, job)
         if self.fits_now(job, now):
-            self.queue = [job]  # the base's own pass starts it (its bookkeeping kept) and no other job
+            alone = self.queue = [job]  # the base's own pass starts it (its bookkeeping kept) and no other job
             try:
                 started = super().schedule(now)
             finally:
                 self.queue = queue
+                if not alone:  # started: out of the queue
+                    del queue[0]
         else:
-            queue.insert(0, job)
             started = super().schedule(now)
         if any(s is job for s in started):
             self.picked = None
