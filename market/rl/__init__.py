@@ -7,12 +7,17 @@ them. Importing this package registers:
   starts next, over a real batch policy (EASY backfilling by default).
 - ``gridmarket/Bid-v0`` (:class:`gridmarket.rl.bid.BidEnv`): the broker of a scenario's slot auctions
   (``auction-market`` by default) reports each job's value as a factor of its valuation; reward: the
-  users' surplus. It drives the agent model, so it is imported when made, not with this package.
+  users' surplus.
+- ``gridmarket/Dispatch-v0`` (:class:`gridmarket.rl.dispatch.DispatchEnv`): the grid metascheduler of a
+  scenario (``quickstart`` by default) names each cycle's job's system from the predicted waits,
+  responses and electricity costs; reward: response time and electricity cost weighed by Murali's w_t.
+
+The two market environments drive the agent model, so they are imported when made, not with this package.
 
 >>> import gymnasium as gym
 >>> import gridmarket.rl
->>> gym.spec("gridmarket/QueuePick-v0").entry_point, gym.spec("gridmarket/Bid-v0").entry_point
-('gridmarket.rl.queuepick:QueuePickEnv', 'gridmarket.rl.bid:BidEnv')
+>>> [gym.spec(f"gridmarket/{name}-v0").entry_point for name in ("QueuePick", "Bid", "Dispatch")]
+['gridmarket.rl.queuepick:QueuePickEnv', 'gridmarket.rl.bid:BidEnv', 'gridmarket.rl.dispatch:DispatchEnv']
 """
 
 import gymnasium as _gym
@@ -23,3 +28,4 @@ __all__ = ["JOB_FEATURES", "REWARDS", "QueuePickEnv"]
 
 _gym.register(id="gridmarket/QueuePick-v0", entry_point="gridmarket.rl.queuepick:QueuePickEnv")
 _gym.register(id="gridmarket/Bid-v0", entry_point="gridmarket.rl.bid:BidEnv")
+_gym.register(id="gridmarket/Dispatch-v0", entry_point="gridmarket.rl.dispatch:DispatchEnv")
