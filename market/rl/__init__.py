@@ -12,7 +12,10 @@ them. Importing this package registers:
   scenario (``quickstart`` by default) names each cycle's job's system from the predicted waits,
   responses and electricity costs; reward: response time and electricity cost weighed by Murali's w_t.
 
-The two market environments drive the agent model, so they are imported when made, not with this package.
+and :func:`market_parallel_env`: a PettingZoo ``ParallelEnv`` in which several brokers report their users'
+values in the same slot auctions at once (:class:`gridmarket.rl.parallel.MarketParallelEnv`).
+
+The market environments drive the agent model, so they are imported when made, not with this package.
 
 >>> import gymnasium as gym
 >>> import gridmarket.rl
@@ -24,8 +27,18 @@ import gymnasium as _gym
 
 from gridmarket.rl.queuepick import JOB_FEATURES, REWARDS, QueuePickEnv
 
-__all__ = ["JOB_FEATURES", "REWARDS", "QueuePickEnv"]
+__all__ = ["JOB_FEATURES", "REWARDS", "QueuePickEnv", "market_parallel_env"]
 
 _gym.register(id="gridmarket/QueuePick-v0", entry_point="gridmarket.rl.queuepick:QueuePickEnv")
 _gym.register(id="gridmarket/Bid-v0", entry_point="gridmarket.rl.bid:BidEnv")
 _gym.register(id="gridmarket/Dispatch-v0", entry_point="gridmarket.rl.dispatch:DispatchEnv")
+
+
+def market_parallel_env(scenario="auction-market", **kwargs):
+    """Several brokers bidding at once in one slot-auction market: a PettingZoo ``ParallelEnv``.
+
+    Keywords as :class:`gridmarket.rl.parallel.MarketParallelEnv` (``n_brokers``, ``mechanism``, ...).
+    """
+    from gridmarket.rl.parallel import MarketParallelEnv
+
+    return MarketParallelEnv(scenario, **kwargs)

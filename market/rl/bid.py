@@ -230,19 +230,43 @@ class BidEnv(gym.Env):
         trade = self._trade
         if trade is None or self.model is None:
             raise InvalidInput("Bid: step() after the episode ended; call reset()")
-        factors = np.asarray(action, dtype=np.float64).reshape(-1)
-        if factors.shape != (self.max_jobs,) or not np.all(np.isfinite(factors)) or factors.min() < 0:
-            raise InvalidInput(f"Bid: action must be {self.max_jobs} finite factors >= 0, got {action!r}")
-        desk = self._desk_of(self.model)
-        chosen = {job.id: float(f) for job, f in zip(trade.jobs[: self.max_jobs], factors, strict=False)}
-        sales = desk.trade_with(trade.jobs, trade.now, chosen)
-        reward = sum(_realised(job, start, desk.valuations) - price for job, start, price in sales)
+        chosen = self.factors_of(trade.jobs, action, "Bid")
+        sales = self.trade(chosen)
+        reward = sum(surplus for _, surplus in sales)
         self._surplus += reward
         done = self._run()
         if done:
             assert self.summary is not None  # set by _run at the end
             reward += self.summary["users_surplus"] - self._surplus
         return self._observe(), float(reward), done, False, self._info()
+
+    def factors_of(self, jobs: list[Job], action, who: str) -> dict[int, float]:
+        """Job id -> reported factor, from an action (one factor per listed job) for ``jobs``' first ``max_jobs``."""
+        factors = np.asarray(action, dtype=np.float64).reshape(-1)
+        if factors.shape != (self.max_jobs,) or not np.all(np.isfinite(factors)) or factors.min() < 0:
+            raise InvalidInput(f"{who}: action must be {self.max_jobs} finite factors >= 0, got {action!r}")
+        return {job.id: float(f) for job, f in zip(jobs[: self.max_jobs], factors, strict=False)}
+
+    def trade(self, factors: dict[int, float]) -> list[tuple[Job, float]]:
+        """Run the trade under way with ``factors`` (job id -> reported factor; others truthful); each sold job's surplus (SU).
+
+        The market does not move on: :meth:`advance` does.
+        """
+        trade = self._trade
+        if trade is None or self.model is None:
+            raise InvalidInput("Bid: no trade under way")
+        desk = self._desk_of(self.model)
+        sales = desk.trade_with(trade.jobs, trade.now, factors)
+        return [(job, _realised(job, start, desk.valuations) - price) for job, start, price in sales]
+
+    def advance(self) -> bool:
+        """After :meth:`trade`: run the market to its next trade (False) or to its end (True)."""
+        return self._run()
+
+    @property
+    def pending(self) -> tuple[list[Job], int] | None:
+        """The jobs of the trade under way and its time (s), or None when the episode has ended."""
+        return None if self._trade is None else (self._trade.jobs, self._trade.now)
 
     @staticmethod
     def _desk_of(model: MarketModel) -> _BidDesk:
@@ -252,6 +276,11 @@ class BidEnv(gym.Env):
         return desk
 
     def _observe(self) -> np.ndarray:
+        trade = self._trade
+        return self.observe([] if trade is None else trade.jobs)
+
+    def observe(self, jobs: list[Job]) -> np.ndarray:
+        """The observation (class notes) of ``jobs`` of the trade under way: all of them, or one broker's."""
         obs = np.zeros(self.observation_space.shape[0], dtype=np.float32)  # type: ignore[index]  # a Box's shape
         trade = self._trade
         if trade is None:
@@ -260,14 +289,14 @@ class BidEnv(gym.Env):
         assert self.model is not None  # a trade: set by reset
         valuations = self._desk_of(self.model).valuations
         k = 0
-        for job in trade.jobs[: self.max_jobs]:
+        for job in jobs[: self.max_jobs]:
             v = valuations[job.id]
             ratio = v.value / (job.procs * job.estimate * BASE_RATE / SECONDS_PER_HOUR)
             slack = max(0, v.deadline - trade.now)
             obs[k:k + 5] = (1.0, job.procs / self._largest, job.estimate / (job.estimate + scale),
                             ratio / (1.0 + ratio), slack / (slack + scale))
             k += 5
-        n = len(trade.jobs)
+        n = len(jobs)
         obs[-1] = n / (n + self.max_jobs)
         return obs
 
