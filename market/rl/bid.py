@@ -193,6 +193,7 @@ class BidEnv(gym.Env):
         self.summary: dict | None = None
 
     def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[np.ndarray, dict]:
+        """Build the scenario's market for ``seed`` and run it to its first trade; the observation and info."""
         from gridmarket.scenarios.config import with_overrides
         from gridmarket.scenarios.experiment import build_inputs, build_market
 
@@ -227,6 +228,7 @@ class BidEnv(gym.Env):
         return True
 
     def step(self, action) -> tuple[np.ndarray, float, bool, bool, dict]:
+        """Trade with ``action``'s reported factors and run the market to its next trade: observation, reward, terminated, truncated, info."""
         trade = self._trade
         if trade is None or self.model is None:
             raise InvalidInput("Bid: step() after the episode ended; call reset()")

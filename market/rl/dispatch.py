@@ -134,6 +134,7 @@ class DispatchEnv(gym.Env):
 
     # ------------------------------------------------------------------ episode
     def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[np.ndarray, dict]:
+        """Build the scenario's market for ``seed`` and run it to its first cycle with jobs; the observation and info."""
         from gridmarket.scenarios.config import with_overrides
         from gridmarket.scenarios.experiment import build_inputs, build_market
 
@@ -164,6 +165,7 @@ class DispatchEnv(gym.Env):
         return True
 
     def step(self, action) -> tuple[np.ndarray, float, bool, bool, dict]:
+        """Dispatch the cycle by ``action`` and run the market to its next cycle: observation, reward, terminated, truncated, info."""
         costs, model = self._costs, self.model
         if costs is None or model is None or model.metascheduler is None:
             raise InvalidInput("Dispatch: step() after the episode ended; call reset()")

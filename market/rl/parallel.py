@@ -84,12 +84,14 @@ class MarketParallelEnv(ParallelEnv):
         return {a: {"jobs": [j.id for j in self._mine(jobs, i)]} for i, a in enumerate(self.possible_agents)}
 
     def reset(self, seed: int | None = None, options: dict | None = None):
+        """Build the market for ``seed`` and run it to its first trade; each broker's observation and info."""
         self.bid.reset(seed=seed)
         self.agents = list(self.possible_agents)
         self._surplus = dict.fromkeys(self.possible_agents, 0.0)
         return self._observations(), self._infos()
 
     def step(self, actions: dict):
+        """Trade with every broker's reported factors and run to the next trade: observations, rewards, terminations, truncations, infos."""
         pending = self.bid.pending
         if pending is None or not self.agents:
             raise InvalidInput("market: step() after the episode ended; call reset()")

@@ -157,6 +157,7 @@ class QueuePickEnv(gym.Env):
         return self.trace[first:first + self.n_jobs]
 
     def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[np.ndarray, dict]:
+        """Start a new episode (``seed``: the episode's window of the trace or Lublin workload); its first observation and info."""
         super().reset(seed=seed)
         jobs = self._episode_jobs()
         self.scheduler = self.policy(self.procs)
@@ -169,6 +170,7 @@ class QueuePickEnv(gym.Env):
         return self._observe(), self._info()
 
     def step(self, action) -> tuple[np.ndarray, float, bool, bool, dict]:
+        """Apply ``action`` (class notes) and run the machine to its next decision: observation, reward, terminated, truncated, info."""
         if self._done or self.simulation is None:
             raise InvalidInput("QueuePick: step() after the episode ended; call reset()")
         a = int(action)
