@@ -143,6 +143,9 @@ class QueuePickEnv(gym.Env):
         self.action_space = spaces.Discrete(window + 1)
         self._n_obs = window * len(JOB_FEATURES) + 1 + 2 * profile_steps
         self.observation_space = spaces.Box(0.0, 1.0, shape=(self._n_obs,), dtype=np.float32)
+        width = len(JOB_FEATURES)
+        self._padding = [[0.0] * (width * (window - n)) for n in range(window + 1)]  # zeros past the queue's end
+        self._mask_rows = [[True] * n + [False] * (window - n) for n in range(window + 1)]
         self.simulation: MachineSimulation | None = None
 
     # ------------------------------------------------------------------ episode
@@ -223,37 +226,33 @@ class QueuePickEnv(gym.Env):
         sim, scheduler = self.simulation, self.scheduler
         assert sim is not None  # set by reset
         now, procs, scale = sim.now, self.procs, self.time_scale
-        obs = np.zeros(self._n_obs, dtype=np.float32)
         accuracy, default = self._accuracy.get, self._accuracies.default_accuracy
-        k = 0
-        for job in scheduler.queue[: self.window]:
+        values: list[float] = []  # one array made at the end: cheaper than writing numpy slices
+        add = values.extend
+        queue = scheduler.queue[: self.window]
+        for job in queue:
             wait = now - job.submit
             estimate = job.estimate
-            obs[k:k + 5] = (1.0, job.procs / procs, estimate / (estimate + scale), wait / (wait + scale),
-                            accuracy(job.user, default))
-            k += 5
-        k = self.window * len(JOB_FEATURES)
-        obs[k] = scheduler.n_free / procs
-        k += 1
+            add((1.0, job.procs / procs, estimate / (estimate + scale), wait / (wait + scale),
+                 accuracy(job.user, default)))
+        values += self._padding[len(queue)]
+        values.append(scheduler.n_free / procs)
         steps = scheduler.profile.steps()
         last = steps[0][1]
-        for i in range(self.profile_steps):
-            if i + 1 < len(steps):
-                t, last = steps[i + 1]
+        for i in range(1, self.profile_steps + 1):
+            if i < len(steps):
+                t, last = steps[i]
                 dt = t - now
-                obs[k] = dt / (dt + scale)
+                add((dt / (dt + scale), last / procs))
             else:
-                obs[k] = 1.0
-            obs[k + 1] = last / procs
-            k += 2
-        return obs
+                add((1.0, last / procs))
+        return np.array(values, dtype=np.float32)
 
     def _info(self) -> dict:
         sim, queue = self.simulation, self.scheduler.queue
         assert sim is not None  # set by reset
-        mask = np.zeros(self.window + 1, dtype=bool)
-        mask[: min(len(queue), self.window)] = True
-        mask[self.window] = not self._done and sim.next_time() is not None
+        n = min(len(queue), self.window)
+        mask = np.array(self._mask_rows[n] + [not self._done and sim.next_time() is not None])
         return {"time": sim.now, "queued": len(queue), "action_mask": mask}
 
     def action_masks(self) -> np.ndarray:
