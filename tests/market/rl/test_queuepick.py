@@ -135,3 +135,14 @@ def test_wait_starts_nothing_until_the_next_event_and_is_masked_when_none_is_lef
 def test_bad_parameters_are_one_line_errors(kwargs, match):
     with pytest.raises(InvalidInput, match=match):
         QueuePickEnv(**kwargs)
+
+
+def test_a_trace_file_is_read_once_and_episodes_are_runs_of_consecutive_jobs(tmp_path):
+    env = QueuePickEnv(trace=datasets.sample(CTC_SAMPLE), n_jobs=50)
+    env.reset(seed=4)
+    assert env.simulation is not None
+    ids = [job.id for job in env.simulation.jobs]
+    assert len(ids) == 50 and ids == list(range(ids[0], ids[0] + 50))  # the sample numbers its jobs 1..5000
+    missing = tmp_path / "nowhere.swf"
+    with pytest.raises(InvalidInput, match="nowhere.swf"):
+        QueuePickEnv(trace=missing)
