@@ -50,7 +50,7 @@ from gridmarket.workloads.workload import Workload
 
 __all__ = [
     "SUMMARY_COLUMNS", "ModelRun", "Requests", "build_inputs", "build_market", "build_prices", "build_requests", "build_valuations", "build_workload", "check_models", "compare", "read_workflow_file",
-    "run_id", "run_model",
+    "run_id", "run_model", "summary_row",
 ]  # fmt: skip
 
 SUMMARY_COLUMNS = (
@@ -321,7 +321,7 @@ class ModelRun:
     slas: pd.DataFrame | None = None  # the sla model's settled contracts (gridmarket.agents.trading.SLA_COLUMNS)
 
 
-def _summary(model: str, result: RunResult, procs: int, n_jobs: int, requests: Requests | None = None) -> dict:
+def summary_row(model: str, result: RunResult, procs: int, n_jobs: int, requests: Requests | None = None) -> dict:
     """One comparison row: job metrics over the users' own jobs, workflow makespan, reservation success.
 
     ``success_rate`` counts completed jobs, finished workflows and
@@ -492,7 +492,7 @@ def run_model(config: ScenarioConfig, model: str, *, inputs=None, progress=None)
     records = result.records.copy()
     records.insert(0, "model", model)
     records.insert(1, "seed", config.seed)
-    summary = _summary(model, result, sum(p.procs for p in config.providers), len(workload.jobs), requests)
+    summary = summary_row(model, result, sum(p.procs for p in config.providers), len(workload.jobs), requests)
     summary = {"run_id": run_id(config, model), "seed": config.seed, **summary, "seconds": seconds}
     return ModelRun(model, records, summary, dict(result.messages), seconds, result.workflows,
                     result.reservations, market.broker.last_front if market.broker else [],

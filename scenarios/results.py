@@ -159,7 +159,7 @@ def format_table(summary: pd.DataFrame) -> str:
     reservation requests started by their wanted start and ``ar_extra_cost``
     their mean extra cost over n·D (Singh ch. 6.3). ``surplus_SU``, ``revenue_SU`` and
     ``welfare_SU`` are the users' surplus (value - price), providers' revenue and their sum;
-    ``rounds`` the negotiation's rounds (``gridmarket.scenarios.experiment._summary``).
+    ``rounds`` the negotiation's rounds (``gridmarket.scenarios.experiment.summary_row``).
     """
     cols = [c for c in _HEADERS if c in summary.columns]
     frame = summary[cols].copy()

@@ -28,6 +28,7 @@ TUTORIALS = {
     "provisioning-a-workflow": r"\d+ Pareto plans from \d+ evaluated plans(?s:.*)WfCommons workflow, alpha = 0\.5: "
                                r"makespan \d+ s",
     "metascheduling-day": r"mcmf.{1,6}s electricity cost against bs: [+-]\d+\.\d%",
+    "learning-agents": r"cross-entropy: mean bounded slowdown \d+\.\d\d",
 }
 
 

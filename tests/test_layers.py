@@ -118,3 +118,25 @@ def test_only_the_scheduling_package_knows_policies_by_name():
              if (root / "market" / "scheduling") not in p.parents]
     found = [hit for p in paths for hit in _policy_name_tests(p, names)]
     assert not found, found
+
+
+def test_only_gridmarket_rl_imports_gymnasium_or_pettingzoo():
+    """The learning environments are an optional extra (``rl``): importing gridmarket and every module outside
+    :mod:`gridmarket.rl` leaves Gymnasium and PettingZoo out, so the rest runs without them installed."""
+    code = (
+        "import importlib, pkgutil, sys, gridmarket\n"
+        "names, packages = [], [gridmarket]\n"
+        "while packages:  # pkgutil.walk_packages would import gridmarket.rl to look inside it\n"
+        "    package = packages.pop()\n"
+        "    for m in pkgutil.iter_modules(package.__path__, package.__name__ + '.'):\n"
+        "        if m.name != 'gridmarket.rl':\n"
+        "            names.append(m.name)\n"
+        "            module = importlib.import_module(m.name)\n"
+        "            if m.ispkg:\n"
+        "                packages.append(module)\n"
+        "bad = sorted(m for m in sys.modules if m.split('.')[0] in ('gymnasium', 'pettingzoo'))\n"
+        "print(len(names), bad)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    n, bad = out.stdout.strip().split(" ", 1)
+    assert int(n) > 100 and bad == "[]", out.stdout

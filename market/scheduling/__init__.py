@@ -17,6 +17,7 @@ from gridmarket.scheduling.conservative import ConservativeScheduler
 from gridmarket.scheduling.easy import EASYScheduler
 from gridmarket.scheduling.fcfs import FCFSScheduler
 from gridmarket.scheduling.machine import MachineSimulation
+from gridmarket.scheduling.picked import PickedMixin, picking
 from gridmarket.scheduling.planner import ForwardPlanner, GreedyPlanner, Planner
 from gridmarket.scheduling.profile import AvailabilityProfile, Profile
 from gridmarket.scheduling.psp import PSPScheduler
@@ -36,11 +37,13 @@ __all__ = [
     "LocalScheduler",
     "MachineSimulation",
     "PSPScheduler",
+    "PickedMixin",
     "Planner",
     "Profile",
     "SlotScheduler",
     "SlurmPSPScheduler",
     "make_scheduler",
+    "picking",
     "planner_of",
     "policy_names",
     "policy_of",

@@ -114,7 +114,7 @@ def test_the_dbc_broker_buys_only_slots_that_end_by_the_deadline_within_the_valu
 def test_a_won_job_that_runs_past_its_estimate_is_killed_at_the_window_end_and_realises_no_value():
     # as the first test, but job 1 would run 5,000 s in its 3,600 s request: it wins [600, 4200), is
     # killed there (every machine here kills at the estimate), and its record says so
-    from gridmarket.scenarios.experiment import Requests, _summary
+    from gridmarket.scenarios.experiment import Requests, summary_row
     from gridmarket.valuation import realised_values
 
     jobs = (Job(1, 10, 4, 5000, 3600, site="a"), Job(2, 10, 4, 3600, 3600, site="a"))
@@ -125,6 +125,6 @@ def test_a_won_job_that_runs_past_its_estimate_is_killed_at_the_window_end_and_r
     assert (r.loc[1, "start"], r.loc[1, "end"], r.loc[1, "outcome"]) == (600, 4200, "killed")
     assert r.loc[2, "outcome"] == "completed"
     # the comparison row's welfare is job 2's value only: the killed job delivered nothing
-    row = _summary("vickrey", result, 4, 2, Requests(valuations=vals))
+    row = summary_row("vickrey", result, 4, 2, Requests(valuations=vals))
     assert row["social_welfare"] == realised_values({2: r.loc[2, "end"]}, vals)[2] > 0
     assert row["success_rate"] == 0.5
