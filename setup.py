@@ -38,6 +38,7 @@ PACKAGE_DIRS = {
     "gridmarket.scenarios": "scenarios",
     "gridmarket.viz": "viz",
     "gridmarket.data": "data",
+    "gridmarket.rl": "rl",
 }
 
 

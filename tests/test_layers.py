@@ -16,6 +16,27 @@ def test_market_imports_without_mesa_agents_or_scenarios():
     assert out.stdout.strip() == "[]"
 
 
+def test_every_module_imports_only_its_own_layer_and_those_below():
+    """DESIGN.md's layers, bottom to top: market (``gridmarket``), agents, scenarios, then viz and rl side by
+    side; every module of every folder is read (late imports inside functions count), not a chosen list."""
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    above = {
+        "market": ("mesa", "gridmarket.agents", "gridmarket.scenarios", "gridmarket.viz", "gridmarket.rl"),
+        "agents": ("gridmarket.scenarios", "gridmarket.viz", "gridmarket.rl"),
+        "scenarios": ("gridmarket.viz", "gridmarket.rl"),
+        "viz": ("gridmarket.rl",),
+        "rl": ("gridmarket.viz",),
+    }
+    found = []
+    for folder, banned in above.items():
+        for path in (root / folder).rglob("*.py"):
+            found += [f"{path.relative_to(root)} imports {m}" for m in sorted(_imports(path))
+                      if any(m == b or m.startswith(b + ".") for b in banned)]
+    assert not found, found
+
+
 def _imports(path):
     import ast
 
@@ -67,7 +88,7 @@ def test_no_two_modules_of_gridmarket_import_each_other():
 
     root = Path(__file__).resolve().parents[1]
     packages = {"market": "gridmarket", "agents": "gridmarket.agents", "scenarios": "gridmarket.scenarios",
-                "viz": "gridmarket.viz", "data": "gridmarket.data"}
+                "viz": "gridmarket.viz", "data": "gridmarket.data", "rl": "gridmarket.rl"}
     modules = {}
     for folder, package in packages.items():
         for path in (root / folder).rglob("*.py"):
@@ -114,7 +135,7 @@ def test_only_the_scheduling_package_knows_policies_by_name():
 
     names = set(policy_names())
     root = Path(__file__).resolve().parents[1]
-    paths = [p for folder in ("market", "agents", "scenarios", "viz") for p in (root / folder).rglob("*.py")
+    paths = [p for folder in ("market", "agents", "scenarios", "viz", "rl") for p in (root / folder).rglob("*.py")
              if (root / "market" / "scheduling") not in p.parents]
     found = [hit for p in paths for hit in _policy_name_tests(p, names)]
     assert not found, found

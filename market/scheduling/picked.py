@@ -16,7 +16,7 @@ pass, the event step and the capacity check stay the simulator's own). A pass th
   and FCFS starts nothing. The pick stays until the job starts.
 
 Picking the queue head every time is the base policy itself: the head rule gives FCFS's and EASY's
-starts job for job on the CTC-SP2 sample (``tests/market/rl/test_queuepick.py``).
+starts job for job on the CTC-SP2 sample (``tests/rl/test_queuepick.py``).
 """
 
 from __future__ import annotations

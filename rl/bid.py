@@ -11,7 +11,7 @@ ch. 5; bidders follow the format's textbook rule, :mod:`gridmarket.auctions.bidd
 desk stops at each cycle's trade and the agent says, for each job, what it reports as the job's value:
 ``factor x`` its valuation, which the format's rule turns into the bid (in a Vickrey auction the bid is
 the report). Reporting every value truthfully (all factors 1) is the ``vickrey`` model itself, run for run
-(``tests/market/rl/test_bid.py``).
+(``tests/rl/test_bid.py``).
 
 The environment stands above the layers: it drives the agent model (:mod:`gridmarket.agents`) and reads
 scenarios (:mod:`gridmarket.scenarios`), as the ``gridmarket`` command does.

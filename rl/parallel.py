@@ -8,7 +8,7 @@ acts for the users whose id is ``i`` modulo ``n_brokers``. At each cycle's trade
 factor of its own jobs' valuations, and the providers auction their slots to all the cycle's jobs at
 once (:func:`gridmarket.auctions.slot.auction_round`), so the brokers' jobs bid against each other for
 the same slots. All reporting truthfully is the scenario's single-broker model (the ``vickrey`` model of
-``auction-market``: ``tests/market/rl/test_parallel.py``).
+``auction-market``: ``tests/rl/test_parallel.py``).
 """
 
 from __future__ import annotations

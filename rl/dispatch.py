@@ -10,7 +10,7 @@ weight ``w_t`` in the ``mcmf`` model). Here the clearing is the agent's: the met
 cycle with its predictions (:class:`gridmarket.clearing.CycleCosts`), the agent names a system (or
 none: the job waits for the next cycle) for each job, and the metascheduler dispatches them as it
 dispatches a clearing method's assignment. Choosing what MCMF chooses is the ``mcmf`` model itself,
-run for run (``tests/market/rl/test_dispatch.py``).
+run for run (``tests/rl/test_dispatch.py``).
 
 The environment stands above the layers: it drives the agent model and reads scenarios, as the
 ``gridmarket`` command does.
