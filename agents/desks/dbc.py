@@ -45,8 +45,10 @@ class DBCDesk(PerJobDesk):
                     found += posted_offers(slots, request, provider=p.name, now=now)
                 continue
             plan = b.query(p.name, now, "plan")
-            sell = quoted_offers if p.sells == "quote" else auctioned_offers
-            found += sell(plan, request, provider=p.name)
+            if p.sells == "quote":  # one job at a time: the starts after a free one are never bought
+                found += quoted_offers(plan, request, provider=p.name, dominated=False)
+            else:
+                found += auctioned_offers(plan, request, provider=p.name)
         return found
 
     def _auction(self, index: int, offer: DBCOffer, jobs: int, cap: float) -> float | None:

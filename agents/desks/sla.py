@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
+
 from gridmarket.agents.desks.base import PerJobDesk, outcome
 from gridmarket.agents.messages import Agreement, Reserve
 from gridmarket.job import Job
@@ -23,9 +25,9 @@ from gridmarket.sla import (
     book_plan,
     honours,
     make_room,
-    offer_sla,
     overrun_charge,
     predict_runtime,
+    quote_sla,
     settle,
 )
 from gridmarket.valuation import Valuation
@@ -141,11 +143,11 @@ class SLADesk(PerJobDesk):
             plan = b.query(p.name, now, "plan")
             # the provider signs on its book: the plan itself unless it overbooks (gridmarket.sla.book_plan)
             book = plan if firm else book_plan(plan, p.overbooking, self.unplaced.get(p.name, {}).values())
-            contract = offer_sla(book, request, provider=p.name, penalty=sla_penalty(v))
+            contract = quote_sla(book, request, provider=p.name, penalty=sla_penalty(v))
             # asking for a contract and the answer (one or none): a round of its own beside the plan's query
             self.model.post(Agreement(p.name, b.name, now, contract), copies=int(contract is not None), rounds=1)
             if contract is not None:
-                # on its own plan a signed contract is honoured by construction (offer_sla)
+                # on its own plan a signed contract is honoured by construction (quote_sla)
                 held = book is plan or honours(plan, contract)
                 offers.append((contract.price, contract.start, rank, contract, held))
         if not offers:
@@ -321,28 +323,35 @@ class SLADesk(PerJobDesk):
 
         rows = []
         records = records.copy()
-        jobs = records["kind"] == "job"
+        ids, sites = records["job_id"].to_numpy(), records["site"].to_numpy()
+        starts, ends = records["start"].to_numpy(), records["end"].to_numpy()
+        cost = records["cost"].to_numpy(dtype=float, copy=True)
+        first: dict = {}  # job id -> position of its first job row
+        first_at: dict = {}  # (job id, site) -> position of its first job row there
+        for pos in np.flatnonzero((records["kind"] == "job").to_numpy()).tolist():
+            first.setdefault(ids[pos], pos)
+            first_at.setdefault((ids[pos], sites[pos]), pos)
         entries = [(c, False) for _, c in sorted(self.contracts.items())] + [(c, True) for c in self.superseded]
         for contract, broken in entries:  # current contracts set their rows' cost; broken ones then add to it
             job_id = contract.job_id
-            mine = jobs & (records["job_id"] == job_id)
-            at = records.index[mine & (records["site"] == contract.provider)]
+            at = first_at.get((job_id, contract.provider))
             start: int | None = None
             end: int | None = None
-            if len(at) and not broken:
-                start, end = int(records.at[at[0], "start"]), int(records.at[at[0], "end"])
+            if at is not None and not broken:
+                start, end = int(starts[at]), int(ends[at])
             s = settle(contract, start, end)
             over, charge = 0, 0.0
-            if start is not None and end is not None:
+            if at is not None and start is not None and end is not None:
                 over = max(0, end - start - contract.duration)
                 charge = overrun_charge(contract, end - start, BASE_RATE)
-                records.loc[at[0], "cost"] = s.payment + charge
-            elif (elsewhere := records.index[mine]).size:
-                records.loc[elsewhere[0], "cost"] += s.payment
+                cost[at] = s.payment + charge
+            elif (elsewhere := first.get(job_id)) is not None:
+                cost[elsewhere] += s.payment
             rows.append({"job_id": job_id, "provider": contract.provider, "earliest": contract.earliest,
                          "latest": contract.latest, "signed_start": contract.start, "start": start, "end": end,
                          "price": contract.price, "penalty": s.penalty, "payment": s.payment, "late": s.late,
                          "violated": s.violated, "broken": broken, "duration": contract.duration, "overrun": over, "overrun_charge": charge})
+        records["cost"] = cost
         rows.sort(key=lambda r: (r["job_id"], not r["broken"]))  # by job, a broken contract before its successor
         table = pd.DataFrame(rows, columns=list(SLA_COLUMNS))
         if not rows:  # typed even when no contract was signed, so masks such as table["broken"] select nothing
