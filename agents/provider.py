@@ -29,6 +29,7 @@ from gridmarket.pricing.state import ProviderState, state_from_scheduler
 from gridmarket.provisioning.dbc import DBC_SELLERS
 from gridmarket.reservation import Reservation
 from gridmarket.scheduling import make_scheduler
+from gridmarket.scheduling.state import scheduler_base_profile
 from gridmarket.simulation import MachineSimulation, job_records
 from gridmarket.sla import book_capacity
 
@@ -182,6 +183,20 @@ class ResourceProvider(mesa.Agent):
         """The machine's running jobs, queue and reservations at ``now`` (unpriced: cheaper than :meth:`plan`)."""
         self._advance(now)
         return state_from_scheduler(self.machine.scheduler, now)
+
+    def earliest_start(self, procs: int, duration: int, now: int) -> int | None:
+        """The earliest start (s, >= ``now``) at which running jobs (to their estimates) and reservations leave
+        ``procs`` processors free for ``duration`` s; None when the machine is smaller.
+
+        The first start any plan of this machine can sell at ``now`` (queued jobs only add a price,
+        Singh 2008 ch. 5): the bound a broker ranks providers by before asking for their plans. Read
+        from the scheduler's running jobs and reservations (:func:`gridmarket.scheduling.state.scheduler_base_profile`),
+        without building a plan.
+        """
+        if procs > self.procs:
+            return None
+        self._advance(now)
+        return scheduler_base_profile(self.machine.scheduler, now).earliest_start(procs, duration, now)
 
     def place(self, reservation: Reservation) -> None:
         """Hold ``reservation`` on the machine from now on (the provider's own act; a ``Reserve`` message does

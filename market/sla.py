@@ -295,8 +295,8 @@ def quote_sla(plan: ProviderPlan, request: SLARequest, *, provider: str, penalty
         if not quotes:
             return None
         pick = min(quotes, key=lambda q: (q.total_cost, q.start))
-    rid = f"sla-{request.job_id}"
-    rid = plan.new_reservation_id(None if rid in plan.reservations else rid)
+    wanted = f"sla-{request.job_id}"
+    rid = plan.new_reservation_id(None if wanted in plan.reservations else wanted)
     price = pick.slot(penalty_factor=plan.penalty_factor).total_cost  # the sale's slot, as reserve() prices it
     return SLA(provider, request.job_id, request.earliest, request.latest, request.procs, request.duration,
                price, penalty, rid, pick.start)

@@ -15,6 +15,7 @@ from gridmarket.agents.messages import Bid
 from gridmarket.auctions.single import vickrey
 from gridmarket.auctions.slot import SlotRequest
 from gridmarket.job import Job
+from gridmarket.pricing import BASE_RATE
 from gridmarket.provisioning.dbc import DBCOffer, auctioned_offers, dbc_buy, dbc_plan, posted_offers, quoted_offers
 
 __all__ = ["CycleDBCDesk", "DBCDesk"]
@@ -34,9 +35,20 @@ class DBCDesk(PerJobDesk):
         self.n_bids = self.n_bids_won = 0
 
     def offers(self, job: Job, now: int) -> list[tuple[DBCOffer, int]]:
-        """Every provider's offers for ``job`` by the way it sells: ``(offer, start s)`` (one query each)."""
+        """The providers' offers for ``job`` by the way they sell: ``(offer, start s)`` (one query each).
+
+        For one job DBC buys the cheapest offer, the earliest of equals, the first of those
+        (:func:`gridmarket.provisioning.dbc.dbc_buy`), so an offer that another offer before it matches in
+        price and start is never bought. A quoting provider under externality pricing asks at least the
+        processor-hours at the base rate from its machine's earliest start
+        (:meth:`~gridmarket.agents.provider.ResourceProvider.earliest_start`): once an earlier provider
+        quoted that price for a start no later, it is not asked (nor its plan built), and its own list ends
+        at its first free start (``quoted_offers(dominated=False)``).
+        """
         b = self.broker
         request = SlotRequest(job.id, job.procs, job.estimate, self.valuations[job.id], job.runtime)
+        least = request.hours * BASE_RATE  # a quote's total with f = 0, as quoted_offers sums it
+        free_at: int | None = None  # the earliest start quoted so far at that price
         found = []
         for p in b.providers():
             if p.sells == "post":
@@ -44,9 +56,17 @@ class DBCDesk(PerJobDesk):
                 if p.procs >= job.procs:
                     found += posted_offers(slots, request, provider=p.name, now=now)
                 continue
+            if p.sells == "quote" and p.pricing == "externality":
+                start = p.earliest_start(job.procs, job.estimate, now)
+                if start is None or (free_at is not None and free_at <= start):
+                    continue  # too small, or every offer it could make is matched by one in hand
             plan = b.query(p.name, now, "plan")
-            if p.sells == "quote":  # one job at a time: the starts after a free one are never bought
-                found += quoted_offers(plan, request, provider=p.name, dominated=False)
+            if p.sells == "quote":
+                offers = quoted_offers(plan, request, provider=p.name, dominated=False)
+                free = [t for o, t in offers if o.price <= least]
+                if free and (free_at is None or free[0] < free_at):
+                    free_at = free[0]
+                found += offers
             else:
                 found += auctioned_offers(plan, request, provider=p.name)
         return found

@@ -9,6 +9,7 @@ integer seconds; prices SU.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -31,6 +32,9 @@ from gridmarket.sla import (
     settle,
 )
 from gridmarket.valuation import Valuation
+
+if TYPE_CHECKING:
+    from gridmarket.agents.provider import ResourceProvider
 
 __all__ = ["SLA_COLUMNS", "PredictedSLADesk", "SLADesk", "sla_penalty"]
 
@@ -132,14 +136,19 @@ class SLADesk(PerJobDesk):
 
     def _offers(self, job: Job, request: SLARequest, now: int, exclude: str | None = None,
                 firm: bool = False) -> tuple[SLA, bool] | None:
-        """Every provider's offer (but ``exclude``'s): ``(contract, held)`` of the cheapest, or None. ``firm``:
-        each provider signs on its plan, not its book (only starts its machine can hold)."""
+        """The cheapest offer among the providers (but ``exclude``): ``(contract, held)``, or None. ``firm``: each
+        provider signs on its plan, not its book (only starts its machine can hold).
+
+        The broker asks the providers that can still win, best bound first (:meth:`_candidates`): a contract
+        costs at least its processor-hours at the base rate and starts no earlier than the machine's earliest
+        start, so once an offer beats a provider's bound (price, start, then home-first rank) that provider is
+        not asked (its plan is not built)."""
         b = self.broker
         v = self.valuations[job.id]
-        offers = []
-        for rank, p in enumerate(self.home_first(job)):
-            if p.procs < job.procs or p.name == exclude:
-                continue
+        best = None
+        for bound, rank, p in self._candidates(job, request, now, exclude, firm):
+            if best is not None and bound > best[:3]:
+                break  # this provider and every later one cannot beat the offer in hand
             plan = b.query(p.name, now, "plan")
             # the provider signs on its book: the plan itself unless it overbooks (gridmarket.sla.book_plan)
             book = plan if firm else book_plan(plan, p.overbooking, self.unplaced.get(p.name, {}).values())
@@ -147,13 +156,38 @@ class SLADesk(PerJobDesk):
             # asking for a contract and the answer (one or none): a round of its own beside the plan's query
             self.model.post(Agreement(p.name, b.name, now, contract), copies=int(contract is not None), rounds=1)
             if contract is not None:
-                # on its own plan a signed contract is honoured by construction (quote_sla)
-                held = book is plan or honours(plan, contract)
-                offers.append((contract.price, contract.start, rank, contract, held))
-        if not offers:
+                offer = (contract.price, contract.start, rank, contract, book, plan)
+                if best is None or offer[:3] < best[:3]:
+                    best = offer
+        if best is None:
             return None
-        _, _, _, contract, held = min(offers, key=lambda o: o[:3])
-        return contract, held
+        _, _, _, contract, book, plan = best
+        # on its own plan a signed contract is honoured by construction (quote_sla)
+        return contract, book is plan or honours(plan, contract)
+
+    def _candidates(self, job: Job, request: SLARequest, now: int, exclude: str | None,
+                    firm: bool) -> list[tuple[tuple, int, ResourceProvider]]:
+        """``((least price SU, earliest start s, rank), rank, provider)`` of every provider that may offer, in
+        bound order; rank is the home-first order that breaks ties between equal offers.
+
+        The least price is the contract's processor-hours at the base rate under externality pricing
+        (``f`` >= 0; 0 under another rule), the earliest start the machine's
+        (:meth:`~gridmarket.agents.provider.ResourceProvider.earliest_start`); a provider that signs on an
+        overbooked book may sign earlier than its machine can hold, so its bound is the request's window.
+        """
+        base = request.procs * (request.duration / SECONDS_PER_HOUR) * BASE_RATE  # Slot.total_cost with f = 0
+        first = max(request.earliest, now)
+        found = []
+        for rank, p in enumerate(self.home_first(job)):
+            if p.procs < job.procs or p.name == exclude:
+                continue
+            least = base if p.pricing == "externality" else 0.0
+            start = first if (not firm and p.overbooking > 1) else p.earliest_start(request.procs, request.duration, now)
+            if start is None or start > request.latest:
+                continue  # no start in the window: it cannot sign
+            found.append(((least, start, rank), rank, p))
+        found.sort(key=lambda c: c[0])
+        return found
 
     def trade(self, jobs: list[Job], now: int) -> None:
         for job in jobs:
