@@ -4,6 +4,7 @@ import math
 
 import numpy as np
 import pandas as pd
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -42,7 +43,24 @@ class AskEveryDBCDesk(DBCDesk):
         return found
 
 
-def _market(seed, n, gap, method, policies, check_bounds=False):
+class CheckedSLADesk(SLADesk):
+    """The SLA desk checking each bound's start against the base profile of the provider's state at the query."""
+
+    name = "sla-checked"
+
+    def _candidates(self, job, request, now, exclude, firm):
+        found = super()._candidates(job, request, now, exclude, firm)
+        for (_, start, _), _, p in found:
+            base = base_profile(p.state(now)).earliest_start(request.procs, request.duration, now)
+            self.checked.append(start == base)
+        return found
+
+    @property
+    def checked(self):
+        return self.__dict__.setdefault("_checked", [])
+
+
+def _market(seed, n, gap, method, policies):
     rng = np.random.default_rng(seed)
     jobs, t = [], 0
     for i in range(1, n + 1):
@@ -55,19 +73,7 @@ def _market(seed, n, gap, method, policies, check_bounds=False):
     specs = [ProviderSpec(name, 8, policy) for name, policy in zip("abc", policies)]
     m = MarketModel(specs, Workload(tuple(jobs)), route="site", broker=BrokerSpec(method, cycle=60), valuations=vals,
                     rng=seed)
-    if check_bounds:  # every provider's earliest start is its plan's base earliest start, whenever a job arrives
-        seen = []
-        for p in m.providers.values():
-            p.start_observers.append(lambda job, start, p=p: seen.append(_bound_matches(p, job.procs, start)))
-        result = m.run()
-        assert seen and all(seen)
-        return result
-    return m.run()
-
-
-def _bound_matches(provider, procs, now):
-    ours = provider.earliest_start(procs, 1800, now)
-    return ours == base_profile(provider.state(now)).earliest_start(procs, 1800, now)
+    return m, m.run()
 
 
 def _same_trades(a, b):
@@ -83,8 +89,8 @@ POLICIES = st.permutations(["easy", "conservative", "slots"]) | st.just(["easy",
 @settings(max_examples=12, deadline=None)
 @given(seed=st.integers(0, 10**6), n=st.integers(2, 30), gap=st.integers(0, 300), policies=POLICIES)
 def test_the_sla_desk_signs_what_asking_every_provider_signs(seed, n, gap, policies):
-    pruned = _market(seed, n, gap, "sla", policies)
-    every = _market(seed, n, gap, f"{__name__}:AskEverySLADesk", policies)
+    _, pruned = _market(seed, n, gap, "sla", policies)
+    _, every = _market(seed, n, gap, f"{__name__}:AskEverySLADesk", policies)
     _same_trades(pruned, every)
     pd.testing.assert_frame_equal(pruned.slas, every.slas)
     assert pruned.messages["query"] <= every.messages["query"]
@@ -93,11 +99,13 @@ def test_the_sla_desk_signs_what_asking_every_provider_signs(seed, n, gap, polic
 @settings(max_examples=12, deadline=None)
 @given(seed=st.integers(0, 10**6), n=st.integers(2, 30), gap=st.integers(0, 300), policies=POLICIES)
 def test_the_dbc_desk_buys_what_asking_every_provider_for_every_start_buys(seed, n, gap, policies):
-    pruned = _market(seed, n, gap, "dbc", policies)
-    every = _market(seed, n, gap, f"{__name__}:AskEveryDBCDesk", policies)
+    _, pruned = _market(seed, n, gap, "dbc", policies)
+    _, every = _market(seed, n, gap, f"{__name__}:AskEveryDBCDesk", policies)
     _same_trades(pruned, every)
     assert pruned.messages["query"] <= every.messages["query"]
 
 
-def test_a_providers_earliest_start_is_its_plans_base_earliest_start_as_the_market_runs():
-    _market(5, 40, 120, "sla", ["easy", "conservative", "slots"], check_bounds=True)
+@pytest.mark.parametrize("policies", [["easy", "conservative", "slots"], ["slots", "fcfs", "easy"]])
+def test_a_providers_earliest_start_is_its_plans_base_earliest_start_at_every_query(policies):
+    m, _ = _market(5, 60, 90, f"{__name__}:CheckedSLADesk", policies)
+    assert len(m.broker.desk.checked) > 30 and all(m.broker.desk.checked)
