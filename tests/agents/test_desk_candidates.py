@@ -43,6 +43,22 @@ class AskEveryDBCDesk(DBCDesk):
         return found
 
 
+class CostDBCDesk(DBCDesk):
+    """The DBC desk under cost optimisation (equal prices tie by the providers' order alone)."""
+
+    name = "dbc-cost"
+
+    def __init__(self, broker):
+        super().__init__(broker, strategy="cost")
+
+
+class AskEveryCostDBCDesk(AskEveryDBCDesk):
+    name = "dbc-cost-ask-every"
+
+    def __init__(self, broker):
+        super().__init__(broker, strategy="cost")
+
+
 class CheckedSLADesk(SLADesk):
     """The SLA desk checking each bound's start against the base profile of the provider's state at the query."""
 
@@ -97,10 +113,12 @@ def test_the_sla_desk_signs_what_asking_every_provider_signs(seed, n, gap, polic
 
 
 @settings(max_examples=12, deadline=None)
-@given(seed=st.integers(0, 10**6), n=st.integers(2, 30), gap=st.integers(0, 300), policies=POLICIES)
-def test_the_dbc_desk_buys_what_asking_every_provider_for_every_start_buys(seed, n, gap, policies):
-    _, pruned = _market(seed, n, gap, "dbc", policies)
-    _, every = _market(seed, n, gap, f"{__name__}:AskEveryDBCDesk", policies)
+@given(seed=st.integers(0, 10**6), n=st.integers(2, 30), gap=st.integers(0, 300), policies=POLICIES,
+       desks=st.sampled_from([("dbc", "AskEveryDBCDesk"), ("CostDBCDesk", "AskEveryCostDBCDesk")]))
+def test_the_dbc_desk_buys_what_asking_every_provider_for_every_start_buys(seed, n, gap, policies, desks):
+    ours, oracle = desks
+    _, pruned = _market(seed, n, gap, ours if ours == "dbc" else f"{__name__}:{ours}", policies)
+    _, every = _market(seed, n, gap, f"{__name__}:{oracle}", policies)
     _same_trades(pruned, every)
     assert pruned.messages["query"] <= every.messages["query"]
 
