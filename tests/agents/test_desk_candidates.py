@@ -76,7 +76,7 @@ class CheckedSLADesk(SLADesk):
         return self.__dict__.setdefault("_checked", [])
 
 
-def _market(seed, n, gap, method, policies):
+def _market(seed, n, gap, method, policies, overbooking=1.0):
     rng = np.random.default_rng(seed)
     jobs, t = [], 0
     for i in range(1, n + 1):
@@ -86,7 +86,8 @@ def _market(seed, n, gap, method, policies):
                         site="abc"[i % 3]))
     vals = draw_valuations(((j.id, j.submit, j.procs * j.estimate / H, min(j.runtime, j.estimate)) for j in jobs),
                            rng=rng)
-    specs = [ProviderSpec(name, 8, policy) for name, policy in zip("abc", policies)]
+    specs = [ProviderSpec(name, 8, policy, overbooking=overbooking if name == "a" else 1.0)
+             for name, policy in zip("abc", policies)]
     m = MarketModel(specs, Workload(tuple(jobs)), route="site", broker=BrokerSpec(method, cycle=60), valuations=vals,
                     rng=seed)
     return m, m.run()
@@ -103,10 +104,11 @@ POLICIES = st.permutations(["easy", "conservative", "slots"]) | st.just(["easy",
 
 
 @settings(max_examples=12, deadline=None)
-@given(seed=st.integers(0, 10**6), n=st.integers(2, 30), gap=st.integers(0, 300), policies=POLICIES)
-def test_the_sla_desk_signs_what_asking_every_provider_signs(seed, n, gap, policies):
-    _, pruned = _market(seed, n, gap, "sla", policies)
-    _, every = _market(seed, n, gap, f"{__name__}:AskEverySLADesk", policies)
+@given(seed=st.integers(0, 10**6), n=st.integers(2, 30), gap=st.integers(0, 300), policies=POLICIES,
+       overbooking=st.sampled_from([1.0, 1.0, 1.5]))
+def test_the_sla_desk_signs_what_asking_every_provider_signs(seed, n, gap, policies, overbooking):
+    _, pruned = _market(seed, n, gap, "sla", policies, overbooking)
+    _, every = _market(seed, n, gap, f"{__name__}:AskEverySLADesk", policies, overbooking)
     _same_trades(pruned, every)
     pd.testing.assert_frame_equal(pruned.slas, every.slas)
     assert pruned.messages["query"] <= every.messages["query"]
