@@ -29,6 +29,8 @@ from gridmarket.pricing.state import ProviderState, state_from_scheduler
 from gridmarket.provisioning.dbc import DBC_SELLERS
 from gridmarket.reservation import Reservation
 from gridmarket.scheduling import make_scheduler
+from gridmarket.scheduling.profile import AvailabilityProfile
+from gridmarket.scheduling.state import scheduler_base_profile
 from gridmarket.simulation import MachineSimulation, job_records
 from gridmarket.sla import book_capacity
 
@@ -94,6 +96,7 @@ class ResourceProvider(mesa.Agent):
         self._on_end: dict[int, Callable[[int, int], None]] = {}
         self._by_id: dict[int, Job] = {}
         self._seen_starts = 0
+        self._base: tuple[int, AvailabilityProfile] | None = None  # (scheduler version, base profile) for earliest_start
 
     def track_waits(self, predictor: QueueWaitPredictor | None = None) -> None:
         """Feed ``predictor`` (default a fresh one) with every job this provider starts from now on.
@@ -182,6 +185,24 @@ class ResourceProvider(mesa.Agent):
         """The machine's running jobs, queue and reservations at ``now`` (unpriced: cheaper than :meth:`plan`)."""
         self._advance(now)
         return state_from_scheduler(self.machine.scheduler, now)
+
+    def earliest_start(self, procs: int, duration: int, now: int) -> int | None:
+        """The earliest start (s, >= ``now``) at which running jobs (to their estimates) and reservations leave
+        ``procs`` processors free for ``duration`` s; None when the machine is smaller.
+
+        The first start any plan of this machine can sell at ``now`` (queued jobs only add a price,
+        Singh 2008 ch. 5): the bound a broker ranks providers by before asking for their plans. Read
+        from the scheduler's running jobs and reservations (:func:`gridmarket.scheduling.state.scheduler_base_profile`),
+        without building a plan.
+        """
+        if procs > self.procs:
+            return None
+        self._advance(now)
+        scheduler = self.machine.scheduler
+        if self._base is None or self._base[0] != scheduler.version:
+            # unchanged running jobs and reservations give the same profile from any later instant
+            self._base = (scheduler.version, scheduler_base_profile(scheduler, now))
+        return self._base[1].earliest_start(procs, duration, now)
 
     def place(self, reservation: Reservation) -> None:
         """Hold ``reservation`` on the machine from now on (the provider's own act; a ``Reserve`` message does

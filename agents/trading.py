@@ -71,8 +71,10 @@ a job includes the time it waited for its cycle. Workflows run just in time and 
 requests are submitted at their wanted start (best effort) under these models.
 
 Messages: one ``Query`` / ``Quote`` per provider and cycle (per job under ``negotiate``, ``dbc``
-and ``sla``: the provider's plan, i.e. its reserves and quotes), an ``sla`` message per contract a
-provider offers, the bids and clock replies as ``bid``
+and ``sla``: the provider's plan, i.e. its reserves and quotes; ``dbc`` and ``sla`` ask only the
+providers that can still win: none whose earliest start and least price, the processor-hours at the
+base rate, an offer in hand already beats), an ``sla`` message per contract a provider asked offers,
+the bids and clock replies as ``bid``
 messages (ZIP shouts as ``bid``/``ask``; alternating offers as ``offer``), a ``Reserve`` per sale
 and a ``Submit`` per fallback. Negotiation rounds: each query-answer exchange, each auction's
 rounds (1 sealed, one per clock step), each shout of a double auction, each round of offers.

@@ -70,6 +70,10 @@ class TwoTierProvider(ResourceProvider):
         """Refused, as :meth:`plan`."""
         self._no_plan("state a plan")
 
+    def earliest_start(self, procs: int, duration: int, now: int):
+        """Refused, as :meth:`plan`."""
+        self._no_plan("give an earliest start")
+
     def warm_waits(self, n_jobs: int, rng: np.random.Generator) -> None:
         """Train the wait predictor on ``n_jobs`` past jobs replayed on a two-tier machine of its own policy.
 

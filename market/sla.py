@@ -55,7 +55,8 @@ from gridmarket.pricing.state import ProviderState, base_profile
 from gridmarket.reservation import Reservation
 
 __all__ = ["SLA", "Ledger", "PenaltySchedule", "SLARequest", "Settlement", "book_capacity", "book_plan", "honours",
-           "ledger", "make_room", "offer_sla", "overbooked_state", "overrun_charge", "predict_runtime", "settle"]
+           "ledger", "make_room", "offer_sla", "overbooked_state", "overrun_charge", "predict_runtime", "quote_sla",
+           "settle"]
 
 SLA_CHOICES = ("earliest", "cheapest")
 
@@ -182,6 +183,24 @@ class Settlement:
     ran: bool
 
 
+def _check_offer(who: str, plan: ProviderPlan, request: SLARequest, provider: str, penalty: PenaltySchedule,
+                 choose: str) -> None:
+    """One-line ``InvalidInput`` naming ``who`` for a malformed offer's arguments."""
+    if not isinstance(plan, ProviderPlan):
+        raise InvalidInput(f"{who}: plan must be a ProviderPlan, got {type(plan).__name__}")
+    if not isinstance(request, SLARequest):
+        raise InvalidInput(f"{who}: request must be an SLARequest, got {type(request).__name__}")
+    if not isinstance(penalty, PenaltySchedule):
+        raise InvalidInput(f"{who}: penalty must be a PenaltySchedule, got {type(penalty).__name__}")
+    if choose not in SLA_CHOICES:
+        raise InvalidInput(f"{who}: choose must be one of {', '.join(SLA_CHOICES)}, got {choose!r}")
+    if not isinstance(provider, str) or not provider:
+        raise InvalidInput(f"{who}: provider must be a non-empty string, got {provider!r}")
+    if request.procs > plan.procs:
+        raise InvalidInput(f"SLA request for job {request.job_id!r} needs {request.procs} processors; "
+                           f"machine has {plan.procs}")
+
+
 def offer_sla(plan: ProviderPlan, request: SLARequest, *, provider: str, penalty: PenaltySchedule,
               choose: str = "earliest") -> SLA | None:
     """Sign ``request`` if ``plan`` can honour its window, placing the reservation in ``plan`` (it changes the plan).
@@ -215,7 +234,7 @@ def offer_sla(plan: ProviderPlan, request: SLARequest, *, provider: str, penalty
     -----
     The plan's form-19 quotes hold every start from ``earliest`` at which its availability changes, so
     the earliest start that fits in the window is among them (:func:`gridmarket.pricing.quote_earliest`).
-    Cost: one form-19 query, then one reservation.
+    Cost: the form-19 prices up to the start signed (:func:`quote_sla`), then one reservation.
 
     Examples
     --------
@@ -238,32 +257,49 @@ def offer_sla(plan: ProviderPlan, request: SLARequest, *, provider: str, penalty
     >>> offer_sla(plan, SLARequest("Y", 4, h, 0, h), provider="fig21", penalty=terms) is None
     True
     """
-    if not isinstance(plan, ProviderPlan):
-        raise InvalidInput(f"offer_sla: plan must be a ProviderPlan, got {type(plan).__name__}")
-    if not isinstance(request, SLARequest):
-        raise InvalidInput(f"offer_sla: request must be an SLARequest, got {type(request).__name__}")
-    if not isinstance(penalty, PenaltySchedule):
-        raise InvalidInput(f"offer_sla: penalty must be a PenaltySchedule, got {type(penalty).__name__}")
-    if choose not in SLA_CHOICES:
-        raise InvalidInput(f"offer_sla: choose must be one of {', '.join(SLA_CHOICES)}, got {choose!r}")
-    if not isinstance(provider, str) or not provider:
-        raise InvalidInput(f"offer_sla: provider must be a non-empty string, got {provider!r}")
-    if request.procs > plan.procs:
-        raise InvalidInput(f"SLA request for job {request.job_id!r} needs {request.procs} processors; "
-                           f"machine has {plan.procs}")
+    _check_offer("offer_sla", plan, request, provider, penalty, choose)
+    contract = quote_sla(plan, request, provider=provider, penalty=penalty, choose=choose)
+    if contract is None:
+        return None
+    plan.reserve(contract.start, request.procs, request.duration, reservation_id=contract.reservation_id)
+    return contract
+
+
+def quote_sla(plan: ProviderPlan, request: SLARequest, *, provider: str, penalty: PenaltySchedule,
+              choose: str = "earliest") -> SLA | None:
+    """The contract :func:`offer_sla` would sign on ``plan``, without holding it (``plan`` is not changed).
+
+    What a broker comparing providers needs: only the provider it picks places the reservation (on
+    its machine). The price is the sale's (``n x d x c + f`` SU of the slot, the plan's pricing rule)
+    and the reservation id the one :func:`offer_sla` holds. ``"earliest"`` prices only the starts up
+    to the one signed (:meth:`gridmarket.pricing.ProviderPlan.first_quote`).
+
+    >>> from gridmarket.pricing.state import ProviderState
+    >>> plan = ProviderPlan(ProviderState(0, 4))
+    >>> sla = quote_sla(plan, SLARequest(7, 2, 3600, 0, 60), provider="p", penalty=PenaltySchedule())
+    >>> sla.start, sla.price, sla.reservation_id, plan.reservations
+    (0, 2.0, 'sla-7', {})
+    """
+    _check_offer("quote_sla", plan, request, provider, penalty, choose)
     first = max(request.earliest, plan.now)
     if first > request.latest:
         return None
-    quotes = [q for q in plan.quotes(request.procs, request.duration, earliest=first)
-              if q.start <= request.latest and q.total_cost <= request.max_price]
-    if not quotes:
-        return None
-    pick = quotes[0] if choose == "earliest" else min(quotes, key=lambda q: (q.total_cost, q.start))
-    rid = f"sla-{request.job_id}"
-    booking = plan.reserve(pick.start, request.procs, request.duration,
-                           reservation_id=None if rid in plan.reservations else rid)
+    if choose == "earliest":
+        pick = plan.first_quote(request.procs, request.duration, earliest=first, latest=request.latest,
+                                max_price=request.max_price)
+        if pick is None:
+            return None
+    else:
+        quotes = [q for q in plan.quotes(request.procs, request.duration, earliest=first)
+                  if q.start <= request.latest and q.total_cost <= request.max_price]
+        if not quotes:
+            return None
+        pick = min(quotes, key=lambda q: (q.total_cost, q.start))
+    wanted = f"sla-{request.job_id}"
+    rid = plan.new_reservation_id(None if wanted in plan.reservations else wanted)
+    price = pick.slot(penalty_factor=plan.penalty_factor).total_cost  # the sale's slot, as reserve() prices it
     return SLA(provider, request.job_id, request.earliest, request.latest, request.procs, request.duration,
-               booking.price, penalty, booking.id, pick.start)
+               price, penalty, rid, pick.start)
 
 
 def settle(contract: SLA, actual_start: int | None, actual_end: int | None) -> Settlement:

@@ -15,6 +15,7 @@ from gridmarket.agents.messages import Bid
 from gridmarket.auctions.single import vickrey
 from gridmarket.auctions.slot import SlotRequest
 from gridmarket.job import Job
+from gridmarket.pricing import BASE_RATE
 from gridmarket.provisioning.dbc import DBCOffer, auctioned_offers, dbc_buy, dbc_plan, posted_offers, quoted_offers
 
 __all__ = ["CycleDBCDesk", "DBCDesk"]
@@ -34,20 +35,50 @@ class DBCDesk(PerJobDesk):
         self.n_bids = self.n_bids_won = 0
 
     def offers(self, job: Job, now: int) -> list[tuple[DBCOffer, int]]:
-        """Every provider's offers for ``job`` by the way it sells: ``(offer, start s)`` (one query each)."""
+        """The providers' offers for ``job`` by the way they sell: ``(offer, start s)``, in the broker's order of
+        providers (one query each).
+
+        For one job DBC buys the cheapest offer, the earliest of equals, the first of those
+        (:func:`gridmarket.provisioning.dbc.dbc_buy`), so an offer that another matches in price with a start
+        no later, and comes first or starts strictly earlier (cost-time and time optimisation: it ends the
+        search before the other has room), is never bought. A quoting provider under externality pricing
+        asks at least the processor-hours at the base rate from its machine's earliest start
+        (:meth:`~gridmarket.agents.provider.ResourceProvider.earliest_start`): the broker asks providers by
+        that start, and not one whose every offer a free quote in hand already beats (nor is its plan
+        built); a provider's own list ends at its first free start (``quoted_offers(dominated=False)``).
+        """
         b = self.broker
         request = SlotRequest(job.id, job.procs, job.estimate, self.valuations[job.id], job.runtime)
-        found = []
-        for p in b.providers():
+        least = request.hours * BASE_RATE  # a quote's total with f = 0, as quoted_offers sums it
+        strictly_earlier_wins = self.strategy != "cost"  # cost optimisation ties on price by order alone
+        asks = []  # (earliest start or -1 when no bound applies, position, provider)
+        for pos, p in enumerate(b.providers()):
+            if p.sells == "quote" and p.pricing == "externality":
+                start = p.earliest_start(job.procs, job.estimate, now)
+                if start is not None:  # None: too small to offer
+                    asks.append((start, pos, p))
+            else:
+                asks.append((-1, pos, p))
+        asks.sort(key=lambda a: a[:2])
+        free: list[tuple[int, int]] = []  # (start, position) of the free quotes in hand
+        by_pos: dict[int, list[tuple[DBCOffer, int]]] = {}
+        for bound, pos, p in asks:
+            if bound >= 0 and any(t < bound if strictly_earlier_wins and q > pos else t <= bound and q < pos
+                                  for t, q in free):
+                continue  # every offer it could make is beaten by a free quote in hand
             if p.sells == "post":
                 slots = b.query(p.name, now, "advertise")
                 if p.procs >= job.procs:
-                    found += posted_offers(slots, request, provider=p.name, now=now)
+                    by_pos[pos] = posted_offers(slots, request, provider=p.name, now=now)
                 continue
             plan = b.query(p.name, now, "plan")
-            sell = quoted_offers if p.sells == "quote" else auctioned_offers
-            found += sell(plan, request, provider=p.name)
-        return found
+            if p.sells == "quote":
+                offers = quoted_offers(plan, request, provider=p.name, dominated=False)
+                free += [(t, pos) for o, t in offers if o.price <= least][:1]
+                by_pos[pos] = offers
+            else:
+                by_pos[pos] = auctioned_offers(plan, request, provider=p.name)
+        return [offer for pos in sorted(by_pos) for offer in by_pos[pos]]
 
     def _auction(self, index: int, offer: DBCOffer, jobs: int, cap: float) -> float | None:
         """The provider's sealed second-price auction of the slot; the broker bids its cap (truthful)."""

@@ -9,6 +9,9 @@ integer seconds; prices SU.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
 
 from gridmarket.agents.desks.base import PerJobDesk, outcome
 from gridmarket.agents.messages import Agreement, Reserve
@@ -23,12 +26,15 @@ from gridmarket.sla import (
     book_plan,
     honours,
     make_room,
-    offer_sla,
     overrun_charge,
     predict_runtime,
+    quote_sla,
     settle,
 )
 from gridmarket.valuation import Valuation
+
+if TYPE_CHECKING:
+    from gridmarket.agents.provider import ResourceProvider
 
 __all__ = ["SLA_COLUMNS", "PredictedSLADesk", "SLADesk", "sla_penalty"]
 
@@ -130,28 +136,58 @@ class SLADesk(PerJobDesk):
 
     def _offers(self, job: Job, request: SLARequest, now: int, exclude: str | None = None,
                 firm: bool = False) -> tuple[SLA, bool] | None:
-        """Every provider's offer (but ``exclude``'s): ``(contract, held)`` of the cheapest, or None. ``firm``:
-        each provider signs on its plan, not its book (only starts its machine can hold)."""
+        """The cheapest offer among the providers (but ``exclude``): ``(contract, held)``, or None. ``firm``: each
+        provider signs on its plan, not its book (only starts its machine can hold).
+
+        The broker asks the providers that can still win, best bound first (:meth:`_candidates`): a contract
+        costs at least its processor-hours at the base rate and starts no earlier than the machine's earliest
+        start, so once an offer beats a provider's bound (price, start, then home-first rank) that provider is
+        not asked (its plan is not built)."""
         b = self.broker
         v = self.valuations[job.id]
-        offers = []
-        for rank, p in enumerate(self.home_first(job)):
-            if p.procs < job.procs or p.name == exclude:
-                continue
+        best = None
+        for bound, rank, p in self._candidates(job, request, now, exclude, firm):
+            if best is not None and bound > best[:3]:
+                break  # this provider and every later one cannot beat the offer in hand
             plan = b.query(p.name, now, "plan")
             # the provider signs on its book: the plan itself unless it overbooks (gridmarket.sla.book_plan)
             book = plan if firm else book_plan(plan, p.overbooking, self.unplaced.get(p.name, {}).values())
-            contract = offer_sla(book, request, provider=p.name, penalty=sla_penalty(v))
+            contract = quote_sla(book, request, provider=p.name, penalty=sla_penalty(v))
             # asking for a contract and the answer (one or none): a round of its own beside the plan's query
             self.model.post(Agreement(p.name, b.name, now, contract), copies=int(contract is not None), rounds=1)
             if contract is not None:
-                # on its own plan a signed contract is honoured by construction (offer_sla)
-                held = book is plan or honours(plan, contract)
-                offers.append((contract.price, contract.start, rank, contract, held))
-        if not offers:
+                offer = (contract.price, contract.start, rank, contract, book, plan)
+                if best is None or offer[:3] < best[:3]:
+                    best = offer
+        if best is None:
             return None
-        _, _, _, contract, held = min(offers, key=lambda o: o[:3])
-        return contract, held
+        _, _, _, contract, book, plan = best
+        # on its own plan a signed contract is honoured by construction (quote_sla)
+        return contract, book is plan or honours(plan, contract)
+
+    def _candidates(self, job: Job, request: SLARequest, now: int, exclude: str | None,
+                    firm: bool) -> list[tuple[tuple, int, ResourceProvider]]:
+        """``((least price SU, earliest start s, rank), rank, provider)`` of every provider that may offer, in
+        bound order; rank is the home-first order that breaks ties between equal offers.
+
+        The least price is the contract's processor-hours at the base rate under externality pricing
+        (``f`` >= 0; 0 under another rule), the earliest start the machine's
+        (:meth:`~gridmarket.agents.provider.ResourceProvider.earliest_start`); a provider that signs on an
+        overbooked book may sign earlier than its machine can hold, so its bound is the request's window.
+        """
+        base = request.procs * (request.duration / SECONDS_PER_HOUR) * BASE_RATE  # Slot.total_cost with f = 0
+        first = max(request.earliest, now)
+        found = []
+        for rank, p in enumerate(self.home_first(job)):
+            if p.procs < job.procs or p.name == exclude:
+                continue
+            least = base if p.pricing == "externality" else 0.0
+            start = first if (not firm and p.overbooking > 1) else p.earliest_start(request.procs, request.duration, now)
+            if start is None or start > request.latest:
+                continue  # no start in the window: it cannot sign
+            found.append(((least, start, rank), rank, p))
+        found.sort(key=lambda c: c[0])
+        return found
 
     def trade(self, jobs: list[Job], now: int) -> None:
         for job in jobs:
@@ -321,28 +357,35 @@ class SLADesk(PerJobDesk):
 
         rows = []
         records = records.copy()
-        jobs = records["kind"] == "job"
+        ids, sites = records["job_id"].to_numpy(), records["site"].to_numpy()
+        starts, ends = records["start"].to_numpy(), records["end"].to_numpy()
+        cost = records["cost"].to_numpy(dtype=float, copy=True)
+        first: dict = {}  # job id -> position of its first job row
+        first_at: dict = {}  # (job id, site) -> position of its first job row there
+        for pos in np.flatnonzero((records["kind"] == "job").to_numpy()).tolist():
+            first.setdefault(ids[pos], pos)
+            first_at.setdefault((ids[pos], sites[pos]), pos)
         entries = [(c, False) for _, c in sorted(self.contracts.items())] + [(c, True) for c in self.superseded]
         for contract, broken in entries:  # current contracts set their rows' cost; broken ones then add to it
             job_id = contract.job_id
-            mine = jobs & (records["job_id"] == job_id)
-            at = records.index[mine & (records["site"] == contract.provider)]
+            at = first_at.get((job_id, contract.provider))
             start: int | None = None
             end: int | None = None
-            if len(at) and not broken:
-                start, end = int(records.at[at[0], "start"]), int(records.at[at[0], "end"])
+            if at is not None and not broken:
+                start, end = int(starts[at]), int(ends[at])
             s = settle(contract, start, end)
             over, charge = 0, 0.0
-            if start is not None and end is not None:
+            if at is not None and start is not None and end is not None:
                 over = max(0, end - start - contract.duration)
                 charge = overrun_charge(contract, end - start, BASE_RATE)
-                records.loc[at[0], "cost"] = s.payment + charge
-            elif (elsewhere := records.index[mine]).size:
-                records.loc[elsewhere[0], "cost"] += s.payment
+                cost[at] = s.payment + charge
+            elif (elsewhere := first.get(job_id)) is not None:
+                cost[elsewhere] += s.payment
             rows.append({"job_id": job_id, "provider": contract.provider, "earliest": contract.earliest,
                          "latest": contract.latest, "signed_start": contract.start, "start": start, "end": end,
                          "price": contract.price, "penalty": s.penalty, "payment": s.payment, "late": s.late,
                          "violated": s.violated, "broken": broken, "duration": contract.duration, "overrun": over, "overrun_charge": charge})
+        records["cost"] = cost
         rows.sort(key=lambda r: (r["job_id"], not r["broken"]))  # by job, a broken contract before its successor
         table = pd.DataFrame(rows, columns=list(SLA_COLUMNS))
         if not rows:  # typed even when no contract was signed, so masks such as table["broken"] select nothing

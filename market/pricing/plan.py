@@ -20,6 +20,7 @@ real, place the returned reservation in the scheduler
 from __future__ import annotations
 
 import dataclasses
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -235,6 +236,58 @@ class ProviderPlan:
         else:
             found = quote_flexible(self.pricer, procs, duration, unit_cost=self.unit_cost)
         return [self._priced(q) for q in found]
+
+    def first_quote(
+        self, procs: int, duration: int, *, earliest: int, latest: int, max_price: float = math.inf
+    ) -> Quote | None:
+        """The first quote of form (19) from ``earliest`` that starts by ``latest`` and costs at most ``max_price``.
+
+        The same quote as the first of ``quotes(procs, duration, earliest=earliest)`` with
+        ``start <= latest`` and ``total_cost <= max_price`` (SU), or None, but pricing only the starts
+        up to it: a few at a time, in time order (under EASY or FCFS each price is a forward run of
+        the queue, so the later starts of a long plan are never run).
+
+        Examples
+        --------
+        The Fig. 21 state (hours): 2 processors for 3 h cost 12 SU at 2 h; at most 11 SU, the
+        first start is 6 h (nothing delayed, 6 SU).
+
+        >>> from gridmarket.job import Job
+        >>> from gridmarket.pricing.state import RunningJob
+        >>> h = 3600
+        >>> state = ProviderState(0, 5, running=(RunningJob(1, 1, 0, 2*h), RunningJob(2, 3, 0, 3*h)),
+        ...                       queue=(Job(3, 0, 2, 2*h, 2*h), Job(4, 0, 2, 3*h, 3*h)),
+        ...                       reservations=(Reservation("R", 5*h, 2, 3*h),))
+        >>> plan = ProviderPlan(state, "conservative")
+        >>> [(q.start // h, q.total_cost) for q in (plan.first_quote(2, 3*h, earliest=0, latest=9*h),
+        ...                                        plan.first_quote(2, 3*h, earliest=0, latest=9*h, max_price=11))]
+        [(2, 12.0), (6, 6.0)]
+        >>> plan.first_quote(2, 3*h, earliest=0, latest=h) is None
+        True
+        """
+        pricer = self.pricer
+        pricer.check_size(procs, duration)
+        pricer.check_start(earliest)
+        if earliest > latest:
+            return None
+        starts = [earliest] + [t for t in pricer.instants() if earliest < t <= latest]
+        i, chunk = 0, 1
+        while i < len(starts):
+            batch = starts[i:i + chunk]
+            for start, f_ps in zip(batch, pricer.prices_ps(procs, duration, batch)):
+                if f_ps is None:
+                    continue
+                quote = self._priced(Quote(start, procs, duration, f_ps / SECONDS_PER_HOUR, self.unit_cost, None,
+                                           self.now))
+                if quote.total_cost <= max_price:
+                    return quote
+            i += chunk
+            chunk = min(2 * chunk, 64)  # batches share the compiled engine's work; the first is often the one
+        return None
+
+    def new_reservation_id(self, reservation_id: str | int | None = None) -> str | int:
+        """The id a sale would hold: ``reservation_id`` (refused if held or malformed) or the first free ``"q<k>"``."""
+        return self._new_id(reservation_id)
 
     # ------------------------------------------------------------ sales (they change the plan)
     def _new_id(self, reservation_id: str | int | None) -> str | int:

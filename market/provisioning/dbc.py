@@ -345,12 +345,31 @@ def _last_start(request) -> tuple[int, int]:
     return run, request.valuation.deadline - run
 
 
-def quoted_offers(plan, request, *, provider: str, max_starts: int = 16) -> list[tuple[DBCOffer, int]]:
+def quoted_offers(plan, request, *, provider: str, max_starts: int = 16,
+                  dominated: bool = True) -> list[tuple[DBCOffer, int]]:
     """A quoting provider's offers for ``request``: ``(offer, start s)`` per quoted start (module notes).
 
     The plan's first ``max_starts`` feasible starts (the earliest and the plan's change points after it)
     up to the latest start that meets the deadline, each at the plan's total price (SU); none when the
-    machine is too small.
+    machine is too small. ``dominated=False`` (externality pricing) ends the list at the first start that
+    delays nobody (``f`` = 0): every later start of the plan costs no less and is ready later, so a DBC
+    broker buying one job never takes it (:func:`dbc_buy` orders offers by price, then index), and those
+    starts are not priced (under EASY each price is a forward run of the queue).
+
+    Examples
+    --------
+    An idle machine: every start is free, so one offer is not dominated by the next.
+
+    >>> from gridmarket.auctions.slot import SlotRequest
+    >>> from gridmarket.pricing import ProviderPlan, ProviderState
+    >>> from gridmarket.pricing.state import RunningJob
+    >>> from gridmarket.valuation import Valuation
+    >>> plan = ProviderPlan(ProviderState(0, 4, running=(RunningJob(1, 2, 0, 600),)), "easy")
+    >>> request = SlotRequest(7, 2, 3600, Valuation(10.0, 7200, 10))
+    >>> [(o.price, t) for o, t in quoted_offers(plan, request, provider="p")]
+    [(2.0, 0), (2.0, 600)]
+    >>> [(o.price, t) for o, t in quoted_offers(plan, request, provider="p", dominated=False)]
+    [(2.0, 0)]
     """
     if isinstance(max_starts, bool) or not isinstance(max_starts, int) or max_starts < 1:
         raise InvalidInput(f"max_starts must be an int >= 1, got {max_starts!r}")
@@ -361,13 +380,21 @@ def quoted_offers(plan, request, *, provider: str, max_starts: int = 16) -> list
     if first > last:
         return []
     starts = ([first] + [t for t in plan.pricer.instants() if first < t <= last])[:max_starts]
+    lazy = not dominated and plan.pricing == "externality"
     out = []
-    for t, f in zip(starts, plan.pricer.prices_ps(request.procs, request.duration, starts)):
-        if f is None:
-            continue
-        quote = plan.price(t, request.procs, request.duration) if plan.pricing != "externality" else None
-        total = quote.total_cost if quote is not None else request.hours * plan.unit_cost + f / SECONDS_PER_HOUR
-        out.append((DBCOffer(provider, "quote", total, t - plan.now), t))
+    i, chunk = 0, (1 if lazy else len(starts))
+    while i < len(starts):
+        batch = starts[i:i + chunk]
+        for t, f in zip(batch, plan.pricer.prices_ps(request.procs, request.duration, batch)):
+            if f is None:
+                continue
+            quote = plan.price(t, request.procs, request.duration) if plan.pricing != "externality" else None
+            total = quote.total_cost if quote is not None else request.hours * plan.unit_cost + f / SECONDS_PER_HOUR
+            out.append((DBCOffer(provider, "quote", total, t - plan.now), t))
+            if lazy and f == 0:
+                return out
+        i += chunk
+        chunk *= 2
     return out
 
 

@@ -61,6 +61,10 @@ class LocalScheduler:
         their plan elsewhere (or in a copy).
     n_free : int
         Processors free right now.
+    version : int
+        Counts the changes of the running jobs, the queue and the reservations (a start, an end, a
+        submission, a withdrawal, a reservation held or withdrawn): a plan or profile read from the
+        scheduler holds while it is unchanged.
     """
 
     name: ClassVar[str] = ""
@@ -80,6 +84,7 @@ class LocalScheduler:
         self._now = 0
         self.n_free = procs  # processors not held by running jobs (reservations aside)
         self._reserved_until = 0  # end of the last reservation held
+        self.version = 0
 
     # ------------------------------------------------------------- what-if plans
     def planning_state(self) -> dict | None:
@@ -110,10 +115,12 @@ class LocalScheduler:
         if job.procs > self.procs:
             raise Infeasible(f"job {job.id} needs {job.procs} processors; machine has {self.procs}")
         self.queue.append(job)
+        self.version += 1
 
     def finish(self, job: Job, now: int) -> None:
         """``job`` ended at ``now`` (completed or killed at its estimate)."""
         _, start = self.running.pop(job.id)
+        self.version += 1
         self.n_free += job.procs
         self._now = now
         planned_end = start + job.estimate
@@ -133,6 +140,7 @@ class LocalScheduler:
         else:
             raise InvalidInput(f"job {job_id} is not in the queue")
         del self.queue[i]
+        self.version += 1
         return job
 
     def schedule(self, now: int) -> list[Job]:
@@ -181,6 +189,7 @@ class LocalScheduler:
             profile.advance(now)
             profile.release(start, reservation.end - start, reservation.procs)
         del self.reservations[reservation_id]
+        self.version += 1
         return reservation
 
     def _check_new(self, reservation: Reservation, now: int) -> None:
@@ -194,6 +203,7 @@ class LocalScheduler:
     def _hold(self, reservation: Reservation) -> None:
         self.reservations[reservation.id] = reservation
         self._reserved_until = max(self._reserved_until, reservation.end)
+        self.version += 1
 
     # ------------------------------------------------------------- helpers
     # ------------------------------------------------------------- profile
@@ -234,6 +244,7 @@ class LocalScheduler:
             self._profile._add(now, job.estimate, -job.procs)
         self.running[job.id] = (job, now)
         self.n_free -= job.procs
+        self.version += 1
 
     def advance_to(self, now: int) -> None:
         """Move the clock and the profile's origin to ``now`` (seconds): the first call of every pass."""
