@@ -47,22 +47,18 @@ def _load_workload(args: argparse.Namespace):
     return workload
 
 
+_SIMULATE_METRICS = ("jobs", "dropped", "killed", "mean_wait", "median_wait", "mean_response", "mean_bsld",
+                     "max_bsld", "utilization", "makespan")
+
+
 def _format_summary(summary: dict, title: str) -> str:
-    rows = [
-        ("jobs simulated", f"{summary['jobs']}"),
-        ("jobs dropped", f"{summary['dropped']}"),
-        ("jobs killed at estimate", f"{summary['killed']}"),
-        ("mean wait (s)", f"{summary['mean_wait']:.1f}"),
-        ("median wait (s)", f"{summary['median_wait']:.1f}"),
-        ("mean response (s)", f"{summary['mean_response']:.1f}"),
-        ("mean bounded slowdown", f"{summary['mean_bsld']:.3f}"),
-        ("max bounded slowdown", f"{summary['max_bsld']:.3f}"),
-        ("utilization", f"{summary['utilization']:.4f}"),
-        ("makespan (s)", f"{summary['makespan']}"),
-    ]
-    rows += [(f"  dropped: {reason}", str(n)) for reason, n in summary["dropped_reasons"].items()]
-    width = max(len(k) for k, _ in rows)
-    lines = [title, "-" * len(title)] + [f"{k:<{width}}  {v:>14}" for k, v in rows]
+    """The summary as a vertical table: each metric's full name and unit, value and direction (gridmarket.vocabulary)."""
+    from gridmarket.vocabulary import metric
+
+    rows = [(metric(n).heading, metric(n).format(summary[n]), metric(n).direction) for n in _SIMULATE_METRICS]
+    rows += [(f"  dropped: {reason}", str(n), "") for reason, n in summary["dropped_reasons"].items()]
+    width = max(len(k) for k, _, _ in rows)
+    lines = [title, "-" * len(title)] + [f"{k:<{width}}  {v:>14}  {d}".rstrip() for k, v, d in rows]
     return "\n".join(lines)
 
 

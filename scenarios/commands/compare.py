@@ -22,6 +22,7 @@ from gridmarket.scenarios.options import bounded
 from gridmarket.scenarios.outfolder import claim
 from gridmarket.scenarios.registry import get_scenario, scenario_names
 from gridmarket.scenarios.results import (
+    PRINTED,
     format_table,
     manifest,
     prepare_out,
@@ -148,10 +149,11 @@ def run_sweep_command(args: argparse.Namespace) -> int:
     finally:
         for bar in bars:
             bar.close()
-    cols = [c for c in table.columns if c.startswith("grid.")] + [
-        "model", "mean_wait", "mean_response", "mean_bsld", "electricity_cost", "makespan"]
-    print(table[cols].to_string(index=False, float_format=lambda v: f"{v:.3f}"))
-    print(f"\n{len(table)} rows in {out / 'sweep.csv'} and {out / 'sweep.parquet'}")
+    from gridmarket.scenarios.pointtable import format_points, point_table
+
+    print(format_points(point_table(table, [m for m in PRINTED if m in table]), PRINTED))
+    print(f"\nmeans over seeds per design point in {out / 'means.csv'} and {out / 'means.md'}; {len(table)} rows "
+          f"(one per run and model) in {out / 'sweep.csv'} and {out / 'sweep.parquet'}")
     return 0
 
 
