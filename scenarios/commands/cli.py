@@ -19,7 +19,7 @@ from gridmarket.errors import MarketError
 from gridmarket.scenarios import interrupts
 from gridmarket.scenarios.options import output_named
 
-__all__ = ["main"]
+__all__ = ["full_parser", "main"]
 
 DEFAULT_JOBS = 5000
 DEFAULT_PROCS = 256
@@ -174,13 +174,15 @@ _COMMANDS = {
 }
 
 
-def _parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
+def _parser(argv: list[str] | None = None, *, every: bool = False,
+            parser_class: type[argparse.ArgumentParser] = argparse.ArgumentParser) -> argparse.ArgumentParser:
     """The ``gridmarket`` parser with the full parser of the subcommand named in ``argv`` only.
 
     Other subcommands appear by name and help line (enough for ``--help`` and
     for argparse's "invalid choice" message); their modules are not imported.
+    ``every`` adds every subcommand's full parser (:func:`full_parser`).
     """
-    parser = argparse.ArgumentParser(
+    parser = parser_class(
         prog="gridmarket",
         description="Agent-based markets of HPC and grid resources: providers running real batch schedulers "
         "sell slots, brokers buy them for workflows and reservations, a metascheduler places the rest. "
@@ -190,13 +192,22 @@ def _parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
     args = sys.argv[1:] if argv is None else argv
     chosen = next((a for a in args if not a.startswith("-")), None)
-    if chosen in _COMMANDS:
-        module, adder, _ = _COMMANDS[chosen]
-        getattr(importlib.import_module(module), adder)(sub)
+    for name, (module, adder, _) in _COMMANDS.items():
+        if (every or name == chosen) and name not in sub.choices:
+            getattr(importlib.import_module(module), adder)(sub)
     for name, (_, _, help_line) in _COMMANDS.items():
         if name not in sub.choices:
             sub.add_parser(name, help=help_line, add_help=False)
     return parser
+
+
+def full_parser(parser_class: type[argparse.ArgumentParser] = argparse.ArgumentParser) -> argparse.ArgumentParser:
+    """The ``gridmarket`` parser with every subcommand's full parser (imports every command's module).
+
+    The command-line reference page (``docs/cli.md``, :mod:`gridmarket.scenarios.commands.reference`)
+    is generated from it; ``parser_class`` builds the main parser and, through ``add_subparsers``, the others.
+    """
+    return _parser([], every=True, parser_class=parser_class)
 
 
 #: OpenBLAS kernel the command line pins on x86-64 CPUs with AVX2 and FMA (see `pin_blas_kernel`).

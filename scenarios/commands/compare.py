@@ -164,8 +164,9 @@ def add_subcommands(subparsers) -> None:
         "compare",
         help="compare interaction models on one workload and seed (default: the quickstart scenario)",
         description=f"Run a scenario's interaction models ({', '.join(INTERACTION_MODELS)}) as Mesa agents on "
-        "the same workload and seed; print the table; write jobs.parquet/.csv, summary.csv/.md, PNG bars and "
-        "manifest.json to --out.",
+        "the same workload and seed; print the table (a block per topic: jobs, time, money, market, reservations; "
+        "a legend line under each, names and units from the glossary); write jobs.parquet/.csv, summary.csv/.md, "
+        "PNG figures and manifest.json to --out.",
     )
     cmp.add_argument("--scenario", default=DEFAULT_SCENARIO,
                      help=f"a registered scenario ({names}) or a scenario .toml file (default {DEFAULT_SCENARIO})")
@@ -188,8 +189,10 @@ def add_subcommands(subparsers) -> None:
         help="run a scenario over a grid of parameter values (resumable; local processes or Dask)",
         description="Finished runs are stored in OUT/parts/ (a few Parquet files per worker process, each "
         "rewritten atomically when one of its runs finishes); "
-        "--resume skips finished runs (after a crash or a kill); the combined table goes to OUT/sweep.csv and "
-        "OUT/sweep.parquet.",
+        "--resume skips finished runs (after a crash or a kill); the combined table (a row per run and model) goes "
+        "to OUT/sweep.csv and OUT/sweep.parquet. The mean over seeds and its 95 % interval per design point "
+        "(bootstrap percentile for metrics bounded below, Student t otherwise) is printed by topic and written to "
+        "OUT/means.csv and OUT/means.md; OUT/sweep.png plots it.",
     )
     sw.add_argument("scenario", help=f"a registered scenario ({names}) or a scenario .toml file")
     sw.add_argument("--grid", action="append", metavar="NAME=VALUES",
