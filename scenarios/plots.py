@@ -76,8 +76,8 @@ def pareto_front(front: Sequence[tuple[float, float]], choice: int | None, path:
         ax.legend()
     else:
         ax.text(0.5, 0.5, "no MOGA provisioning in this run", ha="center", va="center", transform=ax.transAxes)
-    ax.set_xlabel("allocation cost (SU)")
-    ax.set_ylabel("makespan (h)")
+    ax.set_xlabel(metric("allocation_cost").heading)
+    ax.set_ylabel(f"{metric('makespan').title} (h)")
     ax.set_title(title)
     save_figure(fig, path, dpi=110)
 
