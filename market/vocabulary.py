@@ -27,8 +27,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 
-__all__ = ["METRICS", "MESSAGE_PREFIX", "TOPICS", "Metric", "by_topic", "glossary_markdown", "is_metric", "legend",
-           "legend_items", "legend_lines", "metric"]
+__all__ = ["AMOUNT_UNITS", "METRICS", "MESSAGE_PREFIX", "TOPICS", "Metric", "by_topic", "glossary_markdown", "is_metric", "legend",
+           "legend_items", "legend_lines", "lowest_of_unit", "metric"]
 
 #: The topics in the order wide tables are split by them.
 TOPICS = ("jobs", "time", "money", "market", "reservations", "sla", "messages", "run")
@@ -187,6 +187,23 @@ METRICS: dict[str, Metric] = {m.name: m for m in _TABLE}
 
 _MESSAGES = Metric(MESSAGE_PREFIX + "*", "KIND", "KIND messages", "messages", "", "messages", 0,
                    "Messages of one type sent (submit, quote, bid, ask, offer, sla, dispatch, ...).")
+
+
+AMOUNT_UNITS = frozenset({"s", "min", "h", "MWh", "jobs", "jobs/h", "processors", "messages", "rounds"})
+"""Units of amounts, which cannot be negative: durations, energy, counts. A figure in one of them is bounded
+below by 0. Percentages, ratios, SU and currencies are not amounts here: they also measure changes, surpluses
+and prices, which can be negative."""
+
+
+def lowest_of_unit(unit: str) -> float | None:
+    """The lowest value a figure in ``unit`` can take: 0 for :data:`AMOUNT_UNITS`, else ``None`` (unbounded).
+
+    For figures outside :data:`METRICS` (a reproduction's rows), which carry a unit but no range.
+
+    >>> lowest_of_unit("min"), lowest_of_unit("%")
+    (0.0, None)
+    """
+    return 0.0 if unit in AMOUNT_UNITS else None
 
 
 def is_metric(name: str) -> bool:

@@ -23,7 +23,8 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-__all__ = ["BOOTSTRAP", "BOOTSTRAP_SEED", "RESAMPLES", "STUDENT_T", "Interval", "bootstrap95", "ci95", "interval_of"]
+__all__ = ["BOOTSTRAP", "BOOTSTRAP_SEED", "RESAMPLES", "STUDENT_T", "Interval", "bootstrap95", "ci95", "interval",
+           "interval_of"]
 
 STUDENT_T = "Student t"
 """The name of :func:`ci95`'s method, as outputs print it."""
@@ -107,6 +108,20 @@ def bootstrap95(values: Sequence[float]) -> tuple[float, float, float]:
     return m, float(low), float(high)
 
 
+def interval(values: Sequence[float], *, low: float | None) -> Interval:
+    """The 95 % interval over seeds of a figure whose lowest possible value is ``low`` (None: unbounded).
+
+    Bounded: :func:`bootstrap95`, which stays within the values and so within the range; unbounded:
+    :func:`ci95`.
+
+    >>> interval([0, 0, 0, 100], low=0.0).low, interval([0, 0, 0, 100], low=None).low < 0
+    (0.0, True)
+    """
+    bounded = low is not None
+    m, lo, hi = (bootstrap95 if bounded else ci95)(values)
+    return Interval(m, lo, hi, len(_finite(values)), BOOTSTRAP if bounded else STUDENT_T)
+
+
 def interval_of(metric: str, values: Sequence[float]) -> Interval:
     """The 95 % interval over seeds of the metric called ``metric``, by the method its range calls for.
 
@@ -121,6 +136,4 @@ def interval_of(metric: str, values: Sequence[float]) -> Interval:
     from gridmarket.vocabulary import is_metric
     from gridmarket.vocabulary import metric as lookup
 
-    bounded = is_metric(metric) and lookup(metric).low is not None
-    m, lo, hi = (bootstrap95 if bounded else ci95)(values)
-    return Interval(m, lo, hi, len(_finite(values)), BOOTSTRAP if bounded else STUDENT_T)
+    return interval(values, low=lookup(metric).low if is_metric(metric) else None)
