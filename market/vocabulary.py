@@ -24,7 +24,7 @@ Examples
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 __all__ = ["AMOUNT_UNITS", "METRICS", "MESSAGE_PREFIX", "TOPICS", "Metric", "by_topic", "glossary_markdown", "is_metric", "legend",
@@ -224,29 +224,37 @@ def metric(name: str) -> Metric:
     raise KeyError(f"{name!r} is not a metric of gridmarket.vocabulary")
 
 
-def legend_items(names: Iterable[str]) -> list[str]:
-    """What each short label of a table means: ``label = full name (unit), direction``, one per metric."""
+def legend_items(names: Iterable[str], *, units: Mapping[str, str] | None = None) -> list[str]:
+    """What each short label of a table means: ``label = full name (unit), direction``, one per metric.
+
+    ``units`` names a unit the vocabulary leaves general for this table (``{"electricity_cost": "EUR"}``).
+
+    >>> legend_items(["electricity_cost"], units={"electricity_cost": "EUR"})
+    ['energy = electricity cost (EUR), lower is better']
+    """
     items, kinds = [], []
     for name in names:
         m = metric(name)
         if name not in METRICS:  # a msg_<kind> count: one item for them all
             kinds.append(m.label)
             continue
+        if units and name in units:
+            m = replace(m, unit=units[name])
         items.append(f"{m.label} = {m.heading}" + (f", {m.direction}" if m.better else ""))
     if kinds:
         items.append(f"{', '.join(kinds)} = messages of that type sent")
     return items
 
 
-def legend(names: Iterable[str]) -> str:
+def legend(names: Iterable[str], *, units: Mapping[str, str] | None = None) -> str:
     """One line explaining a table's short labels: :func:`legend_items` joined by ``;``."""
-    return "; ".join(legend_items(names))
+    return "; ".join(legend_items(names, units=units))
 
 
-def legend_lines(names: Iterable[str], width: int = 110) -> str:
+def legend_lines(names: Iterable[str], width: int = 110, *, units: Mapping[str, str] | None = None) -> str:
     """The legend of a printed table's metrics, indented, broken between items to lines of at most ``width``."""
     lines: list[str] = []
-    for item in legend_items(names):
+    for item in legend_items(names, units=units):
         if lines and len(lines[-1]) + 2 + len(item) <= width:
             lines[-1] += "; " + item
         else:

@@ -46,8 +46,8 @@ from gridmarket.errors import InvalidInput
 from gridmarket.scenarios.outfolder import LOCK_NAME, MANIFEST_NAME, entries, file_record, remove_written
 from gridmarket.vocabulary import MESSAGE_PREFIX, by_topic, is_metric, legend_items, legend_lines, metric
 
-__all__ = ["PACKAGES", "PRINTED", "RESULT_FILES", "format_table", "manifest", "prepare_out", "summary_markdown",
-           "write_atomic", "write_manifest", "write_results"]
+__all__ = ["PACKAGES", "PRINTED", "RESULT_FILES", "format_table", "manifest", "prepare_out", "run_currency",
+           "summary_markdown", "write_atomic", "write_manifest", "write_results"]
 
 PACKAGES = ("gridmarket", "mesa", "numpy", "pandas", "networkx", "scipy", "deap", "ortools", "scikit-learn",
             "statsmodels", "matplotlib", "tqdm", "pyarrow")
@@ -147,19 +147,26 @@ PRINTED = ("makespan", "mean_wait", "mean_response", "mean_bsld", "workflow_make
 """The metrics ``compare`` prints (every metric is in summary.csv and summary.md)."""
 
 
-def format_table(summary: pd.DataFrame, metrics: Sequence[str] = PRINTED) -> str:
+def run_currency(runs: Sequence | None) -> str:
+    """The currency of the electricity prices the runs read (``""`` when none says)."""
+    return next((r.currency for r in runs or () if getattr(r, "currency", "")), "")
+
+
+def format_table(summary: pd.DataFrame, metrics: Sequence[str] = PRINTED, *, currency: str = "") -> str:
     """The comparison as fixed-width text: one block per topic, a row per model, each with its legend line.
 
     Column labels, units, directions and decimals come from :mod:`gridmarket.vocabulary`; the legend
-    under each block says what every label means (``wait = mean wait (s), lower is better``).
+    under each block says what every label means (``wait = mean wait (s), lower is better``), the
+    electricity cost in ``currency`` when the run knows it.
     """
+    units = {"electricity_cost": currency} if currency else None
     cols = [c for c in metrics if c in summary.columns]
     blocks = []
     for topic, names in by_topic(cols):
         frame = pd.DataFrame({"model": summary["model"]} if "model" in summary else {})
         for name in names:
             frame[metric(name).label] = [metric(name).format(v) for v in summary[name]]
-        blocks.append(f"[{topic}]\n{frame.to_string(index=False)}\n{legend_lines(names)}")
+        blocks.append(f"[{topic}]\n{frame.to_string(index=False)}\n{legend_lines(names, units=units)}")
     return "\n\n".join(blocks)
 
 
@@ -179,11 +186,12 @@ def _markdown(frame: pd.DataFrame) -> str:
     return "\n".join(lines)
 
 
-def summary_markdown(summary: pd.DataFrame, title: str) -> str:
+def summary_markdown(summary: pd.DataFrame, title: str, *, currency: str = "") -> str:
     """``summary.md``: the comparison split by topic (one table per topic, a row per model), each with its legend.
 
     The columns that are not metrics (``run_id``, ``seed``) go with the ``run`` topic, at the end.
     """
+    units = {"electricity_cost": currency} if currency else None
     keys = ["model"] if "model" in summary else []
     others = [c for c in summary.columns if not is_metric(c) and c not in keys]
     groups = by_topic(list(summary.columns))
@@ -193,7 +201,7 @@ def summary_markdown(summary: pd.DataFrame, title: str) -> str:
     for topic, names in groups:
         cols = keys + (others if topic == "run" else []) + names
         parts += [f"## {topic}", "", _markdown(summary[cols]), ""]
-        parts += [f"- {item}" for item in legend_items(names)] + ([""] if names else [])
+        parts += [f"- {item}" for item in legend_items(names, units=units)] + ([""] if names else [])
     return "\n".join(parts)
 
 
@@ -311,14 +319,14 @@ def _write_results(out: Path, jobs, summary, manifest_doc, title, runs, procs, e
         frames = [getattr(r, attr).assign(model=r.model) for r in runs or () if getattr(r, attr) is not None]
         if frames:
             tables.append((f"{attr}.csv", pd.concat(frames, ignore_index=True)))
+    currency = run_currency(runs)
     rows = {out / name: len(frame) for name, frame in tables}
     rows[out / "jobs.parquet"] = len(jobs)
     files = [("jobs.parquet", jobs.to_parquet(index=False)), *((name, f.to_csv(index=False)) for name, f in tables),
-             ("summary.md", summary_markdown(summary, title))]
+             ("summary.md", summary_markdown(summary, title, currency=currency))]
     for name, text in files:
         write_atomic(out / name, text)
         written.append(out / name)
-    currency = next((r.currency for r in runs or () if getattr(r, "currency", "")), "")
     _bars(summary, out / "metrics.png", title, currency=currency)
     _message_table(summary, out / "messages.png", title)
     written += [out / "metrics.png", out / "messages.png"]

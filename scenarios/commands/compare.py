@@ -27,6 +27,7 @@ from gridmarket.scenarios.results import (
     manifest,
     prepare_out,
     remove_if_empty,
+    run_currency,
     write_atomic,
     write_results,
 )
@@ -83,7 +84,7 @@ def _compare_into(out: Path, config, args: argparse.Namespace) -> int:
     summary = pd.DataFrame([r.summary for r in runs])
     title = f"{config.name}, seed {config.seed}"
     print(title)
-    print(format_table(summary))
+    print(format_table(summary, currency=run_currency(runs)))
     doc = manifest(config.to_dict(), config.seed, command=["gridmarket", *sys.argv[1:]])
     extra = (lambda folder: write_batsim(folder / "batsim", jobs, config.providers)) if getattr(
         args, "batsim", False) else None

@@ -301,3 +301,18 @@ def test_bar_panels_list_the_models_top_down(tmp_path):
     assert all(ax.yaxis_inverted() for ax in _bars(summary, tmp_path / "m.png", "t").axes)
     table = summary.assign(seed=1)
     assert all(ax.yaxis_inverted() for ax in sweep_means(table, tmp_path / "s.png", "t").axes)
+
+
+def test_the_printed_table_splits_by_topic_and_names_the_run_s_currency_in_its_legend():
+    from gridmarket.scenarios.results import format_table, summary_markdown
+
+    summary = pd.DataFrame({"run_id": ["r1", "r2"], "model": ["best-effort", "greedy"], "mean_wait": [1.0, 2.0],
+                            "allocation_cost": [10.0, 12.5], "electricity_cost": [0.5, float("nan")],
+                            "msg_submit": [3, 4]})
+    text = format_table(summary, currency="EUR")
+    assert text.index("[time]") < text.index("[money]") and "msg" not in text  # message counts: the CSV's
+    assert "energy = electricity cost (EUR), lower is better" in text
+    assert "greedy 12.500      -" in text  # decimals from the vocabulary, a dash for a missing value
+    markdown = summary_markdown(summary, "t", currency="EUR")
+    assert markdown.index("## messages") < markdown.index("## run") and "| model | run_id |" in markdown
+    assert "- submit = messages of that type sent" in markdown
