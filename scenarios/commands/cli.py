@@ -204,7 +204,7 @@ def _parser(argv: list[str] | None = None, *, every: bool = False,
 def full_parser(parser_class: type[argparse.ArgumentParser] = argparse.ArgumentParser) -> argparse.ArgumentParser:
     """The ``gridmarket`` parser with every subcommand's full parser (imports every command's module).
 
-    The command-line reference page (``docs/cli.md``, :mod:`gridmarket.scenarios.commands.reference`)
+    The command-line reference page (``docs/cli.md``, written by ``tools/cli_reference.py``)
     is generated from it; ``parser_class`` builds the main parser and, through ``add_subparsers``, the others.
     """
     return _parser([], every=True, parser_class=parser_class)

@@ -456,7 +456,7 @@ def test_readme_sweep_commands_parse_and_the_jobqueue_snippet_compiles():
     lines = [line for line in section.splitlines() if line.startswith("gridmarket sweep ")]
     assert len(lines) >= 4
     for line in lines:
-        args = parser.parse_args(shlex.split(line)[1:])
+        args = parser.parse_args(shlex.split(line, comments=True)[1:])
         parse_grid(args.grid or [])
         assert args.grid or args.points
     (snippet,) = re.findall(r"```python\n(.*?)```", section, flags=re.DOTALL)

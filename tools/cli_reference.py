@@ -1,9 +1,10 @@
 """The command-line reference page (``docs/cli.md``), generated from the ``gridmarket`` argparse parsers.
 
-Every subcommand's ``--help`` text, as argparse formats it at a fixed width of :data:`WIDTH` columns,
+Every subcommand's ``--help`` text, as argparse formats it at a fixed width of ``WIDTH`` columns,
 under a heading per command (nested commands such as ``gridmarket data fetch`` too). A test keeps
-``docs/cli.md`` equal to :func:`reference_markdown`; after changing an option, rewrite the page with
-``python -m gridmarket.scenarios.commands.reference docs/cli.md``.
+``docs/cli.md`` equal to ``reference_markdown()``; after changing an option, rewrite the page with
+``python tools/cli_reference.py docs/cli.md``. Developer tooling, not part of the installed package
+(no command may import the CLI that dispatches to it, and this reads the CLI's parsers).
 """
 
 from __future__ import annotations
@@ -22,8 +23,8 @@ WIDTH = 100
 _HEADER = """# Command-line reference
 
 Every `gridmarket` command and its options, as `gridmarket COMMAND --help` prints them. This page
-is generated from the command's parsers (`gridmarket.scenarios.commands.reference`) and a test keeps
-the two equal. The README shows the commands at work; {doc}`glossary` explains the metrics their
+is generated from the command's parsers (`tools/cli_reference.py` in the repository) and a test
+keeps the two equal. The README shows the commands at work; {doc}`glossary` explains the metrics their
 tables print.
 """
 
@@ -69,7 +70,7 @@ def reference_markdown() -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m gridmarket.scenarios.commands.reference [PATH]``: write the page to PATH (default: print it)."""
+    """``python tools/cli_reference.py [PATH]``: write the page to PATH (default: print it)."""
     args = sys.argv[1:] if argv is None else argv
     text = reference_markdown()
     if args:
