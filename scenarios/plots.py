@@ -15,11 +15,43 @@ from pathlib import Path
 import pandas as pd
 
 from gridmarket.atomicfile import save_figure
-from gridmarket.scenarios.intervals import ci95
+from gridmarket.scenarios.intervals import interval_of
+from gridmarket.scenarios.pointtable import design_points
+from gridmarket.vocabulary import metric
 
-__all__ = ["gantt", "pareto_front", "price_history", "sweep_lines", "sweep_means", "sweep_winners"]
+__all__ = ["MODEL_COLOURS", "gantt", "model_colour", "pareto_front", "price_history", "sweep_lines",
+           "sweep_means", "sweep_winners"]
 
 _KIND_COLOURS = {"job": "C0", "task": "C2", "reservation": "C3"}
+
+MODEL_COLOURS = {
+    "best-effort": "#4d4d4d", "mcmf": "#1f77b4", "stable": "#9ecae1", "grand": "#17becf",
+    "moga": "#2ca02c", "greedy": "#98df8a", "var": "#8c564b", "combined": "#c49c94",
+    "first-price": "#ff7f0e", "vickrey": "#ffbb78", "english": "#d62728", "dutch": "#ff9896",
+    "double": "#9467bd", "double-gd": "#c5b0d5", "negotiate": "#bcbd22", "dbc": "#e377c2",
+    "dbc-cycle": "#f7b6d2", "sla": "#393b79", "sla-predict": "#8c8fdf",
+}  # fmt: skip
+"""One colour per registered interaction model, the same in every figure: a family shares a hue (the
+metaschedulers blue, the provisioning brokers green, the reservations brown, the auctions orange and red)."""
+
+_OTHER_COLOURS = ("#637939", "#b5cf6b", "#8c6d31", "#e7ba52", "#843c39", "#d6616b", "#7b4173", "#ce6dbd",
+                  "#5254a3", "#cedb9c")
+
+
+def model_colour(model: str) -> str:
+    """The colour of interaction model ``model`` in every figure (:data:`MODEL_COLOURS`).
+
+    A model outside the table (a plug-in) takes a colour of a second palette chosen by a checksum
+    of its name, so it too keeps its colour from one figure and one run to the next.
+
+    >>> model_colour("mcmf"), model_colour("mcmf") == model_colour("mcmf")
+    ('#1f77b4', True)
+    """
+    import zlib
+
+    if model in MODEL_COLOURS:
+        return MODEL_COLOURS[model]
+    return _OTHER_COLOURS[zlib.crc32(str(model).encode()) % len(_OTHER_COLOURS)]
 
 
 def _figure(size):
@@ -44,8 +76,8 @@ def pareto_front(front: Sequence[tuple[float, float]], choice: int | None, path:
         ax.legend()
     else:
         ax.text(0.5, 0.5, "no MOGA provisioning in this run", ha="center", va="center", transform=ax.transAxes)
-    ax.set_xlabel("allocation cost (SU)")
-    ax.set_ylabel("makespan (h)")
+    ax.set_xlabel(metric("allocation_cost").heading)
+    ax.set_ylabel(f"{metric('makespan').title} (h)")
     ax.set_title(title)
     save_figure(fig, path, dpi=110)
 
@@ -155,76 +187,89 @@ def _runs(rows: list[int]) -> list[tuple[int, int]]:
     return out
 
 
-_SWEEP_METRICS = (("mean_wait", "mean wait (s)"), ("mean_response", "mean response (s)"),
-                  ("mean_bsld", "mean bounded slowdown"), ("electricity_cost", "electricity cost"))
+_SWEEP_METRICS = ("mean_wait", "mean_response", "mean_bsld", "electricity_cost")
+
+
+def _axis(name: str) -> str:
+    """A panel's title: the metric's full name and unit, and which way is better (:mod:`gridmarket.vocabulary`)."""
+    m = metric(name)
+    return m.heading + (f"\n{m.direction}" if m.better else "")
 
 
 def sweep_means(table: pd.DataFrame, path: Path, title: str):
-    """A sweep's metrics per design point and model: the mean over seeds with its 95 % Student-t interval.
+    """A sweep's metrics per design point and model: the mean over seeds with its 95 % interval.
 
     ``table`` is a sweep's combined table (``sweep.csv``: ``grid.*`` columns, ``model``, ``seed``
-    and the summary metrics). Rows that differ only in their seed form one bar; its error bar is
-    :func:`gridmarket.scenarios.intervals.ci95` over those seeds (none with one seed). Returns the figure.
+    and the summary metrics). Rows that differ only in their seed form one bar, in its model's colour
+    (:func:`model_colour`); its error bar is :func:`gridmarket.scenarios.intervals.interval_of` over those
+    seeds (none with one seed). Returns the figure.
     """
-    keys = ["model"] + [c for c in table.columns if c.startswith("grid.") and c not in ("grid.seed", "grid.model")]
+    keys = design_points(table)
     groups = list(table.groupby(keys, sort=False, dropna=False)) if len(table) else []
     labels = [" | ".join(f"{k.removeprefix('grid.')}={v}" if k != "model" else str(v)
                          for k, v in zip(keys, key if isinstance(key, tuple) else (key,))) for key, _ in groups]
-    metrics = [(c, name) for c, name in _SWEEP_METRICS if c in table]
-    fig = _figure((4 * max(len(metrics), 1), 1.4 + 0.35 * max(len(groups), 1)))
+    models = [str(g["model"].iloc[0]) for _, g in groups]
+    metrics = [c for c in _SWEEP_METRICS if c in table]
+    fig = _figure((4 * max(len(metrics), 1), 1.6 + 0.3 * max(len(groups), 1)))
     axes = fig.subplots(1, max(len(metrics), 1), sharey=True, squeeze=False)[0]
     seeds = [len(g) for _, g in groups]
-    for ax, (col, name) in zip(axes, metrics):
-        stats = [ci95(g[col].tolist()) for _, g in groups]
-        means = [m for m, _, _ in stats]
-        err = [[m - lo if lo == lo else 0 for m, lo, _ in stats], [hi - m if hi == hi else 0 for m, _, hi in stats]]
-        ax.barh(range(len(groups)), means, xerr=err, color=[f"C{k % 10}" for k in range(len(groups))],
-                capsize=3)
-        ax.set_yticks(range(len(groups)), labels)
-        ax.set_title(name)
+    methods = set()
+    for ax, col in zip(axes, metrics):
+        stats = [interval_of(col, g[col].tolist()) for _, g in groups]
+        methods |= {s.method for s in stats if s.n > 1}
+        means = [s.mean for s in stats]
+        err = [[s.mean - s.low if s.low == s.low else 0 for s in stats],
+               [s.high - s.mean if s.high == s.high else 0 for s in stats]]
+        ax.barh(range(len(groups)), means, xerr=err, color=[model_colour(m) for m in models], capsize=3)
+        ax.set_yticks(range(len(groups)), labels, fontsize=8)
+        ax.set_title(_axis(col), fontsize=9)
         ax.grid(axis="x", alpha=0.3)
     axes[0].invert_yaxis()  # once: the panels share the y axis, and each call would flip it back
     n = f"{min(seeds)}-{max(seeds)}" if seeds and min(seeds) != max(seeds) else str(seeds[0] if seeds else 0)
-    fig.suptitle(f"{title}: mean over {n} seed(s)" + (", 95 % t interval" if seeds and max(seeds) > 1 else ""))
+    fig.suptitle(f"{title}: mean over {n} seed(s)" + (f", 95 % interval: {' / '.join(sorted(methods))}" if methods
+                                                       else ""), fontsize=10)
     save_figure(fig, path, dpi=110)
     return fig
 
 
-MARKET_PANELS = (("social_welfare", "social welfare (SU)"), ("users_surplus", "users' surplus (SU)"),
-                 ("provider_revenue", "provider revenue (SU)"), ("mean_response", "mean response (s)"))
+MARKET_PANELS = ("social_welfare", "users_surplus", "provider_revenue", "mean_response")
 """The panels of :func:`sweep_lines` by default: the job markets' outcomes (welfare, surplus, revenue) and the
 users' response."""
 
 
 def _by_point(table: pd.DataFrame, x: str, col: str) -> pd.DataFrame:
-    """Mean and 95 % t interval over seeds of ``col`` per model and value of ``x``: columns model, x, mean, low, high."""
+    """Mean and 95 % interval over seeds of ``col`` per model and value of ``x`` (:func:`interval_of`): columns
+    model, x, mean, low, high, n, method."""
     rows = []
     for (model, value), g in table.groupby(["model", x], sort=True):
-        m, lo, hi = ci95(g[col].tolist())
-        rows.append({"model": model, "x": value, "mean": m, "low": lo, "high": hi, "n": len(g)})
+        s = interval_of(col, g[col].tolist())
+        rows.append({"model": model, "x": value, "mean": s.mean, "low": s.low, "high": s.high, "n": len(g),
+                     "method": s.method})
     return pd.DataFrame(rows)
 
 
 def sweep_lines(table: pd.DataFrame, path: Path, title: str, *, x: str = "grid.workload.load_factor",
-                metrics: Sequence[tuple[str, str]] = MARKET_PANELS, xlabel: str | None = None):
+                metrics: Sequence[str | tuple[str, str]] = MARKET_PANELS, xlabel: str | None = None):
     """A sweep over one numeric parameter ``x``: each metric against ``x``, one line per model.
 
     ``table`` is a sweep's combined table (``sweep.csv``); each point is the mean over its seeds
-    with a band for the 95 % Student-t interval (:func:`gridmarket.scenarios.intervals.ci95`). The x axis is
-    logarithmic when ``x`` spans more than a factor of 5. Returns the figure.
+    with a band for its 95 % interval (:func:`gridmarket.scenarios.intervals.interval_of`), each model in
+    its colour (:func:`model_colour`). A metric is a name of :mod:`gridmarket.vocabulary` (its panel titled
+    from there) or a ``(column, title)`` pair for a column of the caller's own. The x axis is logarithmic
+    when ``x`` spans more than a factor of 5. Returns the figure.
     """
-    metrics = [(c, name) for c, name in metrics if c in table]
+    panels = [item if isinstance(item, tuple) else (item, _axis(item)) for item in metrics]
+    panels = [(c, name) for c, name in panels if c in table]
     models = list(dict.fromkeys(table["model"]))
-    fig = _figure((4.2 * max(len(metrics), 1), 4.6))
-    axes = fig.subplots(1, max(len(metrics), 1), squeeze=False)[0]
+    fig = _figure((4.2 * max(len(panels), 1), 4.6))
+    axes = fig.subplots(1, max(len(panels), 1), squeeze=False)[0]
     xs = table[x].astype(float)
-    import matplotlib
-
-    cmap = matplotlib.colormaps["tab10" if len(models) <= 10 else "tab20"]
-    colour = {m: cmap(k % cmap.N) for k, m in enumerate(models)}
+    colour = {m: model_colour(m) for m in models}
     ticks = sorted(set(xs))
-    for ax, (col, name) in zip(axes, metrics):
+    methods = set()
+    for ax, (col, name) in zip(axes, panels):
         stats = _by_point(table, x, col)
+        methods |= set(stats.loc[stats["n"] > 1, "method"])
         for k, model in enumerate(models):
             s = stats[stats["model"] == model].sort_values("x")
             ax.plot(s["x"], s["mean"], "-" if k % 2 == 0 else "--", marker="o", ms=3, color=colour[model],
@@ -237,12 +282,13 @@ def sweep_lines(table: pd.DataFrame, path: Path, title: str, *, x: str = "grid.w
         if len(ticks) <= 12:
             ax.set_xticks(ticks, [f"{v:g}" for v in ticks])
         ax.set_xlabel(xlabel or x.removeprefix("grid."))
-        ax.set_title(name)
+        ax.set_title(name, fontsize=9)
         ax.grid(alpha=0.3)
     axes[-1].legend(fontsize=7, loc="center left", bbox_to_anchor=(1.02, 0.5))
     n = table.groupby(["model", x]).size()
     seeds = f"{n.min()}-{n.max()}" if len(n) and n.min() != n.max() else str(n.max() if len(n) else 0)
-    fig.suptitle(f"{title}: mean over {seeds} seed(s), 95 % t band")
+    fig.suptitle(f"{title}: mean over {seeds} seed(s)" + (f", 95 % band: {' / '.join(sorted(methods))}" if methods
+                                                           else ""), fontsize=10)
     save_figure(fig, path, dpi=110)
     return fig
 
@@ -252,7 +298,7 @@ def sweep_winners(table: pd.DataFrame, *, x: str = "grid.workload.load_factor",
     """Per value of ``x`` and metric, the model with the highest mean over seeds and that mean.
 
     The first column is named after ``x``'s last part (``load_factor``). A second model whose 95 % interval
-    contains the winner's mean is named as tied (``tied`` column).
+    (:func:`interval_of`) contains the winner's mean is named as tied (``tied`` column).
     """
     rows = []
     for col in metrics:

@@ -6,10 +6,10 @@ Layout of ``OUT/``::
                     typed columns (pandas.read_parquet, Dask, Polars, DuckDB read it)
     jobs.csv        the same rows as text, for tools that read CSV
     summary.csv     one row per model (the comparison table, with msg_<kind> columns)
-    summary.md      the same table in Markdown
+    summary.md      the same table in Markdown: a table per topic (time, money, market, ...), each with its legend
     metrics.png     bars per model: mean wait, mean response, bounded slowdown, makespan,
                     allocation cost, electricity cost
-    messages.png    messages per type and model
+    messages.png    messages per type and model (a table of counts)
     workflows.csv   one row per workflow and model (submit, finish, makespan, provisioned, cost)
     reservations.csv  one row per reservation request and model (success, normalized extra cost, used)
     pareto.png      the last MOGA Pareto set, the chosen plan marked
@@ -44,16 +44,15 @@ import pandas as pd
 from gridmarket.atomicfile import is_temporary, save_figure, write_atomic
 from gridmarket.errors import InvalidInput
 from gridmarket.scenarios.outfolder import LOCK_NAME, MANIFEST_NAME, entries, file_record, remove_written
+from gridmarket.vocabulary import MESSAGE_PREFIX, by_topic, is_metric, legend_items, legend_lines, metric
 
-__all__ = ["PACKAGES", "RESULT_FILES", "format_table", "manifest", "prepare_out", "write_atomic", "write_manifest",
-           "write_results"]
+__all__ = ["PACKAGES", "PRINTED", "RESULT_FILES", "format_table", "manifest", "prepare_out", "run_currency",
+           "summary_markdown", "write_atomic", "write_manifest", "write_results"]
 
 PACKAGES = ("gridmarket", "mesa", "numpy", "pandas", "networkx", "scipy", "deap", "ortools", "scikit-learn",
             "statsmodels", "matplotlib", "tqdm", "pyarrow")
 
-_PLOTTED = (("mean_wait", "mean wait (s)"), ("mean_response", "mean response (s)"),
-            ("mean_bsld", "mean bounded slowdown"), ("makespan", "makespan (s)"),
-            ("allocation_cost", "allocation cost (SU)"), ("electricity_cost", "electricity cost"))
+_PLOTTED = ("mean_wait", "mean_response", "mean_bsld", "makespan", "allocation_cost", "electricity_cost")
 
 
 RESULT_FILES = ("jobs.parquet", "jobs.csv", "summary.csv", "summary.md", "metrics.png", "messages.png",
@@ -142,46 +141,68 @@ def manifest(config_dict: dict, seed: int, *, command: list[str] | None = None) 
     }
 
 
-_HEADERS = {
-    "model": "model", "makespan": "makespan_s", "mean_wait": "wait_s", "mean_response": "response_s",
-    "mean_bsld": "bsld", "workflow_makespan": "wf_makespan_s", "reservation_success": "ar_success",
-    "reservation_cost": "ar_extra_cost", "allocation_cost": "alloc_SU", "electricity_cost": "energy_cost",
-    "success_rate": "success", "messages": "messages", "users_surplus": "surplus_SU",
-    "provider_revenue": "revenue_SU", "social_welfare": "welfare_SU", "negotiation_rounds": "rounds",
-}  # fmt: skip
+PRINTED = ("makespan", "mean_wait", "mean_response", "mean_bsld", "workflow_makespan", "success_rate",
+           "allocation_cost", "electricity_cost", "users_surplus", "provider_revenue", "social_welfare", "messages",
+           "negotiation_rounds", "reservation_success", "reservation_cost")
+"""The metrics ``compare`` prints (every metric is in summary.csv and summary.md)."""
 
 
-def format_table(summary: pd.DataFrame) -> str:
-    """The comparison as a fixed-width text table (one row per model; message counts by type are in the CSV).
+def run_currency(runs: Sequence | None) -> str:
+    """The currency of the electricity prices the runs read (``""`` when none says)."""
+    return next((r.currency for r in runs or () if getattr(r, "currency", "")), "")
 
-    Jobs' wait, response and bounded slowdown are over the users' own jobs;
-    ``wf_makespan_s`` is the mean workflow makespan, ``ar_success`` the share of
-    reservation requests started by their wanted start and ``ar_extra_cost``
-    their mean extra cost over n·D (Singh ch. 6.3). ``surplus_SU``, ``revenue_SU`` and
-    ``welfare_SU`` are the users' surplus (value - price), providers' revenue and their sum;
-    ``rounds`` the negotiation's rounds (``gridmarket.scenarios.experiment.summary_row``).
+
+def format_table(summary: pd.DataFrame, metrics: Sequence[str] = PRINTED, *, currency: str = "") -> str:
+    """The comparison as fixed-width text: one block per topic, a row per model, each with its legend line.
+
+    Column labels, units, directions and decimals come from :mod:`gridmarket.vocabulary`; the legend
+    under each block says what every label means (``wait = mean wait (s), lower is better``), the
+    electricity cost in ``currency`` when the run knows it.
     """
-    cols = [c for c in _HEADERS if c in summary.columns]
-    frame = summary[cols].copy()
-    for c in ("mean_wait", "mean_response", "workflow_makespan"):
-        if c in frame:
-            frame[c] = frame[c].map(lambda v: "-" if pd.isna(v) else f"{v:.0f}")
-    for c in ("mean_bsld", "allocation_cost", "electricity_cost", "success_rate", "reservation_success",
-              "reservation_cost", "users_surplus", "provider_revenue", "social_welfare"):
-        if c in frame:
-            frame[c] = frame[c].map(lambda v: "-" if pd.isna(v) else f"{v:.3f}")
-    return frame.rename(columns=_HEADERS).to_string(index=False)
+    units = {"electricity_cost": currency} if currency else None
+    cols = [c for c in metrics if c in summary.columns]
+    blocks = []
+    for topic, names in by_topic(cols):
+        frame = pd.DataFrame({"model": summary["model"]} if "model" in summary else {})
+        for name in names:
+            frame[metric(name).label] = [metric(name).format(v) for v in summary[name]]
+        blocks.append(f"[{topic}]\n{frame.to_string(index=False)}\n{legend_lines(names, units=units)}")
+    return "\n\n".join(blocks)
 
 
 def _markdown(frame: pd.DataFrame) -> str:
-    def cell(v) -> str:
+    """A Markdown table of ``frame``: its metric columns labelled and formatted from the vocabulary."""
+    def cell(name, v) -> str:
+        if is_metric(name):
+            return metric(name).format(v)
         if isinstance(v, float):
             return "" if math.isnan(v) else f"{v:.3f}"
         return str(v)
 
-    lines = ["| " + " | ".join(frame.columns) + " |", "|" + "---|" * len(frame.columns)]
-    lines += ["| " + " | ".join(cell(v) for v in row) + " |" for row in frame.itertuples(index=False)]
+    names = list(frame.columns)
+    lines = ["| " + " | ".join(metric(c).label if is_metric(c) else c for c in names) + " |",
+             "|" + "---|" * len(names)]
+    lines += ["| " + " | ".join(cell(c, v) for c, v in zip(names, row)) + " |" for row in frame.itertuples(index=False)]
     return "\n".join(lines)
+
+
+def summary_markdown(summary: pd.DataFrame, title: str, *, currency: str = "") -> str:
+    """``summary.md``: the comparison split by topic (one table per topic, a row per model), each with its legend.
+
+    The columns that are not metrics (``run_id``, ``seed``) go with the ``run`` topic, at the end.
+    """
+    units = {"electricity_cost": currency} if currency else None
+    keys = ["model"] if "model" in summary else []
+    others = [c for c in summary.columns if not is_metric(c) and c not in keys]
+    groups = by_topic(list(summary.columns))
+    if others and not any(topic == "run" for topic, _ in groups):
+        groups.append(("run", []))
+    parts = [f"# {title}", ""]
+    for topic, names in groups:
+        cols = keys + (others if topic == "run" else []) + names
+        parts += [f"## {topic}", "", _markdown(summary[cols]), ""]
+        parts += [f"- {item}" for item in legend_items(names, units=units)] + ([""] if names else [])
+    return "\n".join(parts)
 
 
 def _bars(summary: pd.DataFrame, path: Path, title: str, *, currency: str = ""):
@@ -195,26 +216,28 @@ def _bars(summary: pd.DataFrame, path: Path, title: str, *, currency: str = ""):
     matplotlib.use("Agg")
     from matplotlib.figure import Figure
 
-    panels = list(_PLOTTED)
+    from gridmarket.scenarios.plots import model_colour
+
+    panels = [(name, metric(name).heading) for name in _PLOTTED]
     makespan = summary.get("makespan")
     note = ""
     if "workflow_makespan" in summary and summary["workflow_makespan"].notna().any():
-        panels[3] = ("workflow_makespan", "workflow makespan (s)")
+        panels[3] = ("workflow_makespan", metric("workflow_makespan").heading)
         if makespan is not None and makespan.notna().all():
             spread = makespan.max() - makespan.min()
             note = (f"; run makespan {makespan.min() / 3600:.1f} h for every model" if spread == 0 else
                     f"; run makespan {makespan.min() / 3600:.1f}-{makespan.max() / 3600:.1f} h")
-    unit = currency or "price units"
-    panels[5] = ("electricity_cost", f"electricity cost ({unit})")
+    if currency:  # the vocabulary's unit is "the prices' currency": name it when the run knows it
+        panels[5] = ("electricity_cost", f"{metric('electricity_cost').title} ({currency})")
     models = list(summary["model"])
     fig = Figure(figsize=(12, 1.6 + 0.55 * len(models) * 2), layout="constrained")
     axes = fig.subplots(2, 3, sharey=True).ravel()
-    colours = [f"C{i % 10}" for i in range(len(models))]
+    colours = [model_colour(m) for m in models]
     y = range(len(models))
     for ax, (col, label) in zip(axes, panels):
         values = summary[col] if col in summary else pd.Series([float("nan")] * len(models))
         ax.barh(list(y), values, color=colours)
-        ax.set_title(label)
+        ax.set_title(label + (f", {metric(col).direction}" if metric(col).better else ""), fontsize=10)
         ax.set_yticks(list(y), models)
         ax.grid(axis="x", alpha=0.3)
     axes[0].invert_yaxis()  # once: the panels share the y axis, and each call would flip it back
@@ -223,20 +246,34 @@ def _bars(summary: pd.DataFrame, path: Path, title: str, *, currency: str = ""):
     return fig
 
 
-def _message_bars(summary: pd.DataFrame, path: Path, title: str) -> None:
+def _message_table(summary: pd.DataFrame, path: Path, title: str) -> None:
+    """Messages per type (columns) and model (rows) as a table of counts shaded on a log scale.
+
+    The counts span orders of magnitude (thousands of submits, a handful of SLA offers) and a run has up
+    to a dozen types: as bars they overlapped and repeated colours; as a table every count is printed.
+    """
+    import numpy as np
+    from matplotlib.colors import LogNorm
     from matplotlib.figure import Figure
 
-    kinds = [c for c in summary.columns if c.startswith("msg_")]
-    fig = Figure(figsize=(7, 4), layout="constrained")
+    kinds = [c for c in summary.columns if c.startswith(MESSAGE_PREFIX)]
+    counts = summary[kinds].fillna(0).to_numpy(dtype=float) if kinds else np.zeros((len(summary), 0))
+    models = [str(m) for m in summary["model"]]
+    fig = Figure(figsize=(1.6 + 0.85 * max(len(kinds), 1), 1.3 + 0.32 * max(len(models), 1)), layout="constrained")
     ax = fig.subplots()
-    width = 0.8 / max(len(kinds), 1)
-    x = range(len(summary))
-    for k, kind in enumerate(kinds):
-        ax.bar([i + k * width for i in x], summary[kind].fillna(0), width, label=kind.removeprefix("msg_"))
-    ax.set_xticks([i + width * (len(kinds) - 1) / 2 for i in x], summary["model"])
-    ax.set_ylabel("messages")
-    ax.legend()
-    ax.set_title(title)
+    if counts.size and counts.max() > 0:
+        shown = np.where(counts > 0, counts, np.nan)
+        ax.imshow(shown, cmap="Blues", norm=LogNorm(vmin=1, vmax=max(counts.max(), 10)), aspect="auto")
+        top = np.log10(max(counts.max(), 10))
+        for i, j in np.ndindex(counts.shape):
+            dark = counts[i, j] > 0 and np.log10(counts[i, j]) > 0.6 * top
+            ax.text(j, i, f"{counts[i, j]:.0f}" if counts[i, j] else "-", ha="center", va="center", fontsize=8,
+                    color="white" if dark else "black")
+    else:
+        ax.text(0.5, 0.5, "no messages", ha="center", va="center", transform=ax.transAxes)
+    ax.set_xticks(range(len(kinds)), [metric(k).label for k in kinds], rotation=30, ha="right", fontsize=8)
+    ax.set_yticks(range(len(models)), models, fontsize=8)
+    ax.set_title(f"{title}: messages sent, by type", fontsize=10)
     save_figure(fig, path, dpi=110)
 
 
@@ -282,16 +319,16 @@ def _write_results(out: Path, jobs, summary, manifest_doc, title, runs, procs, e
         frames = [getattr(r, attr).assign(model=r.model) for r in runs or () if getattr(r, attr) is not None]
         if frames:
             tables.append((f"{attr}.csv", pd.concat(frames, ignore_index=True)))
+    currency = run_currency(runs)
     rows = {out / name: len(frame) for name, frame in tables}
     rows[out / "jobs.parquet"] = len(jobs)
     files = [("jobs.parquet", jobs.to_parquet(index=False)), *((name, f.to_csv(index=False)) for name, f in tables),
-             ("summary.md", f"# {title}\n\n" + _markdown(summary) + "\n")]
+             ("summary.md", summary_markdown(summary, title, currency=currency))]
     for name, text in files:
         write_atomic(out / name, text)
         written.append(out / name)
-    currency = next((r.currency for r in runs or () if getattr(r, "currency", "")), "")
     _bars(summary, out / "metrics.png", title, currency=currency)
-    _message_bars(summary, out / "messages.png", title)
+    _message_table(summary, out / "messages.png", title)
     written += [out / "metrics.png", out / "messages.png"]
     if runs:
         moga = next((r for r in runs if r.front), None)

@@ -11,7 +11,9 @@ Layout of ``OUT/``::
                         a few parts per process that ran points (:mod:`gridmarket.scenarios.sweepstore`)
     sweep.csv           the combined table (one row per run and interaction model), written last
     sweep.parquet       the same table, typed (pandas, Polars, DuckDB and Dask read it without parsing)
-    sweep.png           each metric per design point and model: mean over seeds, 95 % t interval
+    sweep.png           each metric per design point and model: mean over seeds, 95 % interval
+    means.csv           one row per design point and metric: mean over seeds, 95 % interval, its method
+    means.md            the same, a table per topic with its legend (:mod:`gridmarket.scenarios.pointtable`)
 
 A run is stored by the process that ran it, the moment it finishes: that
 process rewrites its current part whole, atomically (temporary file + rename),
@@ -382,7 +384,8 @@ def _init_out(out: Path, spec: dict, *, force: bool) -> None:
     if force and (out / MANIFEST).exists():  # a sweep's folder: its files go; in any other folder nothing does
         parts = [p for p in part_files(parts_dir) if is_part(p)]
         runs = [p for p in runs_dir.glob("*.json") if _is_run_file(p)]
-        for path in [out / MANIFEST, *parts, *runs, out / "sweep.csv", out / "sweep.parquet", out / "sweep.png"]:
+        for path in [out / MANIFEST, *parts, *runs, out / "sweep.csv", out / "sweep.parquet", out / "sweep.png",
+                     out / "means.csv", out / "means.md"]:
             path.unlink(missing_ok=True)
     spec_path = out / MANIFEST
     if not spec_path.exists():
@@ -825,9 +828,13 @@ def _sweep_into(out: Path, config: ScenarioConfig, spec: dict, ids: list[str], p
         rows += doc["rows"]
     table = pd.DataFrame(rows)
     from gridmarket.scenarios.plots import sweep_means
+    from gridmarket.scenarios.pointtable import point_table, points_markdown
 
     # the table last: sweep.csv there means every file of the sweep is
     write_atomic(out / "sweep.parquet", table.to_parquet(index=False))
+    means = point_table(table)
+    write_atomic(out / "means.csv", means.to_csv(index=False))
+    write_atomic(out / "means.md", points_markdown(means, f"{config.name}: sweep"))
     sweep_means(table, out / "sweep.png", config.name)
     write_atomic(out / "sweep.csv", table.to_csv(index=False))
     return table

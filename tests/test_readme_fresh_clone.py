@@ -33,9 +33,11 @@ def _readme_commands() -> list[str]:
         if t.type == "fence" and t.info.strip() == "bash":
             # a command continued with a trailing backslash is one command: join it (comments removed below)
             lines += t.content.replace("\\\n", " ").splitlines()
+    # `gridmarket viz` serves a page until stopped: it is not a command that ends
     chosen = [line.split("  #")[0].strip() for line in lines
-              if line.startswith("gridmarket ") and ("docs/examples/" in line or "docs/example-scenario.toml" in line
-                                                     or line.startswith("gridmarket simulate --trace data/samples/"))]
+              if line.startswith("gridmarket ") and not line.startswith("gridmarket viz ")
+              and ("docs/examples/" in line or "docs/example-scenario.toml" in line
+                   or line.startswith("gridmarket simulate --trace data/samples/"))]
     return chosen
 
 

@@ -19,7 +19,7 @@ from gridmarket.errors import MarketError
 from gridmarket.scenarios import interrupts
 from gridmarket.scenarios.options import output_named
 
-__all__ = ["main"]
+__all__ = ["full_parser", "main"]
 
 DEFAULT_JOBS = 5000
 DEFAULT_PROCS = 256
@@ -45,22 +45,18 @@ def _load_workload(args: argparse.Namespace):
     return workload
 
 
+_SIMULATE_METRICS = ("jobs", "dropped", "killed", "mean_wait", "median_wait", "mean_response", "mean_bsld",
+                     "max_bsld", "utilization", "makespan")
+
+
 def _format_summary(summary: dict, title: str) -> str:
-    rows = [
-        ("jobs simulated", f"{summary['jobs']}"),
-        ("jobs dropped", f"{summary['dropped']}"),
-        ("jobs killed at estimate", f"{summary['killed']}"),
-        ("mean wait (s)", f"{summary['mean_wait']:.1f}"),
-        ("median wait (s)", f"{summary['median_wait']:.1f}"),
-        ("mean response (s)", f"{summary['mean_response']:.1f}"),
-        ("mean bounded slowdown", f"{summary['mean_bsld']:.3f}"),
-        ("max bounded slowdown", f"{summary['max_bsld']:.3f}"),
-        ("utilization", f"{summary['utilization']:.4f}"),
-        ("makespan (s)", f"{summary['makespan']}"),
-    ]
-    rows += [(f"  dropped: {reason}", str(n)) for reason, n in summary["dropped_reasons"].items()]
-    width = max(len(k) for k, _ in rows)
-    lines = [title, "-" * len(title)] + [f"{k:<{width}}  {v:>14}" for k, v in rows]
+    """The summary as a vertical table: each metric's full name and unit, value and direction (gridmarket.vocabulary)."""
+    from gridmarket.vocabulary import metric
+
+    rows = [(metric(n).heading, metric(n).format(summary[n]), metric(n).direction) for n in _SIMULATE_METRICS]
+    rows += [(f"  dropped: {reason}", str(n), "") for reason, n in summary["dropped_reasons"].items()]
+    width = max(len(k) for k, _, _ in rows)
+    lines = [title, "-" * len(title)] + [f"{k:<{width}}  {v:>14}  {d}".rstrip() for k, v, d in rows]
     return "\n".join(lines)
 
 
@@ -202,13 +198,15 @@ _COMMANDS = {
 }
 
 
-def _parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
+def _parser(argv: list[str] | None = None, *, every: bool = False,
+            parser_class: type[argparse.ArgumentParser] = argparse.ArgumentParser) -> argparse.ArgumentParser:
     """The ``gridmarket`` parser with the full parser of the subcommand named in ``argv`` only.
 
     Other subcommands appear by name and help line (enough for ``--help`` and
     for argparse's "invalid choice" message); their modules are not imported.
+    ``every`` adds every subcommand's full parser (:func:`full_parser`).
     """
-    parser = argparse.ArgumentParser(
+    parser = parser_class(
         prog="gridmarket",
         description="Agent-based markets of HPC and grid resources: providers running real batch schedulers "
         "sell slots, brokers buy them for workflows and reservations, a metascheduler places the rest. "
@@ -218,13 +216,22 @@ def _parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
     args = sys.argv[1:] if argv is None else argv
     chosen = next((a for a in args if not a.startswith("-")), None)
-    if chosen in _COMMANDS:
-        module, adder, _ = _COMMANDS[chosen]
-        getattr(importlib.import_module(module), adder)(sub)
+    for name, (module, adder, _) in _COMMANDS.items():
+        if (every or name == chosen) and name not in sub.choices:
+            getattr(importlib.import_module(module), adder)(sub)
     for name, (_, _, help_line) in _COMMANDS.items():
         if name not in sub.choices:
             sub.add_parser(name, help=help_line, add_help=False)
     return parser
+
+
+def full_parser(parser_class: type[argparse.ArgumentParser] = argparse.ArgumentParser) -> argparse.ArgumentParser:
+    """The ``gridmarket`` parser with every subcommand's full parser (imports every command's module).
+
+    The command-line reference page (``docs/cli.md``, written by ``tools/cli_reference.py``)
+    is generated from it; ``parser_class`` builds the main parser and, through ``add_subparsers``, the others.
+    """
+    return _parser([], every=True, parser_class=parser_class)
 
 
 #: OpenBLAS kernel the command line pins on x86-64 CPUs with AVX2 and FMA (see `pin_blas_kernel`).

@@ -22,10 +22,12 @@ from gridmarket.scenarios.options import bounded
 from gridmarket.scenarios.outfolder import claim
 from gridmarket.scenarios.registry import get_scenario, scenario_names
 from gridmarket.scenarios.results import (
+    PRINTED,
     format_table,
     manifest,
     prepare_out,
     remove_if_empty,
+    run_currency,
     write_results,
 )
 from gridmarket.scenarios.sweep import EXECUTORS, parse_grid, read_points, run_sweep
@@ -81,7 +83,7 @@ def _compare_into(out: Path, config, args: argparse.Namespace) -> int:
     summary = pd.DataFrame([r.summary for r in runs])
     title = f"{config.name}, seed {config.seed}"
     print(title)
-    print(format_table(summary))
+    print(format_table(summary, currency=run_currency(runs)))
     doc = manifest(config.to_dict(), config.seed, command=["gridmarket", *sys.argv[1:]])
     extra = (lambda folder: write_batsim(folder / "batsim", jobs, config.providers)) if getattr(
         args, "batsim", False) else None
@@ -153,10 +155,11 @@ def run_sweep_command(args: argparse.Namespace) -> int:
     finally:
         for bar in bars:
             bar.close()
-    cols = [c for c in table.columns if c.startswith("grid.")] + [
-        "model", "mean_wait", "mean_response", "mean_bsld", "electricity_cost", "makespan"]
-    print(table[cols].to_string(index=False, float_format=lambda v: f"{v:.3f}"))
-    print(f"\n{len(table)} rows in {out / 'sweep.csv'} and {out / 'sweep.parquet'}")
+    from gridmarket.scenarios.pointtable import format_points, point_table
+
+    print(format_points(point_table(table, [m for m in PRINTED if m in table]), PRINTED))
+    print(f"\nmeans over seeds per design point in {out / 'means.csv'} and {out / 'means.md'}; {len(table)} rows "
+          f"(one per run and model) in {out / 'sweep.csv'} and {out / 'sweep.parquet'}")
     return 0
 
 
@@ -167,8 +170,9 @@ def add_subcommands(subparsers) -> None:
         "compare",
         help="compare interaction models on one workload and seed (default: the quickstart scenario)",
         description=f"Run a scenario's interaction models ({', '.join(INTERACTION_MODELS)}) as Mesa agents on "
-        "the same workload and seed; print the table; write jobs.parquet/.csv, summary.csv/.md, PNG bars and "
-        "manifest.json to --out.",
+        "the same workload and seed; print the table (a block per topic: jobs, time, money, market, reservations; "
+        "a legend line under each, names and units from the glossary); write jobs.parquet/.csv, summary.csv/.md, "
+        "PNG figures and manifest.json to --out.",
     )
     cmp.add_argument("--scenario", default=DEFAULT_SCENARIO,
                      help=f"a registered scenario ({names}) or a scenario .toml file (default {DEFAULT_SCENARIO})")
@@ -191,8 +195,10 @@ def add_subcommands(subparsers) -> None:
         help="run a scenario over a grid of parameter values (resumable; local processes or Dask)",
         description="Finished runs are stored in OUT/parts/ (a few Parquet files per worker process, each "
         "rewritten atomically when one of its runs finishes); "
-        "--resume skips finished runs (after a crash or a kill); the combined table goes to OUT/sweep.csv and "
-        "OUT/sweep.parquet.",
+        "--resume skips finished runs (after a crash or a kill); the combined table (a row per run and model) goes "
+        "to OUT/sweep.csv and OUT/sweep.parquet. The mean over seeds and its 95 % interval per design point "
+        "(bootstrap percentile for metrics bounded below, Student t otherwise) is printed by topic and written to "
+        "OUT/means.csv and OUT/means.md; OUT/sweep.png plots it.",
     )
     sw.add_argument("scenario", help=f"a registered scenario ({names}) or a scenario .toml file")
     sw.add_argument("--grid", action="append", metavar="NAME=VALUES",

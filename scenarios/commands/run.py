@@ -288,7 +288,7 @@ def _run_scenario(args: argparse.Namespace) -> int:
 
     from gridmarket.scenarios.config import with_overrides
     from gridmarket.scenarios.experiment import compare
-    from gridmarket.scenarios.results import format_table, manifest, write_results
+    from gridmarket.scenarios.results import format_table, manifest, run_currency, write_results
 
     if args.seeds is not None:  # one seed is run here; running only it would drop the others unseen
         raise InvalidInput(f"--seeds runs a reproduction once per seed; {args.name!r} is an agent scenario: run its "
@@ -312,7 +312,7 @@ def _run_scenario(args: argparse.Namespace) -> int:
     summary = pd.DataFrame([r.summary for r in runs])
     title = f"{config.name}, seed {config.seed}"
     print(title)
-    print(format_table(summary))
+    print(format_table(summary, currency=run_currency(runs)))
     if out is not None:
         jobs = pd.concat([r.records for r in runs], ignore_index=True)
         doc = manifest(config.to_dict(), config.seed, command=_command())

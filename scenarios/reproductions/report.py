@@ -32,8 +32,9 @@ from gridmarket.decoding import read_json
 from gridmarket.errors import InvalidInput, MarketError
 from gridmarket.plugins import InstanceContract, Registry
 from gridmarket.scenarios.config import suggest
-from gridmarket.scenarios.intervals import ci95
+from gridmarket.scenarios.intervals import BOOTSTRAP, BOOTSTRAP_SEED, RESAMPLES, STUDENT_T, ci95, interval
 from gridmarket.scenarios.outfolder import check_files
+from gridmarket.vocabulary import AMOUNT_UNITS, lowest_of_unit
 
 __all__ = [
     "DATA_ENV",
@@ -608,7 +609,9 @@ REPRODUCED_SHARE = 0.8
 """A direction counts as reproduced when it holds in at least this share of the seeds (at most one seed in five may
 go the other way)."""
 
-CI_METHOD = "Student t, 95 %, over seeds (mean ± t(0.975, n-1) · s / sqrt(n))"
+CI_METHOD = (f"95 % over seeds: {BOOTSTRAP} (of the mean, {RESAMPLES} resamples, seed {BOOTSTRAP_SEED}) for "
+             f"amounts that cannot be negative (units {', '.join(sorted(AMOUNT_UNITS))}), {STUDENT_T} "
+             "(mean ± t(0.975, n-1) · s / sqrt(n)) otherwise; the 'CI by' column names each figure's")
 
 
 @dataclass(frozen=True, slots=True)
@@ -623,6 +626,7 @@ class SeedMetric:
     seed_value: float | None
     units: str
     seed_ref: str
+    method: str = STUDENT_T
 
 
 @dataclass(frozen=True, slots=True)
@@ -688,9 +692,9 @@ class SeedsReport:
                 values.setdefault(row.metric, []).append(row.ours)
         out = []
         for metric, row in order.items():
-            m, lo, hi = ci95(values[metric])
-            n = sum(1 for v in values[metric] if v is not None and not math.isnan(v))
-            out.append(SeedMetric(metric, m, lo, hi, n, row.seed_value, row.units, row.seed_ref))
+            s = interval(values[metric], low=lowest_of_unit(row.units))
+            out.append(SeedMetric(metric, s.mean, s.low, s.high, s.n, row.seed_value, row.units, row.seed_ref,
+                                  s.method))
         return out
 
     def directions(self) -> list[SeedDirection]:
@@ -727,14 +731,14 @@ class SeedsReport:
 
     def format_text(self) -> str:
         """Mean and interval per figure, then ``reproduced: yes/no  k of n seeds`` per direction."""
-        header = ("metric", "mean", "95% CI", "n", "seed", "units", "seed's figure")
-        cells = [(m.metric, _fmt(m.mean), _fmt_ci(m.low, m.high), str(m.n), _fmt(m.seed_value), m.units,
-                  m.seed_ref) for m in self.metrics()]
-        widths = [max([len(header[i])] + [len(c[i]) for c in cells]) for i in range(6)]
+        header = ("metric", "mean", "95% CI", "CI by", "n", "seed", "units", "seed's figure")
+        cells = [(m.metric, _fmt(m.mean), _fmt_ci(m.low, m.high), m.method if m.n > 1 else "-", str(m.n),
+                  _fmt(m.seed_value), m.units, m.seed_ref) for m in self.metrics()]
+        widths = [max([len(header[i])] + [len(c[i]) for c in cells]) for i in range(7)]
 
         def line(c) -> str:
-            return (f"{c[0]:<{widths[0]}}  {c[1]:>{widths[1]}}  {c[2]:>{widths[2]}}  {c[3]:>{widths[3]}}  "
-                    f"{c[4]:>{widths[4]}}  {c[5]:<{widths[5]}}  {c[6]}").rstrip()
+            return (f"{c[0]:<{widths[0]}}  {c[1]:>{widths[1]}}  {c[2]:>{widths[2]}}  {c[3]:<{widths[3]}}  "
+                    f"{c[4]:>{widths[4]}}  {c[5]:>{widths[5]}}  {c[6]:<{widths[6]}}  {c[7]}").rstrip()
 
         out = [self.title(), f"interval: {CI_METHOD}", line(header),
                line(tuple("-" * w for w in widths) + ("-" * 13,))]
@@ -758,9 +762,10 @@ class SeedsReport:
 
     def to_markdown(self) -> str:
         out = [f"# {self.title()}", "", f"Interval: {CI_METHOD}.", "",
-               "| metric | mean | 95% CI | n | seed | units | seed's figure |", "|---|---:|---:|---:|---:|---|---|"]
-        out += [f"| {m.metric} | {_fmt(m.mean)} | {_fmt_ci(m.low, m.high)} | {m.n} | {_fmt(m.seed_value)} | "
-                f"{m.units} | {m.seed_ref} |" for m in self.metrics()]
+               "| metric | mean | 95% CI | CI by | n | seed | units | seed's figure |",
+               "|---|---:|---:|---|---:|---:|---|---|"]
+        out += [f"| {m.metric} | {_fmt(m.mean)} | {_fmt_ci(m.low, m.high)} | {m.method if m.n > 1 else '-'} | {m.n} | "
+                f"{_fmt(m.seed_value)} | {m.units} | {m.seed_ref} |" for m in self.metrics()]
         out += ["", "## Directions", "", self.headline(), "",
                 "| discriminates | held | on the control | statement | control |", "|---|---:|---:|---|---|"]
         out += [f"| {'yes' if d.discriminates else 'no'} | {d.held} of {d.of} | {d.control_held} | {d.statement} | "
@@ -780,16 +785,17 @@ class SeedsReport:
 
     def to_frame(self) -> pd.DataFrame:
         """``kind, metric, mean, ci95_low, ci95_high, n, seed_value, units, seed_ref, held, of, reproduced, control,
-        control_held, discriminated, discriminates`` (``kind`` ``setup`` for a check of the set-up)."""
+        control_held, discriminated, discriminates, ci_method`` (``kind`` ``setup`` for a check of the set-up;
+        ``ci_method`` the interval's method of a figure)."""
         rows = [{"kind": "figure", "metric": m.metric, "mean": m.mean, "ci95_low": m.low, "ci95_high": m.high,
-                 "n": m.n, "seed_value": m.seed_value, "units": m.units, "seed_ref": m.seed_ref}
+                 "n": m.n, "seed_value": m.seed_value, "units": m.units, "seed_ref": m.seed_ref, "ci_method": m.method}
                 for m in self.metrics()]
         rows += [{"kind": "setup" if d.setup else "direction", "metric": d.statement, "held": d.held, "of": d.of,
                   "reproduced": d.reproduced, "control": d.control, "control_held": d.control_held,
                   "discriminated": d.discriminated, "discriminates": d.discriminates} for d in self.directions()]
         return pd.DataFrame(rows, columns=["kind", "metric", "mean", "ci95_low", "ci95_high", "n", "seed_value",
                                            "units", "seed_ref", "held", "of", "reproduced", "control", "control_held",
-                                           "discriminated", "discriminates"])
+                                           "discriminated", "discriminates", "ci_method"])
 
     def to_json(self) -> dict:
         """The ``--json`` document: name, size, seeds, headline, directions (claim, held, of, control,
@@ -809,7 +815,7 @@ class SeedsReport:
                        for c in self.pooled_checks()],
             "metrics": [{"metric": m.metric, "mean": _json_number(m.mean),
                          "ci95": [_json_number(m.low), _json_number(m.high)], "paper": _json_number(m.seed_value),
-                         "units": m.units, "n": m.n} for m in self.metrics()],
+                         "units": m.units, "n": m.n, "ci_method": m.method} for m in self.metrics()],
         }
 
 

@@ -119,7 +119,8 @@ def test_compare_command_writes_the_results_folder_and_refuses_to_overwrite(tmp_
     out = tmp_path / "res"
     args = ["compare", "--scenario", "quickstart", "--models", "best-effort", "--out", str(out)]
     assert compare_cli.main(args) == 0
-    assert "best-effort" in capsys.readouterr().out
+    printed = capsys.readouterr().out
+    assert "best-effort" in printed and "[time]" in printed and "wait = mean wait (s), lower is better" in printed
     assert sorted(p.name for p in out.iterdir()) == [
         "gantt.png", "jobs.csv", "jobs.parquet", "manifest.json", "messages.png", "metrics.png", "pareto.png", "prices.png",
         "reservations.csv", "summary.csv", "summary.md", "workflows.csv"]
@@ -127,6 +128,12 @@ def test_compare_command_writes_the_results_folder_and_refuses_to_overwrite(tmp_
     assert {"model", "seed", "job_id", "site", "submit", "start", "end", "procs", "electricity_cost"} <= set(jobs)
     assert pd.api.types.is_integer_dtype(jobs["start"]) and pd.api.types.is_float_dtype(jobs["electricity_cost"])
     pd.testing.assert_frame_equal(jobs, pd.read_csv(out / "jobs.csv"), check_dtype=False)
+    from gridmarket.vocabulary import is_metric
+
+    summary = pd.read_csv(out / "summary.csv")
+    assert [c for c in summary.columns if not is_metric(c)] == ["run_id", "seed", "model"]
+    markdown = (out / "summary.md").read_text()
+    assert "## time" in markdown and "## money" in markdown and "- alloc = allocation cost (SU), lower is better" in markdown
     doc = json.loads((out / "manifest.json").read_text())
     assert doc["seed"] == 1 and doc["scenario"]["name"] == "quickstart" and doc["packages"]["mesa"]
     assert (out / "metrics.png").read_bytes()[:4] == b"\x89PNG"
@@ -192,8 +199,16 @@ def test_metric_bars_name_each_model_say_the_run_makespan_and_the_currency(tmp_p
     fig = _bars(summary, tmp_path / "m.png", "t", currency="EUR")
     assert fig.get_suptitle() == "t; run makespan 2.0 h for every model"
     titles = [ax.get_title() for ax in fig.axes]
-    assert "workflow makespan (s)" in titles and "electricity cost (EUR)" in titles and "makespan (s)" not in titles
+    assert "mean workflow makespan (s), lower is better" in titles
+    assert "electricity cost (EUR), lower is better" in titles and "makespan (s), lower is better" not in titles
     assert [t.get_text() for t in fig.axes[0].get_yticklabels()] == ["best-effort", "greedy"]
+    # each model in its own colour, the same in every panel and every figure
+    from matplotlib.colors import to_hex
+
+    from gridmarket.scenarios.plots import MODEL_COLOURS
+
+    assert [to_hex(bar.get_facecolor()) for bar in fig.axes[0].patches] == [MODEL_COLOURS["best-effort"],
+                                                                          MODEL_COLOURS["greedy"]]
 
 
 def test_the_summary_gives_the_median_reservation_cost_beside_the_mean(tmp_path):
@@ -295,3 +310,18 @@ def test_bar_panels_list_the_models_top_down(tmp_path):
     assert all(ax.yaxis_inverted() for ax in _bars(summary, tmp_path / "m.png", "t").axes)
     table = summary.assign(seed=1)
     assert all(ax.yaxis_inverted() for ax in sweep_means(table, tmp_path / "s.png", "t").axes)
+
+
+def test_the_printed_table_splits_by_topic_and_names_the_run_s_currency_in_its_legend():
+    from gridmarket.scenarios.results import format_table, summary_markdown
+
+    summary = pd.DataFrame({"run_id": ["r1", "r2"], "model": ["best-effort", "greedy"], "mean_wait": [1.0, 2.0],
+                            "allocation_cost": [10.0, 12.5], "electricity_cost": [0.5, float("nan")],
+                            "msg_submit": [3, 4]})
+    text = format_table(summary, currency="EUR")
+    assert text.index("[time]") < text.index("[money]") and "msg" not in text  # message counts: the CSV's
+    assert "energy = electricity cost (EUR), lower is better" in text
+    assert "greedy 12.500      -" in text  # decimals from the vocabulary, a dash for a missing value
+    markdown = summary_markdown(summary, "t", currency="EUR")
+    assert markdown.index("## messages") < markdown.index("## run") and "| model | run_id |" in markdown
+    assert "- submit = messages of that type sent" in markdown

@@ -62,7 +62,7 @@ def test_compare_command_takes_the_auction_models_by_name(tmp_path, capsys):
     out = tmp_path / "res"
     assert compare_cli.main(["compare", "--scenario", str(path), "--models", "dutch", "--out", str(out)]) == 0
     text = capsys.readouterr().out
-    assert "dutch" in text and "surplus_SU" in text and "welfare_SU" in text
+    assert "dutch" in text and "surplus = users' surplus (SU)" in text and "welfare = social welfare (SU)" in text
     assert compare_cli.main(["compare", "--scenario", str(path), "--models", "vickery", "--out",
                              str(tmp_path / "x")]) == 2
     assert "did you mean 'vickrey'" in capsys.readouterr().err

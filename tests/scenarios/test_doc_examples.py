@@ -38,7 +38,8 @@ def _commands() -> list[str]:
 
 def test_bash_blocks_hold_only_commands_and_comments():
     """A fence left open turns the prose after it into a bash block (README lines 55-83 once did)."""
-    programs = {"gridmarket", "python", "bash", "pip", "source", "git", "cd", ".venv/bin/python", ".venv/bin/gridmarket"}
+    programs = {"gridmarket", "python", "bash", "pip", "source", "git", "cd", "mkdir", ".venv/bin/python",
+                ".venv/bin/gridmarket"}
     for doc in DOCS:
         for block in _bash_blocks(doc):
             for line in block.splitlines():
@@ -52,13 +53,16 @@ def test_bash_blocks_hold_only_commands_and_comments():
 
 def test_the_docs_name_every_example_file():
     named = {m for c in _commands() for m in re.findall(r"docs/examples/\S+", c)}
-    present = {f"docs/examples/{p.name}" for p in (ROOT / "docs" / "examples").glob("*.json")}
+    present = {f"docs/examples/{p.name}" for pattern in ("*.json", "*.csv")
+               for p in (ROOT / "docs" / "examples").glob(pattern)}
     assert named == present
 
 
 @pytest.mark.parametrize("command", _commands())
-def test_documented_command_runs_as_written(command, monkeypatch, capsys):
+def test_documented_command_runs_as_written(command, monkeypatch, capsys, tmp_path):
     monkeypatch.chdir(ROOT)
+    # a command that writes a folder (sweep --out) writes it here, not into the checkout
+    command = re.sub(r"--out \S+", f"--out {tmp_path / 'out'}", command)
     assert main(shlex.split(command)[1:]) == 0
     out = capsys.readouterr().out
     assert out.strip()

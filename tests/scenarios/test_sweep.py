@@ -187,6 +187,9 @@ def test_design_points_run_only_those_points_and_the_table_is_written_as_parquet
     pd.testing.assert_frame_equal(pd.read_parquet(out / "sweep.parquet"), pd.read_csv(out / "sweep.csv"),
                                   check_dtype=False)
     assert (out / "sweep.png").read_bytes()[:4] == b"\x89PNG"
+    means = pd.read_csv(out / "means.csv")  # one row per design point (w_t, the seed apart) and metric
+    assert set(means["grid.w_t"]) == {0, 50, 100} and set(means["n"]) == {1}
+    assert "## time" in (out / "means.md").read_text()
     assert json.loads((out / MANIFEST).read_text())["points"] == points
     with pytest.raises(InvalidInput, match=r"holds a different sweep \(grid None here"):
         run_sweep(quick, parse_grid(["seed=1"]), out, resume=True)
@@ -198,22 +201,23 @@ def test_design_points_run_only_those_points_and_the_table_is_written_as_parquet
     assert not (tmp_path / "y").exists()
 
 
-def test_sweep_plot_shows_the_mean_over_seeds_with_its_t_interval(tmp_path):
-    from gridmarket.scenarios.intervals import ci95
+def test_sweep_plot_shows_the_mean_over_seeds_with_its_interval_inside_the_metric_s_range(tmp_path):
+    from gridmarket.scenarios.intervals import bootstrap95
     from gridmarket.scenarios.plots import sweep_means
 
     table = pd.DataFrame({"grid.alpha": [0, 0, 0, 1, 1, 1], "grid.seed": [1, 2, 3] * 2, "seed": [1, 2, 3] * 2,
                           "model": ["greedy"] * 6, "mean_wait": [1.0, 2.0, 3.0, 5.0, 5.0, 8.0],
                           "mean_response": [2.0] * 6})
     fig = sweep_means(table, tmp_path / "s.png", "qs")
-    assert fig.get_suptitle() == "qs: mean over 3 seed(s), 95 % t interval"
+    assert fig.get_suptitle() == "qs: mean over 3 seed(s), 95 % interval: bootstrap percentile"
     wait = fig.axes[0]
     assert [t.get_text() for t in wait.get_yticklabels()] == ["greedy | alpha=0", "greedy | alpha=1"]
     assert [round(p.get_width(), 6) for p in wait.patches] == [2.0, 6.0]
     (bars,) = [c for c in wait.containers if hasattr(c, "lines")]  # the error bars
     segments = bars.lines[2][0].get_segments()
-    m, lo, hi = ci95([1.0, 2.0, 3.0])
+    m, lo, hi = bootstrap95([1.0, 2.0, 3.0])  # a wait's interval: within the seeds' values, never below 0
     assert segments[0][0][0] == pytest.approx(lo) and segments[0][1][0] == pytest.approx(hi)
+    assert 1.0 <= lo < 2.0 < hi <= 3.0
 
 
 @pytest.mark.parametrize(
@@ -452,7 +456,7 @@ def test_readme_sweep_commands_parse_and_the_jobqueue_snippet_compiles():
     lines = [line for line in section.splitlines() if line.startswith("gridmarket sweep ")]
     assert len(lines) >= 4
     for line in lines:
-        args = parser.parse_args(shlex.split(line)[1:])
+        args = parser.parse_args(shlex.split(line, comments=True)[1:])
         parse_grid(args.grid or [])
         assert args.grid or args.points
     (snippet,) = re.findall(r"```python\n(.*?)```", section, flags=re.DOTALL)
