@@ -9,12 +9,12 @@ integer seconds; prices SU.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import numpy as np
 
 from gridmarket.agents.desks.base import PerJobDesk, outcome
 from gridmarket.agents.messages import Agreement, Reserve
+from gridmarket.agents.provider import ResourceProvider
 from gridmarket.job import Job
 from gridmarket.pricing import BASE_RATE, SECONDS_PER_HOUR
 from gridmarket.pricing.state import base_profile
@@ -32,9 +32,6 @@ from gridmarket.sla import (
     settle,
 )
 from gridmarket.valuation import Valuation
-
-if TYPE_CHECKING:
-    from gridmarket.agents.provider import ResourceProvider
 
 __all__ = ["SLA_COLUMNS", "PredictedSLADesk", "SLADesk", "sla_penalty"]
 
