@@ -31,6 +31,7 @@ from typing import Any
 
 import pandas as pd
 
+from gridmarket import vocabulary
 from gridmarket.decoding import read_json
 from gridmarket.errors import InvalidInput
 from gridmarket.scenarios.outfolder import MANIFEST_NAME, check_files, file_record
@@ -42,7 +43,6 @@ MAX_ROWS = 200
 
 SWEEP_MANIFEST = "sweep.json"
 
-_UNITS = "Times in seconds, allocation cost, surplus, revenue and welfare in SU, electricity cost in the prices' currency."
 
 
 @dataclass(frozen=True)
@@ -106,11 +106,14 @@ class ResultPage:
 # ---- reading a folder ----------------------------------------------------------------------------------
 
 
-def _csv(path: Path, title: str, legend: str = "") -> Table:
+def _csv(path: Path, title: str, legend: str | None = None) -> Table:
+    """The first rows of a CSV table; its legend, unless given, names the vocabulary's metrics among its columns."""
     try:
         frame = pd.read_csv(path)
     except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as err:
         raise InvalidInput(f"{path}: not a readable CSV table ({str(err).splitlines()[0]})") from None
+    if legend is None:
+        legend = vocabulary.legend([c for c in frame.columns if vocabulary.is_metric(c)])
     return Table(title, path.name, frame.head(MAX_ROWS), len(frame), legend)
 
 
@@ -224,7 +227,7 @@ def read_results(folder: str | os.PathLike[str]) -> ResultPage:
             kind = "compare"
             title = f"{scenario.get('name', folder.name)}: interaction models compared"
             if (folder / "summary.csv").is_file():
-                tables.append(_csv(folder / "summary.csv", "One row per interaction model", _UNITS))
+                tables.append(_csv(folder / "summary.csv", "One row per interaction model"))
             data = _scenario_data(scenario)
             seeds = _seeds(doc.get("seed"))
         provenance = (doc.get("python"), dict(doc.get("packages") or {}), doc.get("git_commit"))
@@ -237,7 +240,7 @@ def read_results(folder: str | os.PathLike[str]) -> ResultPage:
         title = f"{scenario.get('name', folder.name)}: sweep"
         if not (folder / "sweep.csv").is_file():
             raise InvalidInput(f"{folder}: the sweep has no sweep.csv yet (unfinished; run it again with --resume)")
-        table = _csv(folder / "sweep.csv", "One row per run (design point, model and seed)", _UNITS)
+        table = _csv(folder / "sweep.csv", "One row per run (design point, model and seed)")
         tables = [table]
         full = pd.read_csv(folder / "sweep.csv", usecols=lambda c: c == "seed")
         seeds = tuple(sorted(int(s) for s in full["seed"].dropna().unique())) if "seed" in full else ()

@@ -45,7 +45,7 @@ def test_page_holds_the_table_and_the_provenance_the_manifest_records(compared):
     summary = pd.read_csv(compared / "summary.csv")
     for text in ((compared / "results.html").read_text(), (compared / "results.md").read_text()):
         assert all(model in text for model in summary["model"]) and "mean_wait" in text
-        assert "Times in seconds" in text  # the table's legend
+        assert "wait = mean wait (s), lower is better" in text  # the vocabulary's legend of the table
         assert hashlib.sha256((compared / "manifest.json").read_bytes()).hexdigest() in text
         assert f"git commit {doc['git_commit']}" in text
         assert all(f"{name} {version}" in text for name, version in doc["packages"].items() if version)
