@@ -23,7 +23,7 @@ def test_viz_commands_in_the_readme_parse():
     assert len(lines) == 2
     parsed = [parser.parse_args(shlex.split(line)[1:]) for line in lines]
     assert parsed[0].scenario == "quickstart" and parsed[0].port == server.DEFAULT_PORT
-    assert (parsed[1].scenario, parsed[1].model, parsed[1].port) == ("my.toml", "moga", 0)
+    assert (parsed[1].scenario, parsed[1].model, parsed[1].port) == ("docs/example-scenario.toml", "moga", 0)
 
 
 def test_python_example_in_the_readme_runs():
