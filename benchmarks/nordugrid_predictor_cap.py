@@ -62,13 +62,17 @@ def run(size: str, seed: int, data: Path, cap: bool, setup: str = "ours") -> dic
     return out
 
 
-def branches(size: str, seed: int, data: Path, setup: str = "ours") -> list[dict]:
+def branches(size: str, seed: int, data: Path, setup: str = "ours", nearest: bool = False) -> list[dict]:
     """MCMF alone (w_t = 92.5 %): per system, how its predictor answered (cluster or ridge) and what it predicted.
 
     Returns one row per system, busiest first: jobs run there, the predictions its predictor made (for
     every job of every clearing cycle, routed there or not) by each branch with their means (min), how
     many ridge answers were clipped to a zero wait (the ridge's value was <= 0), the mean actual wait of
     the jobs MCMF routed there (min), and how many of those jobs had been predicted a zero wait there.
+    With ``nearest``, a ridge answer <= 0 is replaced by the wait of the nearest history job (scaled
+    Manhattan distance), as the authors' predictor falls back to its one-neighbour weighted average
+    (``QueueWaitingTime.py``: ``regression_output > 0`` or ``WA_Predictor``, ``test_weighted_avg_neighbour_count = 1``)
+    where ours clips to zero.
     """
     import numpy as np
 
@@ -83,6 +87,12 @@ def branches(size: str, seed: int, data: Path, setup: str = "ours") -> list[dict
             values = super().predict_many(features)  # (>= 0)
             self.log.extend(zip(self.last_by_cluster.tolist(), values.tolist()))
             return values
+
+        def _ridge(self, Xs, y, q):
+            value = super()._ridge(Xs, y, q)
+            if nearest and value <= 0:
+                value = float(y[np.abs(Xs - q).sum(axis=1).argmin()])
+            return value
 
     def factory(**kwargs):
         p = Recording(**kwargs)
@@ -140,13 +150,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", type=Path, help="append one CSV row per run here")
     ap.add_argument("--setup", default="ours", choices=["ours", "authors"],
                     help="murali-nordugrid-ours (default) or murali-nordugrid (the authors' set-up)")
+    ap.add_argument("--nearest", action="store_true",
+                    help="with --branches: a ridge answer <= 0 becomes the nearest history job's wait (the authors')")
     ap.add_argument("--branches", action="store_true",
                     help="instead: MCMF alone, per system, how many predictions each predictor branch made")
     args = ap.parse_args(argv)
     data_file("prices/nordpool_system_2013-2018_epftoolbox.csv", args.data, needed_by="nordugrid_predictor_cap")
     if args.branches:
         for seed in [int(s) for s in args.seeds.split(",")]:
-            for row in branches(args.size, seed, args.data, args.setup)[:5]:
+            for row in branches(args.size, seed, args.data, args.setup, args.nearest)[:5]:
                 print(f"seed {seed} | " + " | ".join(f"{k}: {v:.1f}" if isinstance(v, float) else f"{k}: {v}"
                                                       for k, v in row.items()), flush=True)
         return 0
