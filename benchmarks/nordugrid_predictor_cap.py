@@ -108,7 +108,7 @@ def branches(size: str, seed: int, data: Path, setup: str = "ours", nearest: boo
 
         config = next(c for c in configs if c.strategy == "mcmf")  # as murali._run sets it up
         config = __import__("dataclasses").replace(config, warmup=run_setup.replay_history, cycle=run_setup.cycle,
-                                                   lead_in=lead_in)
+                                                   lead_in=lead_in, wait_nonpositive=run_setup.wait_nonpositive)
         made.clear()  # the predictors of this run only
         captured["result"] = run_grid(jobs, sites, config, rng=stream_rng(seed_stream))
         captured["names"] = [s.system.name for s in sites]
