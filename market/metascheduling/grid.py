@@ -125,7 +125,12 @@ class GridConfig:
     history : int
         Jobs of history per wait predictor.
     wait_predictor : callable, optional
-        Factory of a fresh predictor per system (default `QueueWaitPredictor(history)`).
+        Factory of a fresh predictor per system (default
+        `QueueWaitPredictor(history, nonpositive=wait_nonpositive)`).
+    wait_nonpositive : str
+        The default predictor's answer where its ridge gives <= 0 s:
+        ``zero`` (ours) or ``nearest`` (the nearest history job's wait, the
+        authors' code; `QueueWaitPredictor`'s ``nonpositive``).
     warmup : int
         Past jobs replayed on each system to train its predictor before the
         run (`gridmarket.prediction.warm_predictor`, from a child stream of
@@ -152,6 +157,7 @@ class GridConfig:
     backend: str = "ortools"
     history: int = 2000
     wait_predictor: Callable[[], QueueWaitPredictor] | None = None
+    wait_nonpositive: str = "zero"
     warmup: int = 0
     lead_in: int = 0
 
@@ -221,7 +227,8 @@ class _SiteState:
         self.system = site.system
         self.scheduler = make_scheduler(config.local_policy, site.system.cores)
         self.sim = MachineSimulation(self.scheduler, [])
-        factory = config.wait_predictor or (lambda: QueueWaitPredictor(history=config.history))
+        factory = config.wait_predictor or (
+            lambda: QueueWaitPredictor(history=config.history, nonpositive=config.wait_nonpositive))
         self.predictor = factory()
         self.totals = QueueTotals(self.sim)  # the queue features' sums, kept instead of re-summed
         self.features: dict[int, np.ndarray] = {}

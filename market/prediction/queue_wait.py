@@ -26,7 +26,7 @@ import numpy as np
 
 from gridmarket.errors import InvalidInput
 from gridmarket.job import Job
-from gridmarket.prediction.dbscan import cluster_waits
+from gridmarket.prediction.dbscan import cluster_waits, nearest_rows, reference_manhattan_to_rows
 
 __all__ = [
     "FEATURES",
@@ -211,6 +211,16 @@ class QueueWaitPredictor:
         measures both on murali-nordugrid.
     refit_every : int, default 50
         Observations between ridge refits.
+    nonpositive : {"zero", "nearest"}, default "zero"
+        What a ridge answer <= 0 s becomes: a zero wait (ours), or the wait of
+        the nearest history job (scaled Manhattan distance, ties to the older
+        slot), as the authors' predictor answers with its one-neighbour
+        weighted average when the regression's output is not positive (their
+        ``QueueWaitingTime.py``: ``if regression_output > 0`` else
+        ``WA_Predictor``, ``test_weighted_avg_neighbour_count = 1``). On a
+        queue a metascheduler fills, the linear model answers <= 0 for many
+        jobs; as zero waits the clearing sends them there
+        (``benchmarks/nordugrid_predictor_cap.py --branches``).
 
     Attributes
     ----------
@@ -250,6 +260,7 @@ class QueueWaitPredictor:
     log_target: bool = False
     cap: bool = True
     refit_every: int = 50
+    nonpositive: str = "zero"
     _x: np.ndarray | None = field(default=None, init=False, repr=False)  # ring buffer of features
     _y: np.ndarray = field(init=False, repr=False)
     _n: int = field(default=0, init=False, repr=False)
@@ -270,6 +281,8 @@ class QueueWaitPredictor:
         for name in ("cap", "log_target"):
             if not isinstance(getattr(self, name), bool):
                 raise InvalidInput(f"QueueWaitPredictor: {name} must be a bool, got {getattr(self, name)!r}")
+        if self.nonpositive not in ("zero", "nearest"):
+            raise InvalidInput(f"QueueWaitPredictor: nonpositive must be 'zero' or 'nearest', got {self.nonpositive!r}")
         for name in ("eps", "close", "alpha"):
             if not getattr(self, name) > 0:
                 raise InvalidInput(f"QueueWaitPredictor: {name} must be > 0, got {getattr(self, name)!r}")
@@ -359,6 +372,8 @@ class QueueWaitPredictor:
         model, _ = self._model
         # Ridge.predict's own arithmetic (X @ coef_.T + intercept_) without its ~50 us of input checks
         value = float((q[None, :] @ model.coef_.T + model.intercept_)[0])
+        if value <= 0 and self.nonpositive == "nearest":
+            return float(y[nearest_rows(reference_manhattan_to_rows(Xs, q[None, :])[0], 1)[0]])
         if not self.cap:
             return float(np.expm1(min(value, 700.0))) if self.log_target else value  # (expm1 overflows past ~709)
         if self.log_target:

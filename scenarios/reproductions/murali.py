@@ -88,6 +88,10 @@ class Setup:
     authors_limits : bool
         XSEDE only: the wall-time limits and maximum job sizes of :data:`AUTHORS_XSEDE_LIMITS` instead of
         ``data/xsede_systems.csv``'s limits and the systems' cores.
+    wait_nonpositive : str
+        What a wait predictor's ridge answer <= 0 becomes (``GridConfig.wait_nonpositive``): ``zero`` (ours) or
+        ``nearest``, the nearest history job's wait, as the authors' predictor falls back to its one-neighbour
+        average (``QueueWaitingTime.py``).
     """
 
     cycle: int
@@ -95,13 +99,15 @@ class Setup:
     replay_history: int
     workload: str = ""
     authors_limits: bool = False
+    wait_nonpositive: str = "zero"
 
 
 SETUPS = {
     # the authors' simulator (run_simulator.py, schedulers/metaScheduler.py): SchedulingCycleLength = 60, the
-    # first 500 jobs a site of the trace as history at their origins (historySetSize), each site's max_ert/max_req
-    "murali-xsede": Setup(60, 500, 0, "authors", True),
-    "murali-nordugrid": Setup(60, 500, 0),
+    # first 500 jobs a site of the trace as history at their origins (historySetSize), each site's max_ert/max_req;
+    # a non-positive regression answer falls back to the nearest history job's wait (QueueWaitingTime.py)
+    "murali-xsede": Setup(60, 500, 0, "authors", True, "nearest"),
+    "murali-nordugrid": Setup(60, 500, 0, wait_nonpositive="nearest"),
     # our set-up before we followed the authors' code, kept so that its recorded figures can be re-made
     "murali-xsede-ours": Setup(600, 0, _HISTORY, "paper@0.7"),
     "murali-xsede-lublin": Setup(600, 0, _HISTORY, "lublin@0.7"),
@@ -130,7 +136,8 @@ def _run(jobs, sites, configs, seed_stream, setup: Setup, lead_in: int, data_end
 
     out = {}
     for config in steps(configs, "strategies"):
-        config = dataclasses.replace(config, warmup=setup.replay_history, cycle=setup.cycle, lead_in=lead_in)
+        config = dataclasses.replace(config, warmup=setup.replay_history, cycle=setup.cycle, lead_in=lead_in,
+                                     wait_nonpositive=setup.wait_nonpositive)
         result = run_grid(jobs, sites, config, rng=stream_rng(seed_stream))
         s, per, rec = result.summary, result.per_system, result.records
         busiest = per["jobs"].idxmax()
@@ -463,7 +470,8 @@ def _xsede(size: str, seed: int, data: Path | None, name: str):
     settings = {"days": days, "jobs": bs["jobs"], "workload": workload, "configs": [c.name for c in configs], "maxq": 2,
                 "price_forecasts": "perfect" if small else "sarima", "pjm_csv": pjm.name, "cycle_s": setup.cycle,
                 "lead_in_jobs": lead_in, "replayed_history": setup.replay_history,
-                "limits": "authors" if setup.authors_limits else "data/xsede_systems.csv"}
+                "limits": "authors" if setup.authors_limits else "data/xsede_systems.csv",
+                "wait_nonpositive": setup.wait_nonpositive}
     return rows, checks, settings, notes
 
 
@@ -472,7 +480,9 @@ def _setup_note(setup: Setup, lead_in: int, lead_hours: int) -> str:
                "submissions) run at their origins as the predictors' history, queues carried on, not measured"
                if lead_in else f"each predictor trained on {setup.replay_history} jobs of a separate Lublin workload "
                "replayed on the empty system")
-    return f"{setup.cycle} s scheduling cycles; {history}"
+    fallback = ("; a wait predictor's ridge answer <= 0 becomes the nearest history job's wait (the authors' code)"
+                if setup.wait_nonpositive == "nearest" else "; a wait predictor's ridge answer <= 0 is a zero wait")
+    return f"{setup.cycle} s scheduling cycles; {history}{fallback}"
 
 
 def _xsede_checks(results: dict) -> list[Check]:
@@ -838,7 +848,7 @@ def _nordugrid(size: str, seed: int, data: Path | None, name: str):
     if known_ahead:
         notes.append(f"{size} size: day-ahead prices known ahead (PriceOutlook without forecaster), not SARIMA")
     settings = {"cycle_s": setup.cycle, "lead_in_jobs": lead_in, "replayed_history": setup.replay_history,
-                "systems": n, "days": days, "jobs": bs["jobs"], "configs": [c.name for c in configs],
+                "wait_nonpositive": setup.wait_nonpositive, "systems": n, "days": days, "jobs": bs["jobs"], "configs": [c.name for c in configs],
                 "price_forecasts": "perfect" if known_ahead else "sarima", "prices": path.name,
                 "offered_load": load, "fixed_eur_per_mwh": fixed_eur}
     return rows, checks, settings, notes

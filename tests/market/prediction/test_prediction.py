@@ -116,6 +116,29 @@ def test_uncapped_ridge_extrapolates_a_queue_longer_than_any_seen_and_the_cap_st
         QueueWaitPredictor(cap="no")
 
 
+def test_a_ridge_answer_below_zero_is_zero_or_the_nearest_history_jobs_wait():
+    # waits fall with feature 3; a query past the history's range gets a negative ridge answer, which
+    # "zero" clips and "nearest" replaces by the wait of the history job nearest in scaled Manhattan distance
+    rng = np.random.default_rng(5)
+    zero = QueueWaitPredictor(min_samples=3, close=0.1)
+    nearest = QueueWaitPredictor(min_samples=3, close=0.1, nonpositive="nearest")
+    X = rng.uniform(0, 100, (300, 8))
+    y = 6000 - 60 * X[:, 3] + rng.uniform(0, 50, 300)
+    for x, w in zip(X, y):
+        for p in (zero, nearest):
+            p.observe(x, w)
+    q = np.full(8, 50.0)
+    q[3] = 250.0
+    assert zero.predict(q) == 0.0 and zero.n_ridge == 1
+    scale = X.std(axis=0)
+    brute = y[int(np.argmin(np.abs(X / scale - q / scale).sum(axis=1)))]
+    assert nearest.predict(q) == pytest.approx(brute, rel=1e-12) and brute > 0
+    inside = np.full(8, 50.0)  # a positive ridge answer is the same under both readings
+    assert nearest.predict(inside) == pytest.approx(zero.predict(inside)) and zero.predict(inside) > 0
+    with pytest.raises(InvalidInput, match="nonpositive must be"):
+        QueueWaitPredictor(nonpositive="clip")
+
+
 def test_batched_predictions_equal_one_at_a_time_and_the_ridge_equals_sklearns_predict():
     # predict_many computes distances in blocks of rows and the ridge's dot product itself
     p = QueueWaitPredictor(min_samples=3, close=0.5, refit_every=10_000)
