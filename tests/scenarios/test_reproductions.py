@@ -388,6 +388,24 @@ def test_seeds_report_counts_k_of_n_and_calls_80_percent_reproduced():
         SeedsReport((_report(1, 1.0, True), _report(2, 1.0, True, name="other")))
 
 
+def test_a_seeds_interval_of_an_amount_stays_at_or_above_zero_and_a_percentage_keeps_student_t():
+    from gridmarket.scenarios.reproductions.report import SeedsReport, ci95
+
+    def report(seed, hours, change):
+        rows = (Row("mean hold", hours, None, "h"), Row("cost change vs BS", change, None, "%"))
+        return Report("demo", "Demo 2008, Fig. 1", "small", seed, rows, (), seconds=1.0)
+
+    joined = SeedsReport(tuple(report(s, h, c) for s, h, c in ((1, 0.0, -5.0), (2, 0.0, 1.0), (3, 0.0, 2.0),
+                                                                 (4, 100.0, -9.0))))
+    hold, change = joined.metrics()
+    # resampled means of 0, 0, 0, 100 are 25 k, k ~ Binomial(4, 1/4): 2.5th percentile 0, 97.5th 75
+    assert (hold.mean, hold.low, hold.high, hold.method) == (25.0, 0.0, 75.0, "bootstrap percentile")
+    assert change.method == "Student t" and (change.low, change.high) == pytest.approx(ci95([-5.0, 1.0, 2.0, -9.0])[1:])
+    text = joined.format_text()
+    assert "bootstrap percentile" in text.splitlines()[1] and "CI by" in text
+    assert joined.to_json()["metrics"][0]["ci_method"] == "bootstrap percentile"
+
+
 def test_seeds_json_document_has_the_issue_schema_and_no_nan():
     from gridmarket.scenarios.reproductions.report import SeedsReport
 
