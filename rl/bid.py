@@ -33,6 +33,7 @@ from gridmarket.agents.desks.auction import SlotAuctionDesk
 from gridmarket.errors import InvalidInput
 from gridmarket.job import Job
 from gridmarket.pricing import BASE_RATE, SECONDS_PER_HOUR
+from gridmarket.rl.episode import start_episode
 
 if TYPE_CHECKING:
     from gridmarket.agents.model import MarketModel, RunResult
@@ -194,15 +195,9 @@ class BidEnv(gym.Env):
 
     def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[np.ndarray, dict]:
         """Build the scenario's market for ``seed`` and run it to its first trade; the observation and info."""
-        from gridmarket.scenarios.config import with_overrides
-        from gridmarket.scenarios.experiment import build_inputs, build_market
-
         super().reset(seed=seed)
-        run_seed = seed if seed is not None else int(self.np_random.integers(2**31 - 1))
-        self.run_config = with_overrides(self.config, {"seed": run_seed})
-        workload, prices, requests, m_rng = build_inputs(self.run_config)
-        self._inputs = (workload, requests)
-        self.model = build_market(self.run_config, self._desk, workload, prices, rng=m_rng, requests=requests)
+        self._episode = start_episode(self.config, self._desk, seed, self.np_random)
+        self.run_config, self.model = self._episode.config, self._episode.model
         self.result = self.summary = None
         self._surplus = 0.0
         self._trade: _Trade | None = None
@@ -214,17 +209,16 @@ class BidEnv(gym.Env):
         """Run the market to its next trade (False) or to its end (True: :attr:`result` and :attr:`summary` set)."""
         from gridmarket.scenarios.experiment import summary_row
 
-        model = self.model
-        assert model is not None  # set by reset
-        try:
-            self.result = model.run()
-        except _Trade as trade:
-            self._trade = trade
+        episode = self._episode
+        result, pause = episode.run_to_pause(_Trade)
+        if pause is not None:
+            assert isinstance(pause, _Trade)
+            self._trade = pause
             return False
-        self._trade = None
-        workload, requests = self._inputs
-        self.summary = summary_row(self.mechanism, self.result, sum(p.procs for p in self.run_config.providers),
-                                   len(workload.jobs), requests)
+        assert result is not None  # no pause: the run ended
+        self._trade, self.result = None, result
+        self.summary = summary_row(self.mechanism, result, sum(p.procs for p in episode.config.providers),
+                                   len(episode.workload.jobs), episode.requests)
         return True
 
     def step(self, action) -> tuple[np.ndarray, float, bool, bool, dict]:

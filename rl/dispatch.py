@@ -29,6 +29,7 @@ from gymnasium import spaces
 
 from gridmarket.clearing import ClearingResult, CycleCosts, check_result
 from gridmarket.errors import InvalidInput
+from gridmarket.rl.episode import start_episode
 
 if TYPE_CHECKING:
     from gridmarket.agents.model import MarketModel, RunResult
@@ -135,15 +136,9 @@ class DispatchEnv(gym.Env):
     # ------------------------------------------------------------------ episode
     def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[np.ndarray, dict]:
         """Build the scenario's market for ``seed`` and run it to its first cycle with jobs; the observation and info."""
-        from gridmarket.scenarios.config import with_overrides
-        from gridmarket.scenarios.experiment import build_inputs, build_market
-
         super().reset(seed=seed)
-        run_seed = seed if seed is not None else int(self.np_random.integers(2**31 - 1))
-        self.run_config = with_overrides(self.config, {"seed": run_seed})
-        workload, prices, requests, m_rng = build_inputs(self.run_config)
-        self.model = build_market(self.run_config, f"{__name__}:agent_clearing", workload, prices, rng=m_rng,
-                                  requests=requests)
+        self._episode = start_episode(self.config, f"{__name__}:agent_clearing", seed, self.np_random)
+        self.run_config, self.model = self._episode.config, self._episode.model
         self.result = self.records = None
         self._predicted = 0.0
         if self._run():
@@ -152,16 +147,15 @@ class DispatchEnv(gym.Env):
 
     def _run(self) -> bool:
         """Run the market to its next cycle with jobs (False) or to its end (True: :attr:`records` set)."""
-        model = self.model
-        assert model is not None  # set by reset
-        try:
-            self.result = model.run()
-        except _Cycle as cycle:
-            self._costs: CycleCosts | None = cycle.costs
-            self._now = int(model.time)
+        result, pause = self._episode.run_to_pause(_Cycle)
+        if pause is not None:
+            assert isinstance(pause, _Cycle)
+            self._costs: CycleCosts | None = pause.costs
+            self._now = int(self._episode.model.time)
             return False
-        self._costs = None
-        self.records = self.result.records
+        assert result is not None  # no pause: the run ended
+        self._costs, self.result = None, result
+        self.records = result.records
         return True
 
     def step(self, action) -> tuple[np.ndarray, float, bool, bool, dict]:
