@@ -23,6 +23,8 @@ import pandas as pd
 from matplotlib.collections import PolyCollection
 from matplotlib.figure import Figure
 
+from gridmarket.plots import draw_pareto, queues
+from gridmarket.plots.canvas import LABEL_PT, LEGEND_PT, TICK_PT, TITLE_PT, note_figure
 from gridmarket.viz.plan import PLAN_KINDS, assign_rows, machine_plan
 
 __all__ = [
@@ -41,10 +43,7 @@ DPI = 80
 """Pixels per inch of the PNGs the page shows (a 6.5 x 4.6 in figure is 520 x 368 px)."""
 
 _SIZE = (6.5, 4.6)
-# Text sizes, points. The page shows a chart about 400 px wide (a half-width grid cell), so a 520 px
-# PNG is drawn at ~0.75 of its size: 9 pt ticks and legends at 80 dpi come out near 7.5 px, the
-# smallest that stays legible; 7 pt (the earlier size) came out near 6 px, too small to read.
-TICK_PT, LEGEND_PT, LABEL_PT, TITLE_PT = 9, 9, 10, 11
+# Text sizes are the page's (gridmarket.plots.canvas): 9 pt at 80 dpi, drawn at ~0.75 of 520 px, is ~7.5 px.
 _HOUR = 3600
 
 _STYLE = {  # kind -> facecolor, edgecolor, hatch, legend label
@@ -60,11 +59,7 @@ _STYLE = {  # kind -> facecolor, edgecolor, hatch, legend label
 
 
 def _message(text: str) -> Figure:
-    fig = Figure(figsize=(_SIZE[0], 1.2), dpi=DPI)
-    ax = fig.subplots()
-    ax.axis("off")
-    ax.text(0.5, 0.5, text, ha="center", va="center", wrap=True, fontsize=TITLE_PT)
-    return fig
+    return note_figure(text, width=_SIZE[0], dpi=DPI, fontsize=TITLE_PT)
 
 
 def _runs(rows: list[int]) -> list[tuple[int, int]]:
@@ -238,21 +233,7 @@ def load_figure(view) -> Figure:
     """Queue length (jobs) and utilization (busy / processors) per provider, sampled after every step."""
     if view.market is None:
         return _message(view.error or "no market")
-    data = load_data(view)
-    fig = Figure(figsize=_SIZE, dpi=DPI)
-    top, bottom = fig.subplots(2, 1, sharex=True)
-    for i, (name, g) in enumerate(data.groupby("provider", sort=False)):
-        top.plot(g["time"] / _HOUR, g["queued"], marker=".", color=f"C{i}", label=name)
-        bottom.plot(g["time"] / _HOUR, g["utilization"], marker=".", color=f"C{i}", label=name)
-    top.set_title("queue length (jobs)", fontsize=TITLE_PT, loc="left", pad=2)
-    bottom.set_title("utilization (busy / processors)", fontsize=TITLE_PT, loc="left", pad=2)
-    bottom.set_ylim(0, 1.05)
-    bottom.set_xlabel("hours", fontsize=LABEL_PT)
-    top.legend(fontsize=LEGEND_PT, loc="upper right")
-    for ax in (top, bottom):
-        ax.tick_params(labelsize=TICK_PT)
-    fig.subplots_adjust(left=0.09, right=0.98, top=0.94, bottom=0.1, hspace=0.35)
-    return fig
+    return queues(load_data(view), size=_SIZE, dpi=DPI)
 
 
 # ----------------------------------------------------------------------------- brokers and metascheduler
@@ -306,18 +287,16 @@ def agents_figure(view) -> Figure:
         ax.tick_params(labelsize=TICK_PT)
         if what == "front":
             ax.set_title("broker: last MOGA Pareto front (chosen plan starred)", fontsize=TITLE_PT, loc="left", pad=2)
+            for i, (name, g) in enumerate(front.groupby("broker")):
+                chosen = [k for k, c in enumerate(g["chosen"]) if c]
+                draw_pareto(ax, list(zip(g["allocation_cost"], g["makespan"])), chosen[0] if chosen else None,
+                            name=str(name), colour=f"C{i}", fontsize=LABEL_PT)
             if len(front):
-                for i, (name, g) in enumerate(front.groupby("broker")):
-                    ax.scatter(g["allocation_cost"], g["makespan"] / _HOUR, s=16, color=f"C{i}", label=name)
-                    pick = g[g["chosen"]]
-                    ax.scatter(pick["allocation_cost"], pick["makespan"] / _HOUR, s=140, marker="*",
-                               color="#d62728", zorder=3, label=f"{name} chosen")
                 ax.legend(fontsize=LEGEND_PT)
             else:
                 ax.text(0.5, 0.5, "no MOGA provisioning yet", ha="center", va="center", transform=ax.transAxes,
                         fontsize=LABEL_PT)
-            ax.set_xlabel("allocation cost (SU)", fontsize=LABEL_PT)
-            ax.set_ylabel("makespan (h)", fontsize=LABEL_PT)
+                draw_pareto(ax, [], None, fontsize=LABEL_PT)
         else:
             data = dispatch_data(market)
             ax.set_title("metascheduler: jobs dispatched per site per cycle", fontsize=TITLE_PT, loc="left", pad=2)

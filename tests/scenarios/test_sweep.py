@@ -202,13 +202,14 @@ def test_design_points_run_only_those_points_and_the_table_is_written_as_parquet
 
 
 def test_sweep_plot_shows_the_mean_over_seeds_with_its_interval_inside_the_metric_s_range(tmp_path):
+    from gridmarket.plots import metric_by_model
     from gridmarket.scenarios.intervals import bootstrap95
-    from gridmarket.scenarios.plots import sweep_means
+    from gridmarket.scenarios.pointtable import point_table
 
     table = pd.DataFrame({"grid.alpha": [0, 0, 0, 1, 1, 1], "grid.seed": [1, 2, 3] * 2, "seed": [1, 2, 3] * 2,
                           "model": ["greedy"] * 6, "mean_wait": [1.0, 2.0, 3.0, 5.0, 5.0, 8.0],
                           "mean_response": [2.0] * 6})
-    fig = sweep_means(table, tmp_path / "s.png", "qs")
+    fig = metric_by_model(point_table(table), tmp_path / "s.png", "qs")
     assert fig.get_suptitle() == "qs: mean over 3 seed(s), 95 % interval: bootstrap percentile"
     wait = fig.axes[0]
     assert [t.get_text() for t in wait.get_yticklabels()] == ["greedy | alpha=0", "greedy | alpha=1"]
