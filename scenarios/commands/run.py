@@ -43,7 +43,7 @@ __all__ = ["add_subcommands", "format_list", "parse_seeds", "run_command", "run_
 
 DEFAULT_SEED = 1
 
-REPORT_FILES = ("report.csv", "report.md", "summary.csv", "summary.md", "seed-*", ".seed-*.partial")
+REPORT_FILES = ("report.csv", "report.md", "summary.csv", "summary.md", "figure-*.png", "seed-*", ".seed-*.partial")
 """What ``run --out`` writes besides ``manifest.json`` (glob patterns; ``prepare_out``'s ``ours``)."""
 
 
@@ -179,7 +179,7 @@ def _write_seed(out: Path, seed: int, report) -> None:
     partial, folder = out / f".seed-{seed}.partial", out / f"seed-{seed}"
     shutil.rmtree(partial, ignore_errors=True)
     partial.mkdir()
-    write_report(partial, report, command=_command())
+    write_report(partial, report, command=_command(), figures=False)
     shutil.rmtree(folder, ignore_errors=True)
     os.replace(partial, folder)
 
