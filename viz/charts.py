@@ -20,12 +20,12 @@ currency per MWh.
 from __future__ import annotations
 
 import pandas as pd
-from matplotlib.collections import PolyCollection
 from matplotlib.figure import Figure
 
-from gridmarket.plots import draw_pareto, queues
+from gridmarket.plots import draw_pareto, live_prices, queues
+from gridmarket.plots.blocks import assign_rows, draw_blocks
 from gridmarket.plots.canvas import LABEL_PT, LEGEND_PT, TICK_PT, TITLE_PT, note_figure
-from gridmarket.viz.plan import PLAN_KINDS, assign_rows, machine_plan
+from gridmarket.viz.plan import machine_plan
 
 __all__ = [
     "DPI",
@@ -46,31 +46,8 @@ _SIZE = (6.5, 4.6)
 # Text sizes are the page's (gridmarket.plots.canvas): 9 pt at 80 dpi, drawn at ~0.75 of 520 px, is ~7.5 px.
 _HOUR = 3600
 
-_STYLE = {  # kind -> facecolor, edgecolor, hatch, legend label
-    "done": ("#c7c7c7", "#8c8c8c", None, "ended"),
-    "running": ("#1f77b4", "#0b3d63", None, "running"),
-    "background": ("#17becf", "#0b6570", None, "running (bg tier)"),
-    "reservation": ("#9467bd", "#4b2a6b", None, "reservation"),
-    "queued": ("#ff7f0e", "#9c4a00", None, "queued (planned)"),
-    "projected": ("#ffd8a8", "#c26a00", "///", "queued (forecast)"),
-    "free": ("#f1f8e9", "#dcedc8", None, "free slot"),
-    "advertised": ("#66bb6a", "#1b5e20", None, "advertised slot"),
-}
-
-
 def _message(text: str) -> Figure:
     return note_figure(text, width=_SIZE[0], dpi=DPI, fontsize=TITLE_PT)
-
-
-def _runs(rows: list[int]) -> list[tuple[int, int]]:
-    """Consecutive rows as (first row, count) bands."""
-    out: list[tuple[int, int]] = []
-    for r in sorted(rows):
-        if out and r == out[-1][0] + out[-1][1]:
-            out[-1] = (out[-1][0], out[-1][1] + 1)
-        else:
-            out.append((r, 1))
-    return out
 
 
 # ----------------------------------------------------------------------------- Gantt
@@ -101,28 +78,11 @@ def gantt_figure(view) -> Figure:
     fig = Figure(figsize=_SIZE, dpi=DPI)
     axes = fig.subplots(len(providers), 1, sharex=True, squeeze=False,
                         gridspec_kw={"height_ratios": [max(p.procs, 16) for p in providers]})[:, 0]
-    seen: set[str] = set()
+    labelled: set[str] = set()
     for ax, p in zip(axes, providers, strict=True):
         placed = assign_rows(machine_plan(p.machine, now, window=(lo, hi)), p.procs)
         two_tier = getattr(p.machine.scheduler, "tiers", None) is not None
-        verts: dict[str, list] = {kind: [] for kind in PLAN_KINDS}
-        for block, rows in placed:
-            x0, x1 = block.start / _HOUR, block.end / _HOUR
-            if two_tier:  # each row halved: fg VM below, bg VM above
-                y = 0.5 if block.kind == "background" else 0.0
-                for r in rows:
-                    verts[block.kind].append([(x0, r + y), (x1, r + y), (x1, r + y + 0.5), (x0, r + y + 0.5)])
-                continue
-            for first, n in _runs(rows):
-                verts[block.kind].append([(x0, first), (x1, first), (x1, first + n), (x0, first + n)])
-        for kind in PLAN_KINDS:
-            if not verts[kind]:
-                continue
-            face, edge, hatch, label = _STYLE[kind]
-            width = 0.2 if two_tier or kind in ("free", "advertised") else 0.4
-            ax.add_collection(PolyCollection(verts[kind], facecolors=face, edgecolors=edge, hatch=hatch,
-                                             linewidths=width, label=None if kind in seen else label, gid=kind))
-            seen.add(kind)
+        draw_blocks(ax, [(b.kind, b.start, b.end, rows) for b, rows in placed], two_tier=two_tier, labelled=labelled)
         ax.axvline(now / _HOUR, color="#d62728", linewidth=1.2)
         ax.set_ylim(0, p.procs)
         ax.set_ylabel("procs (fg | bg)" if two_tier else "procs", fontsize=LABEL_PT)
@@ -186,39 +146,8 @@ def price_figure(view) -> Figure:
     if view.market is None:
         return _message(view.error or "no market")
     data = price_data(view)
-    now_h = view.now / _HOUR
-    fig = Figure(figsize=_SIZE, dpi=DPI)
-    top, bottom = fig.subplots(2, 1)
-    colors = {name: f"C{i}" for i, name in enumerate(view.market.providers)}
-    slots = data["slots"]
-    if len(slots):
-        for (site, kind), g in slots.groupby(["site", "kind"], sort=True):
-            c = colors.get(site, "k")
-            style = {"quote": {"marker": "o", "facecolors": "none", "edgecolors": c},
-                     "paid": {"marker": "o", "color": c},
-                     "penalty": {"marker": "x", "color": c},
-                     "sla-penalty": {"marker": "v", "color": c}}.get(kind, {"marker": ".", "color": c})
-            top.scatter(g["time"] / _HOUR, g["su"], s=14, label=f"{site} {kind}", **style)
-        top.legend(fontsize=LEGEND_PT, ncols=3, loc="upper left")
-        top.set_xlim(0, max(now_h, 1))
-    else:
-        top.text(0.5, 0.5, "no slot prices: this interaction model neither quotes nor sells slots",
-                 ha="center", va="center", transform=top.transAxes, fontsize=LABEL_PT)
-    top.set_title("slot prices (SU)", fontsize=TITLE_PT, loc="left", pad=2)
-    top.set_ylabel("SU", fontsize=LABEL_PT)
-    elec = data["electricity"]
-    for site, g in elec.groupby("site", sort=False):
-        bottom.step(g["time"] / _HOUR, g["price_per_mwh"], where="post", color=colors.get(site, "k"),
-                    linewidth=1.2, label=site)
-    bottom.axvline(now_h, color="#d62728", linewidth=1.2)
-    bottom.set_title("electricity price per site (per MWh)", fontsize=TITLE_PT, loc="left", pad=2)
-    bottom.set_xlabel(f"hours (now = {now_h:g} h)", fontsize=LABEL_PT)
-    if len(elec):
-        bottom.legend(fontsize=LEGEND_PT, loc="upper left", ncols=3)
-    for ax in (top, bottom):
-        ax.tick_params(labelsize=TICK_PT)
-    fig.subplots_adjust(left=0.09, right=0.98, top=0.94, bottom=0.1, hspace=0.45)
-    return fig
+    return live_prices(data["slots"], data["electricity"], now=view.now, sites=list(view.market.providers),
+                       size=_SIZE, dpi=DPI)
 
 
 # ----------------------------------------------------------------------------- queue and utilization

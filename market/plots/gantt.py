@@ -7,37 +7,43 @@ from pathlib import Path
 import pandas as pd
 
 from gridmarket.atomicfile import save_figure
+from gridmarket.plots.blocks import PlanBlock, assign_rows, draw_blocks
 from gridmarket.plots.canvas import new_figure
 
-__all__ = ["gantt"]
+__all__ = ["RECORD_STYLE", "gantt"]
 
-_KIND_COLOURS = {"job": "C0", "task": "C2", "reservation": "C3"}
+RECORD_STYLE = {  # a record's kind -> facecolor, edgecolor, hatch, legend label
+    "job": ("C0", "white", None, "job"),
+    "task": ("C2", "white", None, "task"),
+    "reservation": ("C3", "white", None, "reservation"),
+}
+"""How :func:`gantt` draws a per-job record of each ``kind`` (a job of the local queue, a workflow task, a
+reservation a broker bought)."""
 
 
 def gantt(records: pd.DataFrame, procs: int, path: Path | None, title: str, *, limit: int = 400):
-    """Each job as a bar of its processors over ``[start, end)`` (first-fit rows), coloured by kind.
+    """Each job of ``records`` as a block of its processors over ``[start, end)``, coloured by kind.
 
-    The thesis's Fig. 1/20 picture of one provider's schedule: jobs from the
-    local queue, workflow tasks and reservations bought by a broker. Only the
-    first ``limit`` jobs by start are drawn. Returns the figure (also saved to ``path`` if given).
+    The thesis's Fig. 1/20 picture of one provider's schedule from a run's per-job records (``job_id``,
+    ``start``, ``end``, ``procs``, optional ``kind``): jobs from the local queue, workflow tasks and
+    reservations bought by a broker, placed on processor rows by :func:`gridmarket.plots.blocks.assign_rows`
+    (the rows a picture gives them, not the machine's own allocation). Only the first ``limit`` jobs by
+    start are drawn; a job that ran no time is not. Returns the figure (also saved to ``path`` if given).
     """
     fig = new_figure((10, 4.5))
     ax = fig.subplots()
     frame = records.sort_values(["start", "job_id"]).head(limit)
-    # first fit: processor rows free at each job's start (a picture, not the machine's own allocation)
-    free_at = [0] * procs
-    for row in frame.itertuples(index=False):
-        rows = [i for i, t in enumerate(free_at) if t <= row.start][: row.procs]
-        if len(rows) < row.procs:  # an overlap the picture cannot place: draw it on top
-            rows = list(range(min(row.procs, procs)))
-        for i in rows:
-            free_at[i] = row.end
-        colour = _KIND_COLOURS.get(getattr(row, "kind", "job"), "C0")
-        for lo in _runs(sorted(rows)):
-            ax.broken_barh([(row.start / 3600, (row.end - row.start) / 3600)], (lo[0], lo[1] - lo[0] + 1),
-                           facecolors=colour, edgecolors="white", linewidth=0.3)
-    handles = [ax.bar(0, 0, color=c, label=k) for k, c in _KIND_COLOURS.items()]
+    frame = frame[frame["end"] > frame["start"]]
+    kinds = [str(k) if k in RECORD_STYLE else "job" for k in (frame["kind"] if "kind" in frame else ["job"] * len(frame))]
+    blocks = [PlanBlock("reservation" if kind == "reservation" else "done", int(r.start), int(r.end), int(r.procs),
+                        str(r.job_id)) for kind, r in zip(kinds, frame.itertuples(index=False))]
+    placed = assign_rows(blocks, procs)
+    draw_blocks(ax, [(kind, b.start, b.end, rows) for kind, (b, rows) in zip(kinds, placed)], RECORD_STYLE)
+    handles = [ax.bar(0, 0, color=face, label=label) for face, _, _, label in RECORD_STYLE.values()]
     ax.legend(handles=handles, fontsize=8, loc="upper right")
+    ax.autoscale_view()
+    if len(frame):
+        ax.set_xlim(frame["start"].min() / 3600, frame["end"].max() / 3600)
     ax.set_ylim(0, procs)
     ax.set_xlabel("time (h)")
     ax.set_ylabel("processors")
@@ -45,14 +51,3 @@ def gantt(records: pd.DataFrame, procs: int, path: Path | None, title: str, *, l
     if path is not None:
         save_figure(fig, path, dpi=110)
     return fig
-
-
-def _runs(rows: list[int]) -> list[tuple[int, int]]:
-    """Consecutive stretches of row numbers: ``[0, 1, 2, 5]`` -> ``[(0, 2), (5, 5)]``."""
-    out: list[tuple[int, int]] = []
-    for r in rows:
-        if out and out[-1][1] == r - 1:
-            out[-1] = (out[-1][0], r)
-        else:
-            out.append((r, r))
-    return out

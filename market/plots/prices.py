@@ -8,9 +8,9 @@ from pathlib import Path
 import pandas as pd
 
 from gridmarket.atomicfile import save_figure
-from gridmarket.plots.canvas import new_figure
+from gridmarket.plots.canvas import LABEL_PT, LEGEND_PT, TICK_PT, TITLE_PT, new_figure
 
-__all__ = ["price_history"]
+__all__ = ["live_prices", "price_history"]
 
 
 def price_history(logs: Mapping[str, Mapping[str, Sequence[tuple[int, float, str]]]], path: Path | None,
@@ -75,4 +75,49 @@ def price_history(logs: Mapping[str, Mapping[str, Sequence[tuple[int, float, str
     fig.suptitle(title)
     if path is not None:
         save_figure(fig, path, dpi=110)
+    return fig
+
+
+def live_prices(slots: pd.DataFrame, electricity: pd.DataFrame, *, now: int, sites: Sequence[str],
+                size: tuple[float, float] = (6.5, 4.6), dpi: float | None = None, path: Path | None = None):
+    """Slot prices per provider so far (top) and electricity prices per site around ``now`` (bottom).
+
+    ``slots`` has columns ``site, time (s), su, kind`` (quotes hollow, paid filled, cancellation penalties
+    crossed, SLA penalties paid back as down-triangles); ``electricity`` ``site, time (s, start of the hour),
+    price_per_mwh``; ``sites`` fixes each site's colour; the red line is ``now`` (s). The live page's price
+    chart. Returns the figure (also saved to ``path`` if given).
+    """
+    now_h = now / 3600
+    fig = new_figure(size, dpi=dpi, constrained=False)
+    top, bottom = fig.subplots(2, 1)
+    colors = {name: f"C{i}" for i, name in enumerate(sites)}
+    if len(slots):
+        for (site, kind), g in slots.groupby(["site", "kind"], sort=True):
+            c = colors.get(site, "k")
+            style = {"quote": {"marker": "o", "facecolors": "none", "edgecolors": c},
+                     "paid": {"marker": "o", "color": c},
+                     "penalty": {"marker": "x", "color": c},
+                     "sla-penalty": {"marker": "v", "color": c}}.get(kind, {"marker": ".", "color": c})
+            top.scatter(g["time"] / 3600, g["su"], s=14, label=f"{site} {kind}", **style)
+        top.legend(fontsize=LEGEND_PT, ncols=3, loc="upper left")
+        top.set_xlim(0, max(now_h, 1))
+    else:
+        top.text(0.5, 0.5, "no slot prices: this interaction model neither quotes nor sells slots",
+                 ha="center", va="center", transform=top.transAxes, fontsize=LABEL_PT)
+    top.set_title("slot prices (SU)", fontsize=TITLE_PT, loc="left", pad=2)
+    top.set_ylabel("SU", fontsize=LABEL_PT)
+    elec = electricity
+    for site, g in elec.groupby("site", sort=False):
+        bottom.step(g["time"] / 3600, g["price_per_mwh"], where="post", color=colors.get(site, "k"),
+                    linewidth=1.2, label=site)
+    bottom.axvline(now_h, color="#d62728", linewidth=1.2)
+    bottom.set_title("electricity price per site (per MWh)", fontsize=TITLE_PT, loc="left", pad=2)
+    bottom.set_xlabel(f"hours (now = {now_h:g} h)", fontsize=LABEL_PT)
+    if len(elec):
+        bottom.legend(fontsize=LEGEND_PT, loc="upper left", ncols=3)
+    for ax in (top, bottom):
+        ax.tick_params(labelsize=TICK_PT)
+    fig.subplots_adjust(left=0.09, right=0.98, top=0.94, bottom=0.1, hspace=0.45)
+    if path is not None:
+        save_figure(fig, path, dpi=dpi or 110)
     return fig
