@@ -1,10 +1,10 @@
 """Where each negotiation mechanism wins as the load grows: the auction-market scenario swept over load.
 
 Runs (or reads, with ``--from``) ``gridmarket sweep auction-market --grid workload.load_factor=...
---grid seed=...`` and prints, as Markdown, the mean over seeds and 95 % t interval of social
+--grid seed=...`` and prints, as Markdown, the mean over seeds and 95 % interval of social
 welfare, users' surplus, provider revenue and mean response per model and load factor, and the
 winner of each market outcome at each load; draws the lines with their bands to ``--png``
-(:func:`gridmarket.scenarios.plots.sweep_lines`). The load factor multiplies the offered load of the
+(:func:`gridmarket.plots.metric_lines`). The load factor multiplies the offered load of the
 scenario's 150 Lublin jobs (factor 10: about 106 % of the 128 processors over their arrivals).
 
     python benchmarks/auction_market_load.py --out out/sweep-am --loads 2.5,5,10,20,40 --seeds 1..5 \\
@@ -24,8 +24,9 @@ import pandas as pd
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from gridmarket.scenarios.intervals import ci95  # noqa: E402
-from gridmarket.scenarios.plots import sweep_lines, sweep_winners  # noqa: E402
+from gridmarket.plots import metric_lines  # noqa: E402
+from gridmarket.scenarios.intervals import interval_of  # noqa: E402
+from gridmarket.scenarios.pointtable import point_table, winners  # noqa: E402
 
 X = "grid.workload.load_factor"
 TABLES = (("welfare_gain", "social welfare minus best effort's on the same seed, SU (paired)", 0),
@@ -49,13 +50,15 @@ def with_gain(frame: pd.DataFrame) -> pd.DataFrame:
 def _table(frame: pd.DataFrame, col: str, digits: int) -> str:
     loads = sorted(frame[X].unique())
     lines = ["| model | " + " | ".join(f"load x{v:g}" for v in loads) + " |", "|---|" + "---:|" * len(loads)]
+    methods = set()
     for model in dict.fromkeys(frame["model"]):
         cells = []
         for v in loads:
-            m, lo, hi = ci95(frame[(frame["model"] == model) & (frame[X] == v)][col].tolist())
-            cells.append(f"{m:,.{digits}f} [{lo:,.{digits}f}, {hi:,.{digits}f}]")
+            s = interval_of(col, frame[(frame["model"] == model) & (frame[X] == v)][col].tolist())
+            methods.add(s.method)
+            cells.append(f"{s.mean:,.{digits}f} [{s.low:,.{digits}f}, {s.high:,.{digits}f}]")
         lines.append(f"| {model} | " + " | ".join(cells) + " |")
-    return "\n".join(lines)
+    return "\n".join(lines) + f"\n\n95 % interval over seeds: {', '.join(sorted(methods))}"
 
 
 def main(argv=None) -> int:
@@ -75,15 +78,17 @@ def main(argv=None) -> int:
         grid = parse_grid([f"workload.load_factor={args.loads}", f"seed={args.seeds}"])
         run_sweep(get_scenario("auction-market"), grid, out, workers=args.workers, resume=out.exists())
     frame = with_gain(pd.read_csv(out / "sweep.csv"))
-    sweep_lines(frame, Path(args.png), "auction-market over load", metrics=PANELS,
-                xlabel="load factor (x10 = 106 % offered)")
+    points = point_table(frame, [p if isinstance(p, str) else p[0] for p in PANELS])
+    metric_lines(points, Path(args.png), "auction-market over load", metrics=PANELS,
+                 xlabel="load factor (x10 = 106 % offered)")
     for col, name, digits in TABLES:
-        print(f"\n### {name} (mean [95 % t interval] over seeds)\n")
+        print(f"\n### {name} (mean [95 % interval] over seeds)\n")
         print(_table(frame, col, digits))
-    winners = sweep_winners(frame, metrics=("welfare_gain", "users_surplus", "provider_revenue"))
+    best = winners(point_table(frame, ("welfare_gain", "users_surplus", "provider_revenue")),
+                   metrics=("welfare_gain", "users_surplus", "provider_revenue"))
     print("\n### highest mean per load (tied: another model's interval holds the winner's mean)\n")
     print("| load factor | metric | winner | mean [95 % CI] | tied |\n|---:|---|---|---:|---|")
-    for r in winners.itertuples(index=False):
+    for r in best.itertuples(index=False):
         print(f"| {r[0]:g} | {r.metric} | {r.winner} | {r.mean:,.0f} [{r.low:,.0f}, {r.high:,.0f}] | {r.tied} |")
     return 0
 

@@ -29,7 +29,7 @@ sys.path.insert(0, str(ROOT))
 
 from gridmarket.scenarios.config import with_overrides  # noqa: E402
 from gridmarket.scenarios.experiment import build_inputs, run_model  # noqa: E402
-from gridmarket.scenarios.intervals import ci95  # noqa: E402
+from gridmarket.scenarios.intervals import interval, interval_of  # noqa: E402
 from gridmarket.scenarios.registry import get_scenario  # noqa: E402
 
 MIXES = {
@@ -78,15 +78,19 @@ def run(seeds: list[int]) -> pd.DataFrame:
 def markdown(frame: pd.DataFrame) -> str:
     mixes = list(MIXES)
     n = frame["seed"].nunique()
-    out = [f"| metric (mean [95 % t interval] over {n} seeds) | " + " | ".join(mixes) + " |",
+    out = [f"| metric (mean [95 % interval] over {n} seeds) | " + " | ".join(mixes) + " |",
            "|---|" + "---:|" * len(mixes)]
+    methods = set()
     for key, label, digits in METRICS:
         cells = []
         for mix in mixes:
-            m, lo, hi = ci95(frame[frame["mix"] == mix][key].tolist())
-            cells.append(f"{m:,.{digits}f} [{lo:,.{digits}f}, {hi:,.{digits}f}]")
+            values = frame[frame["mix"] == mix][key].tolist()
+            # jobs bought and the share of value realised are amounts (>= 0); the rest are metrics of the vocabulary
+            s = interval(values, low=0.0) if key in ("bought", "value_share") else interval_of(key, values)
+            methods.add(s.method)
+            cells.append(f"{s.mean:,.{digits}f} [{s.low:,.{digits}f}, {s.high:,.{digits}f}]")
         out.append(f"| {label} | " + " | ".join(cells) + " |")
-    return "\n".join(out)
+    return "\n".join(out) + f"\n\n95 % interval over seeds: {', '.join(sorted(methods))}"
 
 
 def main(argv=None) -> int:

@@ -1,7 +1,8 @@
 """Murali & Vadhiyar at the authors' set-up: the measurements behind the failing directions, pooled over seeds.
 
 Reads the ``report.csv`` of finished ``gridmarket run murali-xsede --size full --seed S --out DIR/seedS``
-runs (no simulation) and prints, as mean [95 % t interval] over the seeds:
+runs (no simulation) and prints, as mean [95 % interval] over the seeds (bootstrap percentile for amounts,
+Student t for changes, :mod:`gridmarket.scenarios.intervals`):
 
 * per strategy: mean response, electricity cost, energy, and the price paid per MWh (cost / energy),
   which splits a cost change into the energy used and the prices it was bought at;
@@ -17,7 +18,7 @@ import csv
 import sys
 from pathlib import Path
 
-from gridmarket.scenarios.intervals import ci95
+from gridmarket.scenarios.intervals import interval
 
 STRATEGIES = ("bs", "mcmf-w100", "mcmf-w50", "mcmf-w25", "mcmf-w0", "twoprice-w25", "inst")
 SYSTEMS = ("Blacklight", "Darter", "Gordon", "Trestles", "Mason", "Lonestar", "Queenbee", "Steele")
@@ -28,9 +29,10 @@ def _figures(folder: Path) -> dict[str, float]:
         return {r["metric"]: float(r["ours"]) for r in csv.DictReader(f) if r["kind"] == "figure"}
 
 
-def _cell(values: list[float], digits: int = 1) -> str:
-    m, lo, hi = ci95(values)
-    return f"{m:,.{digits}f} [{lo:,.{digits}f}, {hi:,.{digits}f}]"
+def _cell(values: list[float], digits: int = 1, *, low: float | None = 0.0) -> str:
+    """Mean [95 % interval] of ``values``, an amount (lowest value ``low``) or a change (``low=None``)."""
+    s = interval(values, low=low)
+    return f"{s.mean:,.{digits}f} [{s.low:,.{digits}f}, {s.high:,.{digits}f}]"
 
 
 def main(folders: list[str]) -> None:
@@ -47,8 +49,8 @@ def main(folders: list[str]) -> None:
         mwh = [r[f"{s}: energy"] for r in runs]
         d_resp = [100 * (r[f"{s}: mean response"] / r["bs: mean response"] - 1) for r in runs]
         d_cost = [100 * (r[f"{s}: electricity cost"] / r["bs: electricity cost"] - 1) for r in runs]
-        print(f"| {s} | {_cell(resp)} | {_cell(d_resp)} | {_cell(cost, 0)} | {_cell(mwh)} | "
-              f"{_cell([c / e for c, e in zip(cost, mwh)], 2)} | {_cell(d_cost)} |")
+        print(f"| {s} | {_cell(resp)} | {_cell(d_resp, low=None)} | {_cell(cost, 0)} | {_cell(mwh)} | "
+              f"{_cell([c / e for c, e in zip(cost, mwh)], 2)} | {_cell(d_cost, low=None)} |")
     print("\n| system | offered load (%) | BS: mean wait (min) | MCMF w_t = 25 %: mean wait (min) | "
           "BS: jobs | MCMF w_t = 25 %: jobs |")
     print("|---|---|---|---|---|---|")

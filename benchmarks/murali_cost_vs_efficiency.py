@@ -89,7 +89,7 @@ def one(seed: int, variant: str, days: float, labels: list[str]) -> dict:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from gridmarket.scenarios.intervals import ci95
+    from gridmarket.scenarios.intervals import STUDENT_T, interval
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--seeds", default="1..3")
@@ -127,7 +127,7 @@ def main(argv: list[str] | None = None) -> int:
                       f"cost {100 * (x['cost'] / bs['cost'] - 1):+6.1f} %  energy {100 * (x['mwh'] / bs['mwh'] - 1):+6.1f} %"
                       f"  USD/MWh {100 * ((x['cost'] / x['mwh']) / (bs['cost'] / bs['mwh']) - 1):+6.1f} %")
             sys.stdout.flush()
-        print(f"  mean over seeds {seeds[0]}..{seeds[-1]} [Student-t 95 %], change vs BS:")
+        print(f"  mean over seeds {seeds[0]}..{seeds[-1]} [95 %, {STUDENT_T}: changes are unbounded], change vs BS:")
         print("    policy         response                  cost                      energy                    "
               "USD/MWh paid              paper (cost)    k(cost within 5 pts)")
         for label in labels[1:]:
@@ -138,7 +138,8 @@ def main(argv: list[str] | None = None) -> int:
                             for r in runs]
                 else:
                     vals = [100 * (r[label][key] / r["bs"][key] - 1) for r in runs]
-                m, lo, hi = ci95(vals)
+                s = interval(vals, low=None)
+                m, lo, hi = s.mean, s.low, s.high
                 cells.append(f"{m:+6.1f} [{lo:+6.1f}, {hi:+6.1f}]")
             paper = _PAPER.get(label)
             if paper:

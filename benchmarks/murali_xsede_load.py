@@ -130,16 +130,17 @@ def _change(r: dict, label: str, key: str = "response") -> float | None:
 
 
 def summarise(setting: str, runs: list[dict]) -> None:
-    from gridmarket.scenarios.intervals import ci95
+    from gridmarket.scenarios.intervals import STUDENT_T, interval
 
     n = len(runs)
-    print(f"  == {setting}: k of {n} seeds [mean, Student-t 95 %]")
+    print(f"  == {setting}: k of {n} seeds [mean, 95 % {STUDENT_T}: changes are unbounded]")
     for label, paper in _RESPONSE_PRINTED.items():
         vals = [v for v in (_change(r, label) for r in runs) if v is not None]
         if not vals:
             continue
         k = sum(abs(v - paper) <= 10 for v in vals)
-        m, lo, hi = ci95(vals) if len(vals) > 1 else (vals[0], vals[0], vals[0])
+        s = interval(vals, low=None)
+        m, lo, hi = (s.mean, s.low, s.high) if len(vals) > 1 else (vals[0], vals[0], vals[0])
         print(f"    {label} response change {m:+6.1f} % [{lo:+6.1f}, {hi:+6.1f}] vs {paper:+.1f} (+-10): {k}/{n}")
     facs = [r["inst"]["response"] / r["bs"]["response"] for r in runs if "error" not in r["inst"] and "error" not in r["bs"]]
     if facs:

@@ -283,15 +283,15 @@ DIRECTIONS = [  # (text, test on one seed's record)
 
 
 def summarize(records: list[dict]) -> str:
-    from gridmarket.scenarios.intervals import ci95
+    from gridmarket.scenarios.intervals import interval
 
-    def fmt(values) -> str:
-        m, lo, hi = ci95(values)
-        return f"{m:+.1f} [{lo:+.1f}, {hi:+.1f}]" if len(values) > 1 else f"{m:+.1f}"
+    def fmt(values) -> str:  # a change: unbounded
+        s = interval(values, low=None)
+        return f"{s.mean:+.1f} [{s.low:+.1f}, {s.high:+.1f}]" if len(values) > 1 else f"{s.mean:+.1f}"
 
-    def fmt_abs(values) -> str:
-        m, lo, hi = ci95(values)
-        return f"{m:.0f} [{lo:.0f}, {hi:.0f}]" if len(values) > 1 else f"{m:.0f}"
+    def fmt_abs(values) -> str:  # an amount: never below 0
+        s = interval(values, low=0.0)
+        return f"{s.mean:.0f} [{s.low:.0f}, {s.high:.0f}]" if len(values) > 1 else f"{s.mean:.0f}"
 
     lines = []
     by_variant: dict[str, list[dict]] = {}

@@ -142,7 +142,7 @@ def one(size: str, seed: int, data: Path, variant: str) -> dict:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from gridmarket.scenarios.intervals import ci95
+    from gridmarket.scenarios.intervals import interval
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--size", default="medium", choices=["small", "medium", "full"])
@@ -184,7 +184,8 @@ def main(argv: list[str] | None = None) -> int:
         bound_e = [100 * (r["bound_mwh"] / r["bs"]["mwh"] - 1) for r in runs]
         for name, vals in (("response change", resp), ("cost change", cost), ("energy change", energy),
                            ("EUR/MWh paid change", price), ("zero-wait bound", bound_t), ("energy bound", bound_e)):
-            m, lo, hi = ci95(vals) if n > 1 else (vals[0],) * 3
+            s = interval(vals, low=None)  # changes: unbounded
+            m, lo, hi = (s.mean, s.low, s.high) if n > 1 else (vals[0],) * 3
             print(f"  {name:<20} {m:+7.1f} % [{lo:+7.1f}, {hi:+7.1f}]  per seed " + ", ".join(f"{v:+.1f}" for v in vals))
         print(f"  MCMF faster than BS {sum(v < 0 for v in resp)}/{n}; cheaper {sum(v < 0 for v in cost)}/{n}; "
               f"response change within 10 of {_PAPER_RESPONSE} {sum(abs(v - _PAPER_RESPONSE) <= 10 for v in resp)}/{n}; "

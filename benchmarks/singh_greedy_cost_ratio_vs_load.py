@@ -108,7 +108,11 @@ def one(seed: int, scale, counts: list[int]) -> dict:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from gridmarket.scenarios.intervals import ci95
+    from gridmarket.scenarios.intervals import BOOTSTRAP, interval
+
+    def bounded(values):  # ratios and hours: never below 0
+        s = interval(values, low=0.0)
+        return s.mean, s.low, s.high
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--seeds", default="1..3")
@@ -136,12 +140,12 @@ def main(argv: list[str] | None = None) -> int:
             sys.stdout.flush()
         n = len(runs)
         names = list(runs[0]["loads"])
-        print(f"  mean over {n} seeds [Student-t 95 %]; loads around the instants: "
+        print(f"  mean over {n} seeds [95 % {BOOTSTRAP}]; loads around the instants: "
               + ", ".join(f"{k} {100 * np.mean([r['loads'][k] for r in runs]):.1f} %" for k in names))
         for c in counts:
-            m = ci95([r[c]["cost_ratio"] for r in runs])
-            mk = ci95([r[c]["prov_h"] / r[c]["be_h"] for r in runs])
-            be = ci95([r[c]["be_h"] for r in runs])
+            m = bounded([r[c]["cost_ratio"] for r in runs])
+            mk = bounded([r[c]["prov_h"] / r[c]["be_h"] for r in runs])
+            be = bounded([r[c]["be_h"] for r in runs])
             extra = ""
             if c == counts[0]:
                 k = sum(abs(r[c]["cost_ratio"] - _THESIS_RATIO) <= _TOL for r in runs)

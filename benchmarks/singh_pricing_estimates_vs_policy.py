@@ -55,7 +55,7 @@ def one(seed: int, site: str, plan_without: str = "recreated") -> dict:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from gridmarket.scenarios.intervals import ci95
+    from gridmarket.scenarios.intervals import BOOTSTRAP, interval
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--seeds", default="1..10")
@@ -73,8 +73,11 @@ def main(argv: list[str] | None = None) -> int:
             f"{k}: res {v['res_wait']:.2f} h vs BE {v['be_wait']:.2f} h, price a=0 {v['price0']:.1f}, "
             f"random {v['price_random']:.1f} SU" for k, v in r.items()), flush=True)
     n = len(runs)
-    fmt = lambda vals, d=2: "{:.{d}f} [{:.{d}f}, {:.{d}f}]".format(*ci95(vals), d=d)  # noqa: E731
-    print(f"\n{args.site.upper()}, first 30 days, seeds {args.seeds}: mean [Student-t 95 %] over seeds")
+    def fmt(vals, d=2):  # waits (h), their ratio and prices (SU): never below 0
+        s = interval(vals, low=0.0)
+        return f"{s.mean:.{d}f} [{s.low:.{d}f}, {s.high:.{d}f}]"
+
+    print(f"\n{args.site.upper()}, first 30 days, seeds {args.seeds}: mean [95 % {BOOTSTRAP}] over seeds")
     print("| reading | reservation wait a=0 (h) | best-effort wait a=0 (h) | res / BE | res < BE (k) | price a=0 (SU) "
           "| price, random alpha (SU) |")
     print("|---|---|---|---|---:|---|---|")

@@ -37,7 +37,8 @@ Families (``--family``):
     PYTHONPATH=$PWD GRIDMARKET_DATA=../shared/data nice -n 10 .venv/bin/python -W ignore \\
         benchmarks/singh_pricing_figs25_31.py --family load --seeds 1..10
 
-Times are hours, prices SU (processor-hours); intervals Student-t 95 % over seeds.
+Times are hours, prices SU (processor-hours); intervals 95 % over seeds, bootstrap percentile (every figure
+here is >= 0: loads, utilisations, prices, ratios).
 """
 
 from __future__ import annotations
@@ -131,10 +132,10 @@ def _utilisation(r, procs, t1):
 
 
 def _fmt(vals, d=2):
-    from gridmarket.scenarios.intervals import ci95
+    from gridmarket.scenarios.intervals import interval
 
-    m, lo, hi = ci95(vals)
-    return f"{m:.{d}f} [{lo:.{d}f}, {hi:.{d}f}]"
+    s = interval(vals, low=0.0)
+    return f"{s.mean:.{d}f} [{s.low:.{d}f}, {s.high:.{d}f}]"
 
 
 def _dec(xs):

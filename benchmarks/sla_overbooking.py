@@ -3,7 +3,7 @@ provider signs on more and more of its processors.
 
 For each load factor and seed the scenario's jobs, prices and valuations are built once; the ``sla``
 model then runs with every provider's ``overbooking`` set to each factor (1 signs only what the plan can
-honour). Prints, as Markdown, the mean over seeds and 95 % t interval of the contracts signed and
+honour). Prints, as Markdown, the mean over seeds and 95 % interval (named under each table) of the contracts signed and
 violated (started late, never run; broken ones re-signed with another provider), the penalties paid,
 what the contracts that ran were priced at,
 the contracts' revenue net of penalties, every provider's revenue, social welfare and users' surplus;
@@ -30,7 +30,7 @@ sys.path.insert(0, str(ROOT))
 
 from gridmarket.scenarios.config import with_overrides  # noqa: E402
 from gridmarket.scenarios.experiment import build_inputs, run_model  # noqa: E402
-from gridmarket.scenarios.intervals import ci95  # noqa: E402
+from gridmarket.scenarios.intervals import Interval, interval, interval_of  # noqa: E402
 from gridmarket.scenarios.registry import get_scenario  # noqa: E402
 
 METRICS = (
@@ -71,9 +71,14 @@ def run(seeds: list[int], loads: list[float], factors: list[float]) -> pd.DataFr
     return pd.DataFrame(rows)
 
 
-def _cell(values, digits: int) -> str:
-    m, lo, hi = ci95(list(values))
-    return f"{m:,.{digits}f} [{lo:,.{digits}f}, {hi:,.{digits}f}]"
+def _cell(s, digits: int) -> str:
+    """An interval (:class:`gridmarket.scenarios.intervals.Interval`) as ``mean [low, high]``."""
+    return f"{s.mean:,.{digits}f} [{s.low:,.{digits}f}, {s.high:,.{digits}f}]"
+
+
+def _of(key: str, values) -> Interval:
+    """The 95 % interval of a metric; the contracts' gross price (not in the vocabulary) is an amount, >= 0."""
+    return interval(list(values), low=0.0) if key == "sla_gross" else interval_of(key, list(values))
 
 
 def markdown(frame: pd.DataFrame) -> str:
@@ -83,19 +88,22 @@ def markdown(frame: pd.DataFrame) -> str:
     for load in sorted(frame["load"].unique()):
         at = frame[frame["load"] == load]
         n = at["seed"].nunique()
-        out.append(f"#### load x{load:g}: mean [95 % t interval] over {n} seeds\n")
+        out.append(f"#### load x{load:g}: mean [95 % interval] over {n} seeds\n")
         out.append("| metric | " + " | ".join(f"x{f:g}" for f in factors) + " |")
         out.append("|---|" + "---:|" * len(factors))
         for key, label, digits in METRICS:
-            out.append(f"| {label} | " + " | ".join(_cell(at[at["factor"] == f][key], digits) for f in factors) + " |")
+            out.append(f"| {label} | " + " | ".join(_cell(_of(key, at[at["factor"] == f][key]), digits) for f in factors)
+                       + " |")
         base = at[at["factor"] == 1.0].set_index("seed")["provider_revenue"]
         cells, held = [], []
         for f in factors:
             d = at[at["factor"] == f].set_index("seed")["provider_revenue"] - base
-            cells.append(_cell(d, 0))
+            cells.append(_cell(interval(list(d), low=None), 0))  # a paired difference: unbounded
             held.append(f"{int((d > 0).sum())} of {len(d)}")
         out.append("| providers' revenue minus factor 1's, same seed, SU | " + " | ".join(cells) + " |")
         out.append("| seeds where overbooking raised providers' revenue | " + " | ".join(held) + " |")
+        out.append("\n95 % interval over seeds: bootstrap percentile for amounts (>= 0), Student t for the net revenue, "
+                   "the users' surplus and the paired difference")
         out.append("")
     return "\n".join(out)
 

@@ -13,7 +13,7 @@ Two 95 % intervals of the mean over seeds, chosen by the range of the metric
   :func:`ci95`).
 
 Used by the results folder (:mod:`gridmarket.scenarios.results`), the sweep's table and plots
-(:mod:`gridmarket.scenarios.plots`) and the reproductions' several-seed reports; unitless (a metric's
+(:mod:`gridmarket.plots`, drawn from the tables) and the reproductions' several-seed reports; unitless (a metric's
 values keep their units).
 """
 

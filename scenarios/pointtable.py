@@ -17,7 +17,7 @@ import pandas as pd
 from gridmarket.scenarios.intervals import interval_of
 from gridmarket.vocabulary import by_topic, is_metric, legend, legend_lines, metric
 
-__all__ = ["design_points", "format_points", "point_table", "points_markdown"]
+__all__ = ["design_points", "format_points", "point_table", "points_markdown", "winners"]
 
 _COLUMNS = ["metric", "n", "mean", "low", "high", "method"]
 
@@ -109,3 +109,23 @@ def points_markdown(points: pd.DataFrame, title: str) -> str:
         methods = _methods(points, group)
         out += ["", legend(group) + ".", *([f"95 % interval over seeds, {methods}."] if methods else []), ""]
     return "\n".join(out)
+
+
+def winners(points: pd.DataFrame, *, x: str = "grid.workload.load_factor",
+            metrics: Sequence[str] = ("social_welfare", "users_surplus", "provider_revenue")) -> pd.DataFrame:
+    """Per value of ``x`` and metric, the model with the highest mean over seeds and that mean.
+
+    ``points`` is :func:`point_table`'s long table of a sweep over the model and ``x``. The first column is
+    named after ``x``'s last part (``load_factor``). A second model whose 95 % interval contains the winner's
+    mean is named as tied (``tied`` column).
+    """
+    rows = []
+    for name in metrics:
+        part = points[points["metric"] == name]
+        for value, g in part.groupby(x, sort=True):
+            g = g.sort_values("mean", ascending=False)
+            best = g.iloc[0]
+            tied = [r.model for r in g.iloc[1:].itertuples() if r.low <= best["mean"] <= r.high]
+            rows.append({x.split(".")[-1]: value, "metric": name, "winner": best["model"], "mean": best["mean"],
+                         "low": best["low"], "high": best["high"], "tied": ", ".join(tied)})
+    return pd.DataFrame(rows)

@@ -41,10 +41,10 @@ from pathlib import Path
 
 import pandas as pd
 
-from gridmarket.atomicfile import is_temporary, save_figure, write_atomic
+from gridmarket.atomicfile import is_temporary, write_atomic
 from gridmarket.errors import InvalidInput
 from gridmarket.scenarios.outfolder import LOCK_NAME, MANIFEST_NAME, entries, file_record, remove_written
-from gridmarket.vocabulary import MESSAGE_PREFIX, by_topic, is_metric, legend_items, legend_lines, metric
+from gridmarket.vocabulary import by_topic, is_metric, legend_items, legend_lines, metric
 
 __all__ = ["PACKAGES", "PRINTED", "RESULT_FILES", "format_table", "manifest", "prepare_out", "run_currency",
            "summary_markdown", "write_atomic", "write_manifest", "write_results"]
@@ -52,7 +52,6 @@ __all__ = ["PACKAGES", "PRINTED", "RESULT_FILES", "format_table", "manifest", "p
 PACKAGES = ("gridmarket", "mesa", "numpy", "pandas", "networkx", "scipy", "deap", "ortools", "scikit-learn",
             "statsmodels", "matplotlib", "tqdm", "pyarrow")
 
-_PLOTTED = ("mean_wait", "mean_response", "mean_bsld", "makespan", "allocation_cost", "electricity_cost")
 
 
 RESULT_FILES = ("jobs.parquet", "jobs.csv", "summary.csv", "summary.md", "metrics.png", "messages.png",
@@ -205,78 +204,6 @@ def summary_markdown(summary: pd.DataFrame, title: str, *, currency: str = "") -
     return "\n".join(parts)
 
 
-def _bars(summary: pd.DataFrame, path: Path, title: str, *, currency: str = ""):
-    """Six panels of per-model metrics, one horizontal bar per model (names never collide).
-
-    The run's makespan is usually set by the last long job and equal for every model, so it is
-    said in the title and the panel shows the workflows' mean makespan instead (where workflows ran).
-    """
-    import matplotlib
-
-    matplotlib.use("Agg")
-    from matplotlib.figure import Figure
-
-    from gridmarket.scenarios.plots import model_colour
-
-    panels = [(name, metric(name).heading) for name in _PLOTTED]
-    makespan = summary.get("makespan")
-    note = ""
-    if "workflow_makespan" in summary and summary["workflow_makespan"].notna().any():
-        panels[3] = ("workflow_makespan", metric("workflow_makespan").heading)
-        if makespan is not None and makespan.notna().all():
-            spread = makespan.max() - makespan.min()
-            note = (f"; run makespan {makespan.min() / 3600:.1f} h for every model" if spread == 0 else
-                    f"; run makespan {makespan.min() / 3600:.1f}-{makespan.max() / 3600:.1f} h")
-    if currency:  # the vocabulary's unit is "the prices' currency": name it when the run knows it
-        panels[5] = ("electricity_cost", f"{metric('electricity_cost').title} ({currency})")
-    models = list(summary["model"])
-    fig = Figure(figsize=(12, 1.6 + 0.55 * len(models) * 2), layout="constrained")
-    axes = fig.subplots(2, 3, sharey=True).ravel()
-    colours = [model_colour(m) for m in models]
-    y = range(len(models))
-    for ax, (col, label) in zip(axes, panels):
-        values = summary[col] if col in summary else pd.Series([float("nan")] * len(models))
-        ax.barh(list(y), values, color=colours)
-        ax.set_title(label + (f", {metric(col).direction}" if metric(col).better else ""), fontsize=10)
-        ax.set_yticks(list(y), models)
-        ax.grid(axis="x", alpha=0.3)
-    axes[0].invert_yaxis()  # once: the panels share the y axis, and each call would flip it back
-    fig.suptitle(title + note)
-    save_figure(fig, path, dpi=110)
-    return fig
-
-
-def _message_table(summary: pd.DataFrame, path: Path, title: str) -> None:
-    """Messages per type (columns) and model (rows) as a table of counts shaded on a log scale.
-
-    The counts span orders of magnitude (thousands of submits, a handful of SLA offers) and a run has up
-    to a dozen types: as bars they overlapped and repeated colours; as a table every count is printed.
-    """
-    import numpy as np
-    from matplotlib.colors import LogNorm
-    from matplotlib.figure import Figure
-
-    kinds = [c for c in summary.columns if c.startswith(MESSAGE_PREFIX)]
-    counts = summary[kinds].fillna(0).to_numpy(dtype=float) if kinds else np.zeros((len(summary), 0))
-    models = [str(m) for m in summary["model"]]
-    fig = Figure(figsize=(1.6 + 0.85 * max(len(kinds), 1), 1.3 + 0.32 * max(len(models), 1)), layout="constrained")
-    ax = fig.subplots()
-    if counts.size and counts.max() > 0:
-        shown = np.where(counts > 0, counts, np.nan)
-        ax.imshow(shown, cmap="Blues", norm=LogNorm(vmin=1, vmax=max(counts.max(), 10)), aspect="auto")
-        top = np.log10(max(counts.max(), 10))
-        for i, j in np.ndindex(counts.shape):
-            dark = counts[i, j] > 0 and np.log10(counts[i, j]) > 0.6 * top
-            ax.text(j, i, f"{counts[i, j]:.0f}" if counts[i, j] else "-", ha="center", va="center", fontsize=8,
-                    color="white" if dark else "black")
-    else:
-        ax.text(0.5, 0.5, "no messages", ha="center", va="center", transform=ax.transAxes)
-    ax.set_xticks(range(len(kinds)), [metric(k).label for k in kinds], rotation=30, ha="right", fontsize=8)
-    ax.set_yticks(range(len(models)), models, fontsize=8)
-    ax.set_title(f"{title}: messages sent, by type", fontsize=10)
-    save_figure(fig, path, dpi=110)
-
-
 def write_manifest(out: Path, doc: dict, written: Sequence[Path], rows: Mapping[Path, int] | None = None) -> Path:
     """Write ``out/manifest.json``: ``doc`` with ``files`` (each written file's bytes, SHA-256 and rows), last.
 
@@ -311,7 +238,7 @@ def write_results(out: Path, jobs: pd.DataFrame, summary: pd.DataFrame, manifest
 
 
 def _write_results(out: Path, jobs, summary, manifest_doc, title, runs, procs, extra) -> list[Path]:
-    from gridmarket.scenarios import plots
+    from gridmarket import plots
 
     written = []
     tables = [("jobs.csv", jobs), ("summary.csv", summary)]
@@ -327,8 +254,8 @@ def _write_results(out: Path, jobs, summary, manifest_doc, title, runs, procs, e
     for name, text in files:
         write_atomic(out / name, text)
         written.append(out / name)
-    _bars(summary, out / "metrics.png", title, currency=currency)
-    _message_table(summary, out / "messages.png", title)
+    plots.model_bars(summary, out / "metrics.png", title, currency=currency)
+    plots.message_table(summary, out / "messages.png", title)
     written += [out / "metrics.png", out / "messages.png"]
     if runs:
         moga = next((r for r in runs if r.front), None)

@@ -827,7 +827,7 @@ def _sweep_into(out: Path, config: ScenarioConfig, spec: dict, ids: list[str], p
                               "above); repeat the command with --resume to run it again")
         rows += doc["rows"]
     table = pd.DataFrame(rows)
-    from gridmarket.scenarios.plots import sweep_means
+    from gridmarket.plots import metric_by_model
     from gridmarket.scenarios.pointtable import point_table, points_markdown
 
     # the table last: sweep.csv there means every file of the sweep is
@@ -835,6 +835,6 @@ def _sweep_into(out: Path, config: ScenarioConfig, spec: dict, ids: list[str], p
     means = point_table(table)
     write_atomic(out / "means.csv", means.to_csv(index=False))
     write_atomic(out / "means.md", points_markdown(means, f"{config.name}: sweep"))
-    sweep_means(table, out / "sweep.png", config.name)
+    metric_by_model(means, out / "sweep.png", config.name)
     write_atomic(out / "sweep.csv", table.to_csv(index=False))
     return table

@@ -83,7 +83,7 @@ def test_scenarios_layout_commands_over_harnesses_over_mechanisms():
 
 def test_no_two_modules_of_gridmarket_import_each_other():
     """Not even inside a function: a module pair that needs each other needs a third module for what both use
-    (scenarios.plots and scenarios.results once did, for ``ci95``: now :mod:`gridmarket.scenarios.intervals`)."""
+    (a plotting module and scenarios.results once did, for ``ci95``: now :mod:`gridmarket.scenarios.intervals`)."""
     from pathlib import Path
 
     root = Path(__file__).resolve().parents[1]

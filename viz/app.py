@@ -32,6 +32,7 @@ from gridmarket.scenarios.registry import get_scenario, scenario_names
 from gridmarket.viz.charts import agents_figure, gantt_figure, load_figure, price_figure
 from gridmarket.viz.model import DEFAULT_HORIZON_SECONDS, DEFAULT_STEP_SECONDS, MarketView
 from gridmarket.viz.summary import SUMMARY_FIELDS
+from gridmarket.vocabulary import is_metric, metric
 
 __all__ = ["MODEL_ENV", "PAGES", "SCENARIO_ENV", "MarketPage", "NamedPages", "make_page", "model_params", "summary_html"]
 
@@ -111,11 +112,12 @@ def model_params(scenario_name: str = "quickstart", interaction_model: str | Non
     }
 
 
-def _cell(value) -> str:
-    if isinstance(value, float):
-        if math.isnan(value):
-            return "–"
-        return f"{value:.3f}" if abs(value) < 10 else f"{value:,.1f}"
+def _cell(value, key: str = "") -> str:
+    """A value as the table shows it: a metric's decimals (:mod:`gridmarket.vocabulary`), "–" when missing."""
+    if isinstance(value, float) and math.isnan(value):
+        return "–"
+    if is_metric(key) and isinstance(value, int | float):
+        return html.escape(metric(key).format(value))
     return html.escape(str(value))
 
 
@@ -130,8 +132,9 @@ def summary_html(rows: list[dict]) -> str:
         for r in rows:
             value = r.get(key, math.nan)
             error = key == "status" and str(value).startswith("error")
-            cells.append(f"<td class='gm-error'>{_cell(value)}</td>" if error else f"<td>{_cell(value)}</td>")
-        body.append(f"<tr><th>{html.escape(label)}</th>{''.join(cells)}</tr>")
+            cells.append(f"<td class='gm-error'>{_cell(value)}</td>" if error else f"<td>{_cell(value, key)}</td>")
+        hint = f' title="{html.escape(metric(key).definition, quote=True)}"' if is_metric(key) else ""
+        body.append(f"<tr><th{hint}>{html.escape(label)}</th>{''.join(cells)}</tr>")
     return f"<table><thead><tr><th>metric</th>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
 
 

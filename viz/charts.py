@@ -20,10 +20,12 @@ currency per MWh.
 from __future__ import annotations
 
 import pandas as pd
-from matplotlib.collections import PolyCollection
 from matplotlib.figure import Figure
 
-from gridmarket.viz.plan import PLAN_KINDS, assign_rows, machine_plan
+from gridmarket.plots import draw_pareto, live_prices, queues
+from gridmarket.plots.blocks import assign_rows, draw_blocks
+from gridmarket.plots.canvas import LABEL_PT, LEGEND_PT, TICK_PT, TITLE_PT, note_figure
+from gridmarket.viz.plan import machine_plan
 
 __all__ = [
     "DPI",
@@ -41,41 +43,11 @@ DPI = 80
 """Pixels per inch of the PNGs the page shows (a 6.5 x 4.6 in figure is 520 x 368 px)."""
 
 _SIZE = (6.5, 4.6)
-# Text sizes, points. The page shows a chart about 400 px wide (a half-width grid cell), so a 520 px
-# PNG is drawn at ~0.75 of its size: 9 pt ticks and legends at 80 dpi come out near 7.5 px, the
-# smallest that stays legible; 7 pt (the earlier size) came out near 6 px, too small to read.
-TICK_PT, LEGEND_PT, LABEL_PT, TITLE_PT = 9, 9, 10, 11
+# Text sizes are the page's (gridmarket.plots.canvas): 9 pt at 80 dpi, drawn at ~0.75 of 520 px, is ~7.5 px.
 _HOUR = 3600
 
-_STYLE = {  # kind -> facecolor, edgecolor, hatch, legend label
-    "done": ("#c7c7c7", "#8c8c8c", None, "ended"),
-    "running": ("#1f77b4", "#0b3d63", None, "running"),
-    "background": ("#17becf", "#0b6570", None, "running (bg tier)"),
-    "reservation": ("#9467bd", "#4b2a6b", None, "reservation"),
-    "queued": ("#ff7f0e", "#9c4a00", None, "queued (planned)"),
-    "projected": ("#ffd8a8", "#c26a00", "///", "queued (forecast)"),
-    "free": ("#f1f8e9", "#dcedc8", None, "free slot"),
-    "advertised": ("#66bb6a", "#1b5e20", None, "advertised slot"),
-}
-
-
 def _message(text: str) -> Figure:
-    fig = Figure(figsize=(_SIZE[0], 1.2), dpi=DPI)
-    ax = fig.subplots()
-    ax.axis("off")
-    ax.text(0.5, 0.5, text, ha="center", va="center", wrap=True, fontsize=TITLE_PT)
-    return fig
-
-
-def _runs(rows: list[int]) -> list[tuple[int, int]]:
-    """Consecutive rows as (first row, count) bands."""
-    out: list[tuple[int, int]] = []
-    for r in sorted(rows):
-        if out and r == out[-1][0] + out[-1][1]:
-            out[-1] = (out[-1][0], out[-1][1] + 1)
-        else:
-            out.append((r, 1))
-    return out
+    return note_figure(text, width=_SIZE[0], dpi=DPI, fontsize=TITLE_PT)
 
 
 # ----------------------------------------------------------------------------- Gantt
@@ -106,28 +78,11 @@ def gantt_figure(view) -> Figure:
     fig = Figure(figsize=_SIZE, dpi=DPI)
     axes = fig.subplots(len(providers), 1, sharex=True, squeeze=False,
                         gridspec_kw={"height_ratios": [max(p.procs, 16) for p in providers]})[:, 0]
-    seen: set[str] = set()
+    labelled: set[str] = set()
     for ax, p in zip(axes, providers, strict=True):
         placed = assign_rows(machine_plan(p.machine, now, window=(lo, hi)), p.procs)
         two_tier = getattr(p.machine.scheduler, "tiers", None) is not None
-        verts: dict[str, list] = {kind: [] for kind in PLAN_KINDS}
-        for block, rows in placed:
-            x0, x1 = block.start / _HOUR, block.end / _HOUR
-            if two_tier:  # each row halved: fg VM below, bg VM above
-                y = 0.5 if block.kind == "background" else 0.0
-                for r in rows:
-                    verts[block.kind].append([(x0, r + y), (x1, r + y), (x1, r + y + 0.5), (x0, r + y + 0.5)])
-                continue
-            for first, n in _runs(rows):
-                verts[block.kind].append([(x0, first), (x1, first), (x1, first + n), (x0, first + n)])
-        for kind in PLAN_KINDS:
-            if not verts[kind]:
-                continue
-            face, edge, hatch, label = _STYLE[kind]
-            width = 0.2 if two_tier or kind in ("free", "advertised") else 0.4
-            ax.add_collection(PolyCollection(verts[kind], facecolors=face, edgecolors=edge, hatch=hatch,
-                                             linewidths=width, label=None if kind in seen else label, gid=kind))
-            seen.add(kind)
+        draw_blocks(ax, [(b.kind, b.start, b.end, rows) for b, rows in placed], two_tier=two_tier, labelled=labelled)
         ax.axvline(now / _HOUR, color="#d62728", linewidth=1.2)
         ax.set_ylim(0, p.procs)
         ax.set_ylabel("procs (fg | bg)" if two_tier else "procs", fontsize=LABEL_PT)
@@ -191,39 +146,8 @@ def price_figure(view) -> Figure:
     if view.market is None:
         return _message(view.error or "no market")
     data = price_data(view)
-    now_h = view.now / _HOUR
-    fig = Figure(figsize=_SIZE, dpi=DPI)
-    top, bottom = fig.subplots(2, 1)
-    colors = {name: f"C{i}" for i, name in enumerate(view.market.providers)}
-    slots = data["slots"]
-    if len(slots):
-        for (site, kind), g in slots.groupby(["site", "kind"], sort=True):
-            c = colors.get(site, "k")
-            style = {"quote": {"marker": "o", "facecolors": "none", "edgecolors": c},
-                     "paid": {"marker": "o", "color": c},
-                     "penalty": {"marker": "x", "color": c},
-                     "sla-penalty": {"marker": "v", "color": c}}.get(kind, {"marker": ".", "color": c})
-            top.scatter(g["time"] / _HOUR, g["su"], s=14, label=f"{site} {kind}", **style)
-        top.legend(fontsize=LEGEND_PT, ncols=3, loc="upper left")
-        top.set_xlim(0, max(now_h, 1))
-    else:
-        top.text(0.5, 0.5, "no slot prices: this interaction model neither quotes nor sells slots",
-                 ha="center", va="center", transform=top.transAxes, fontsize=LABEL_PT)
-    top.set_title("slot prices (SU)", fontsize=TITLE_PT, loc="left", pad=2)
-    top.set_ylabel("SU", fontsize=LABEL_PT)
-    elec = data["electricity"]
-    for site, g in elec.groupby("site", sort=False):
-        bottom.step(g["time"] / _HOUR, g["price_per_mwh"], where="post", color=colors.get(site, "k"),
-                    linewidth=1.2, label=site)
-    bottom.axvline(now_h, color="#d62728", linewidth=1.2)
-    bottom.set_title("electricity price per site (per MWh)", fontsize=TITLE_PT, loc="left", pad=2)
-    bottom.set_xlabel(f"hours (now = {now_h:g} h)", fontsize=LABEL_PT)
-    if len(elec):
-        bottom.legend(fontsize=LEGEND_PT, loc="upper left", ncols=3)
-    for ax in (top, bottom):
-        ax.tick_params(labelsize=TICK_PT)
-    fig.subplots_adjust(left=0.09, right=0.98, top=0.94, bottom=0.1, hspace=0.45)
-    return fig
+    return live_prices(data["slots"], data["electricity"], now=view.now, sites=list(view.market.providers),
+                       size=_SIZE, dpi=DPI)
 
 
 # ----------------------------------------------------------------------------- queue and utilization
@@ -238,21 +162,7 @@ def load_figure(view) -> Figure:
     """Queue length (jobs) and utilization (busy / processors) per provider, sampled after every step."""
     if view.market is None:
         return _message(view.error or "no market")
-    data = load_data(view)
-    fig = Figure(figsize=_SIZE, dpi=DPI)
-    top, bottom = fig.subplots(2, 1, sharex=True)
-    for i, (name, g) in enumerate(data.groupby("provider", sort=False)):
-        top.plot(g["time"] / _HOUR, g["queued"], marker=".", color=f"C{i}", label=name)
-        bottom.plot(g["time"] / _HOUR, g["utilization"], marker=".", color=f"C{i}", label=name)
-    top.set_title("queue length (jobs)", fontsize=TITLE_PT, loc="left", pad=2)
-    bottom.set_title("utilization (busy / processors)", fontsize=TITLE_PT, loc="left", pad=2)
-    bottom.set_ylim(0, 1.05)
-    bottom.set_xlabel("hours", fontsize=LABEL_PT)
-    top.legend(fontsize=LEGEND_PT, loc="upper right")
-    for ax in (top, bottom):
-        ax.tick_params(labelsize=TICK_PT)
-    fig.subplots_adjust(left=0.09, right=0.98, top=0.94, bottom=0.1, hspace=0.35)
-    return fig
+    return queues(load_data(view), size=_SIZE, dpi=DPI)
 
 
 # ----------------------------------------------------------------------------- brokers and metascheduler
@@ -306,18 +216,16 @@ def agents_figure(view) -> Figure:
         ax.tick_params(labelsize=TICK_PT)
         if what == "front":
             ax.set_title("broker: last MOGA Pareto front (chosen plan starred)", fontsize=TITLE_PT, loc="left", pad=2)
+            for i, (name, g) in enumerate(front.groupby("broker")):
+                chosen = [k for k, c in enumerate(g["chosen"]) if c]
+                draw_pareto(ax, list(zip(g["allocation_cost"], g["makespan"])), chosen[0] if chosen else None,
+                            name=str(name), colour=f"C{i}", fontsize=LABEL_PT)
             if len(front):
-                for i, (name, g) in enumerate(front.groupby("broker")):
-                    ax.scatter(g["allocation_cost"], g["makespan"] / _HOUR, s=16, color=f"C{i}", label=name)
-                    pick = g[g["chosen"]]
-                    ax.scatter(pick["allocation_cost"], pick["makespan"] / _HOUR, s=140, marker="*",
-                               color="#d62728", zorder=3, label=f"{name} chosen")
                 ax.legend(fontsize=LEGEND_PT)
             else:
                 ax.text(0.5, 0.5, "no MOGA provisioning yet", ha="center", va="center", transform=ax.transAxes,
                         fontsize=LABEL_PT)
-            ax.set_xlabel("allocation cost (SU)", fontsize=LABEL_PT)
-            ax.set_ylabel("makespan (h)", fontsize=LABEL_PT)
+                draw_pareto(ax, [], None, fontsize=LABEL_PT)
         else:
             data = dispatch_data(market)
             ax.set_title("metascheduler: jobs dispatched per site per cycle", fontsize=TITLE_PT, loc="left", pad=2)

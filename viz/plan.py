@@ -5,7 +5,8 @@ along the x-axis: running and queued tasks, and the free *slots* left
 between them. Fig. 20 is the same picture for conservative backfilling and
 Fig. 21 adds an advance reservation. :func:`machine_plan` reads that picture
 off a :class:`gridmarket.simulation.MachineSimulation` at an instant, and
-:func:`assign_rows` gives every block the processor rows it is drawn on.
+:func:`assign_rows` (:mod:`gridmarket.plots.blocks`, where the blocks are drawn too) gives every block the
+processor rows it is drawn on.
 
 Times are integer seconds from simulation start; ``procs`` are processors.
 Nothing here changes the machine: the plan is read, never re-planned.
@@ -13,10 +14,8 @@ Nothing here changes the machine: the plan is read, never re-planned.
 
 from __future__ import annotations
 
-import math
-from dataclasses import dataclass
-
 from gridmarket.errors import InvalidInput
+from gridmarket.plots.blocks import PLAN_KINDS, PlanBlock, assign_rows
 from gridmarket.scheduling import planner_of
 from gridmarket.scheduling.planner import Planner
 from gridmarket.scheduling.profile import AvailabilityProfile, Profile
@@ -24,60 +23,6 @@ from gridmarket.scheduling.slots import decompose
 from gridmarket.scheduling.state import state_from_scheduler
 
 __all__ = ["PLAN_KINDS", "PlanBlock", "assign_rows", "machine_plan"]
-
-PLAN_KINDS = ("done", "running", "background", "reservation", "queued", "projected", "free", "advertised")
-"""Kinds of block, in drawing order.
-
-``done`` ended jobs (actual interval); ``running`` running jobs up to their
-planned end (start + estimate: the plan does not know the runtime);
-``background`` jobs running in the background tier of a two-tier machine
-(KEASY, REASY, MEASY; Liu et al. 2012, sec. 2.1), on the bg VMs of
-processors whose fg VMs may hold ``running`` jobs, up to the end their
-estimate gives at their current rate; a job that moved to the fg tier is
-``background`` before and ``running`` after (a two-tier machine's
-``running`` blocks start at the job's entry into the fg tier and end at the
-scheduler's expected end, and carry the processors the jobs are on);
-``reservation`` advance reservations; ``queued`` queued jobs at the start the
-policy planned (conservative backfilling, the slot scheduler); ``projected``
-queued jobs of a policy that keeps no plan, at a forecast start: FCFS, EASY
-and any other policy pricing can run forward (plug-ins included) are run
-forward from the state (their planner, ``gridmarket.scheduling.planner``, what adaptive pricing
-plans with, Singh 2008 ch. 5.3; PSP with its users' accuracies held); a
-policy whose scheduler refuses the stand-ins (a two-tier machine's) is placed
-in queue order at its jobs' earliest starts;
-``free`` free capacity cut into the layered slots of Fig. 1 around running
-jobs, reservations and a forecast; ``advertised`` the same cut around a real
-plan: non-delaying slots, what a provider advertises (ch. 3).
-"""
-
-
-@dataclass(frozen=True, slots=True)
-class PlanBlock:
-    """``procs`` processors of one kind over ``[start, end)`` seconds, with a label (job or reservation id).
-
-    ``rows``: the processors (indices from 0) the block is on, when the machine says which (a two-tier
-    machine's running jobs); None when only how many is known.
-    """
-
-    kind: str
-    start: int
-    end: int
-    procs: int
-    label: str = ""
-    rows: tuple[int, ...] | None = None
-
-    def __post_init__(self) -> None:
-        if self.kind not in PLAN_KINDS:
-            raise InvalidInput(f"plan block: unknown kind {self.kind!r}; known: {', '.join(PLAN_KINDS)}")
-        if self.end <= self.start:
-            raise InvalidInput(f"plan block {self.label!r}: end {self.end} must be after start {self.start}")
-        if self.procs < 1:
-            raise InvalidInput(f"plan block {self.label!r}: procs must be >= 1, got {self.procs}")
-        if self.rows is not None and (len(self.rows) != self.procs or len(set(self.rows)) != len(self.rows)
-                                      or any(r < 0 for r in self.rows)):
-            raise InvalidInput(f"plan block {self.label!r}: rows must be {self.procs} distinct processor indices "
-                               f">= 0, got {self.rows}")
-
 
 def _clipped(kind: str, start, end, procs: int, label: str, lo: int, hi: int, rows=None) -> PlanBlock | None:
     a, b = max(start, lo), min(end, hi)
@@ -231,72 +176,3 @@ def machine_plan(machine, now: int, *, window: tuple[int, int], advertised=None)
         if b is not None:
             blocks.append(b)
     return blocks
-
-
-def _contiguous(avail: list[int], n: int) -> list[int] | None:
-    run: list[int] = []
-    for r in avail:
-        run = run + [r] if run and r == run[-1] + 1 else [r]
-        if len(run) == n:
-            return run
-    return None
-
-
-def assign_rows(blocks: list[PlanBlock], procs: int) -> list[tuple[PlanBlock, list[int]]]:
-    """Give each block the processor rows (0 .. procs - 1) it is drawn on, as in Fig. 1.
-
-    A block that knows its processors (``rows``) keeps them (those below
-    ``procs``). For the others the plan says how many processors a job holds,
-    not which: they are placed in start order on rows free at their start and
-    not held by a block with known rows during their span, on one contiguous
-    band when there is one, else on the lowest such rows. A feasible plan
-    (never more than ``procs`` processors at an instant) always fits; a block
-    that finds too few rows gets rows free at its start, then the rows there
-    are, so a drawing never fails. ``background`` blocks (a two-tier
-    machine's bg VMs) are placed on rows of their own, apart from the other
-    blocks (the fg VMs and the free capacity). O(B x procs x K) for B blocks,
-    K the most blocks with known rows on a row.
-
-    Examples
-    --------
-    >>> bs = [PlanBlock("running", 0, 10, 2, "a"), PlanBlock("running", 0, 5, 1, "b"),
-    ...       PlanBlock("queued", 5, 9, 1, "c")]
-    >>> [(b.label, rows) for b, rows in assign_rows(bs, 3)]
-    [('a', [0, 1]), ('b', [2]), ('c', [2])]
-
-    A two-tier machine: fg job "f" known on processor 1, bg job "g" on
-    processors 0 and 1, and a free slot of 1 processor, which goes on row 0:
-
-    >>> bs = [PlanBlock("running", 0, 10, 1, "f", (1,)), PlanBlock("background", 0, 10, 2, "g", (0, 1)),
-    ...       PlanBlock("free", 0, 10, 1)]
-    >>> [(b.label, rows) for b, rows in assign_rows(bs, 2)]
-    [('f', [1]), ('g', [0, 1]), ('', [0])]
-    """
-    layers = ("background", "")  # bg VMs; everything else
-    layer_of = [("background" if b.kind == "background" else "") for b in blocks]
-    known: dict[str, list[list[tuple[int, int]]]] = {layer: [[] for _ in range(procs)] for layer in layers}
-    for b, layer in zip(blocks, layer_of, strict=True):
-        for r in b.rows or ():
-            if r < procs:
-                known[layer][r].append((b.start, b.end))
-    free_at = {layer: [-math.inf] * procs for layer in layers}
-    order = sorted(range(len(blocks)), key=lambda i: (blocks[i].start, PLAN_KINDS.index(blocks[i].kind),
-                                                      -blocks[i].procs, i))
-    out: list[tuple[PlanBlock, list[int]] | None] = [None] * len(blocks)
-    for i in order:
-        b, free, held = blocks[i], free_at[layer_of[i]], known[layer_of[i]]
-        rows: list[int] | None
-        if b.rows is not None:
-            rows = sorted(r for r in b.rows if r < procs)
-        else:
-            avail = [r for r in range(procs) if free[r] <= b.start]
-            clear = [r for r in avail if not any(s < b.end and b.start < e for s, e in held[r])]
-            rows = _contiguous(clear, b.procs)
-            if rows is None:
-                rows = (clear + [r for r in avail if r not in clear])[: b.procs]
-                if len(clear) < b.procs:
-                    rows = _contiguous(avail, b.procs) or rows
-        for r in rows:
-            free[r] = max(free[r], b.end)
-        out[i] = (b, rows)
-    return [o for o in out if o is not None]

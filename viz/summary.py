@@ -15,28 +15,15 @@ import numpy as np
 
 from gridmarket.energy.electricity_cost import electricity_costs
 from gridmarket.pricing import BASE_RATE, SECONDS_PER_HOUR
+from gridmarket.vocabulary import metric
 
 __all__ = ["SUMMARY_FIELDS", "running_summary"]
 
-SUMMARY_FIELDS = {
-    "model": "interaction model",
-    "status": "status",
-    "submitted": "submitted",
-    "started": "started",
-    "ended": "ended",
-    "mean_wait": "mean wait (s)",
-    "mean_bsld": "mean bounded slowdown",
-    "utilization": "utilization",
-    "allocation_cost": "delivered at base rate (SU)",
-    "paid": "slots paid (SU)",
-    "sla_violations": "SLA violations",
-    "sla_penalties": "SLA penalties (SU)",
-    "electricity_cost": "electricity cost",
-    "messages": "messages",
-    "traded": "jobs traded",
-    "rounds": "negotiation rounds",
-}
-"""Columns of the table, with their headers (units in brackets)."""
+_METRICS = ("submitted", "started", "ended", "mean_wait", "mean_bsld", "utilization", "delivered_su", "slots_paid",
+            "sla_violations", "sla_penalties", "electricity_cost", "messages", "traded", "negotiation_rounds")
+
+SUMMARY_FIELDS = {"model": "interaction model", "status": "status", **{k: metric(k).heading for k in _METRICS}}
+"""Columns of the table, with their headers: a metric's full name and unit from :mod:`gridmarket.vocabulary`."""
 
 
 def running_summary(market, now: int) -> dict:
@@ -50,8 +37,8 @@ def running_summary(market, now: int) -> dict:
         ``mean_wait`` (s, started jobs; under a metascheduler from the
         user's submit, so its cycle counts, as ``MarketModel.run`` records it); ``mean_bsld`` (ended jobs,
         max((w + r) / max(r, 10 s), 1)); ``utilization`` (processor-seconds
-        delivered up to ``now`` / (processors x now)); ``allocation_cost``
-        (SU: those processor-seconds at the best-effort rate); ``paid`` (SU:
+        delivered up to ``now`` / (processors x now)); ``delivered_su``
+        (SU: those processor-seconds at the best-effort rate); ``slots_paid`` (SU:
         slot prices and cancellation penalties in the providers'
         ``price_log``, when they keep one, less the SLA penalties they paid back);
         ``sla_violations`` (SLA contracts started late or broken by now, ``sla`` and ``sla-predict``)
@@ -62,7 +49,8 @@ def running_summary(market, now: int) -> dict:
         slots it bought (``market.broker.rows``: workflow tasks, reservations, a job market's
         trades) count as submitted, started, ended and delivered like the providers' own;
         ``traded`` counts the jobs a job market bought by ``now`` (auctions, double auctions,
-        negotiation, DBC, SLAs: ``gridmarket.agents.trading``) and ``rounds`` its negotiation rounds so far.
+        negotiation, DBC, SLAs: ``gridmarket.agents.trading``) and ``negotiation_rounds`` its rounds so far.
+        Every key but ``model`` and ``status`` is a metric of :mod:`gridmarket.vocabulary`.
 
     Examples
     --------
@@ -151,12 +139,12 @@ def running_summary(market, now: int) -> dict:
         "mean_wait": sum(waits) / len(waits) if waits else math.nan,
         "mean_bsld": sum(bslds) / len(bslds) if bslds else math.nan,
         "utilization": delivered / (total_procs * now) if now > 0 and total_procs else 0.0,
-        "allocation_cost": delivered * BASE_RATE / SECONDS_PER_HOUR,
-        "paid": paid - sla_penalties,
+        "delivered_su": delivered * BASE_RATE / SECONDS_PER_HOUR,
+        "slots_paid": paid - sla_penalties,
         "sla_violations": sla_violations,
         "sla_penalties": sla_penalties,
         "electricity_cost": electricity if has_prices else math.nan,
         "messages": int(sum(market.message_counts.values())),
         "traded": int(traded),
-        "rounds": int(getattr(market, "negotiation_rounds", 0)),
+        "negotiation_rounds": int(getattr(market, "negotiation_rounds", 0)),
     }

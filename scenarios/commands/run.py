@@ -43,7 +43,7 @@ __all__ = ["add_subcommands", "format_list", "parse_seeds", "run_command", "run_
 
 DEFAULT_SEED = 1
 
-REPORT_FILES = ("report.csv", "report.md", "summary.csv", "summary.md", "seed-*", ".seed-*.partial")
+REPORT_FILES = ("report.csv", "report.md", "summary.csv", "summary.md", "figure-*.png", "seed-*", ".seed-*.partial")
 """What ``run --out`` writes besides ``manifest.json`` (glob patterns; ``prepare_out``'s ``ours``)."""
 
 
@@ -179,7 +179,7 @@ def _write_seed(out: Path, seed: int, report) -> None:
     partial, folder = out / f".seed-{seed}.partial", out / f"seed-{seed}"
     shutil.rmtree(partial, ignore_errors=True)
     partial.mkdir()
-    write_report(partial, report, command=_command())
+    write_report(partial, report, command=_command(), figures=False)
     shutil.rmtree(folder, ignore_errors=True)
     os.replace(partial, folder)
 
@@ -327,7 +327,8 @@ def add_subcommands(subparsers) -> None:
         "run",
         help="run a named reproduction of a seed's experiment (or an agent scenario); --list names them",
         description="Run a named reproduction: print our figures beside the seed paper's and whether each "
-        "direction the seed reports holds; --out also writes report.csv, report.md and manifest.json. An agent "
+        "direction the seed reports holds; --out also writes report.csv, report.md, one figure-*.png per figure or "
+        "table of the paper it reproduces (ours beside the paper's values) and manifest.json. An agent "
         "scenario's name (or a .toml file) runs its interaction models as 'gridmarket compare' does.",
     )
     p.add_argument("name", nargs="?", help="a reproduction or agent scenario (see --list), or a scenario .toml file")
@@ -336,7 +337,7 @@ def add_subcommands(subparsers) -> None:
                    "--list names each one's sizes) or full (the seed's scale)")
     p.add_argument("--seed", type=bounded("seed"), help=f"root seed (default {DEFAULT_SEED}; agent scenarios: the scenario's)")
     p.add_argument("--seeds", metavar="A..B", help="run a reproduction once per seed (A..B or a,b,c), in parallel; "
-                   "print each figure's mean and 95%% t interval and each direction's 'held in k of n seeds'")
+                   "print each figure's mean and 95%% interval (bootstrap or t, by its range) and each direction's 'held in k of n seeds'")
     p.add_argument("--executor", choices=("local", "dask"), default="local",
                    help="with --seeds: local processes (default) or a Dask cluster, as gridmarket sweep")
     p.add_argument("--workers", type=bounded("workers"), help="with --seeds: processes (local; default min(seeds, CPUs)) or "

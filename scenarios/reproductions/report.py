@@ -501,8 +501,10 @@ def mean(values: Sequence[float]) -> float:
     return float(sum(values) / len(values))
 
 
-def write_report(out: Path, report: Report, *, command: list[str] | None = None) -> list[Path]:
-    """Write ``report.csv``, ``report.md`` and ``manifest.json`` into the folder ``out`` (which must exist).
+def write_report(out: Path, report: Report, *, command: list[str] | None = None, figures: bool = True) -> list[Path]:
+    """Write ``report.csv``, ``report.md``, the paper-vs-ours figures (``figure-*.png``, with ``figures``;
+    :mod:`gridmarket.scenarios.reproductions.figures`) and ``manifest.json`` into the folder ``out`` (which must
+    exist).
 
     The manifest comes last and lists the other two with their bytes, SHA-256 and (CSV) rows, which
     :func:`read_report` checks.
@@ -521,6 +523,11 @@ def write_report(out: Path, report: Report, *, command: list[str] | None = None)
     for name, text in (("report.csv", frame.to_csv(index=False)), ("report.md", report.to_markdown())):
         write_atomic(Path(out) / name, text)
         written.append(Path(out) / name)
+    if figures:
+        from gridmarket.scenarios.reproductions.figures import write_paper_figures
+
+        written += write_paper_figures(Path(out), frame, name=report.name, citation=report.citation,
+                                       run=f"size {report.size}, seed {report.seed}")
     return [*written, write_manifest(Path(out), doc, written, {Path(out) / "report.csv": len(frame)})]
 
 
@@ -838,7 +845,8 @@ def _seed_list(seeds: Sequence[int]) -> str:
 
 
 def write_seeds_report(out: Path, seeds_report: SeedsReport, *, command: list[str] | None = None) -> list[Path]:
-    """Each seed's report in ``out/seed-N/``, and ``summary.csv``, ``summary.md``, ``manifest.json`` in ``out``.
+    """Each seed's report in ``out/seed-N/``, and ``summary.csv``, ``summary.md``, the paper-vs-ours figures over
+    the seeds (``figure-*.png``) and ``manifest.json`` in ``out``.
 
     ``manifest.json`` comes last and lists every file written (the seeds' too) with its bytes and SHA-256.
     """
@@ -848,7 +856,7 @@ def write_seeds_report(out: Path, seeds_report: SeedsReport, *, command: list[st
     for report in seeds_report.reports:
         folder = Path(out) / f"seed-{report.seed}"
         folder.mkdir(exist_ok=True)
-        written += write_report(folder, report, command=command)
+        written += write_report(folder, report, command=command, figures=False)
     first = seeds_report.reports[0]
     doc = manifest({"reproduction": first.name, "citation": first.citation, "size": first.size,
                     "settings": dict(first.settings)}, seeds_report.seeds[0], command=command)
@@ -859,4 +867,8 @@ def write_seeds_report(out: Path, seeds_report: SeedsReport, *, command: list[st
     for name, text in (("summary.csv", frame.to_csv(index=False)), ("summary.md", seeds_report.to_markdown())):
         write_atomic(Path(out) / name, text)
         written.append(Path(out) / name)
+    from gridmarket.scenarios.reproductions.figures import write_paper_figures
+
+    written += write_paper_figures(Path(out), frame, name=first.name, citation=first.citation,
+                                   run=f"size {first.size}, seeds {_seed_list(seeds_report.seeds)}")
     return [*written, write_manifest(Path(out), doc, written, {Path(out) / "summary.csv": len(frame)})]

@@ -173,7 +173,7 @@ def test_compare_writes_a_batsim_jobs_file_per_model_and_provider_with_energy_th
 
 def test_price_plot_has_a_panel_per_model_a_legend_outside_and_no_zero_on_a_log_axis(tmp_path):
     """One panel per model, colours per provider, legend outside the data, the whole run, no 0 on a log axis."""
-    from gridmarket.scenarios.plots import price_history
+    from gridmarket.plots import price_history
 
     logs = {"greedy": {"a": [(0, 0.0, "quote"), (3600, 50.0, "paid")], "b": [(7200, 0.2, "quote")]},
             "moga": {"a": [(1800, 3.0, "paid")], "b": []}, "best-effort": {"a": [], "b": []}}
@@ -190,13 +190,13 @@ def test_price_plot_has_a_panel_per_model_a_legend_outside_and_no_zero_on_a_log_
 
 
 def test_metric_bars_name_each_model_say_the_run_makespan_and_the_currency(tmp_path):
-    from gridmarket.scenarios.results import _bars
+    from gridmarket.plots import model_bars
 
     summary = pd.DataFrame({"model": ["best-effort", "greedy"], "mean_wait": [1.0, 2.0], "mean_response": [3.0, 4.0],
                             "mean_bsld": [1.0, 1.5], "makespan": [7200.0, 7200.0],
                             "workflow_makespan": [900.0, 600.0], "allocation_cost": [10.0, 12.0],
                             "electricity_cost": [0.5, 0.4]})
-    fig = _bars(summary, tmp_path / "m.png", "t", currency="EUR")
+    fig = model_bars(summary, tmp_path / "m.png", "t", currency="EUR")
     assert fig.get_suptitle() == "t; run makespan 2.0 h for every model"
     titles = [ax.get_title() for ax in fig.axes]
     assert "mean workflow makespan (s), lower is better" in titles
@@ -205,7 +205,7 @@ def test_metric_bars_name_each_model_say_the_run_makespan_and_the_currency(tmp_p
     # each model in its own colour, the same in every panel and every figure
     from matplotlib.colors import to_hex
 
-    from gridmarket.scenarios.plots import MODEL_COLOURS
+    from gridmarket.plots import MODEL_COLOURS
 
     assert [to_hex(bar.get_facecolor()) for bar in fig.axes[0].patches] == [MODEL_COLOURS["best-effort"],
                                                                           MODEL_COLOURS["greedy"]]
@@ -301,15 +301,15 @@ def test_trace_jobs_wider_than_every_provider_are_dropped_and_counted(tiny, tmp_
 
 def test_bar_panels_list_the_models_top_down(tmp_path):
     """The bar panels share their y axis: the first model is drawn at the top in every panel."""
-    from gridmarket.scenarios.plots import sweep_means
-    from gridmarket.scenarios.results import _bars
+    from gridmarket.plots import metric_by_model, model_bars
+    from gridmarket.scenarios.pointtable import point_table
 
     summary = pd.DataFrame({"model": ["best-effort", "greedy"], "mean_wait": [1.0, 2.0], "mean_response": [3.0, 4.0],
                             "mean_bsld": [1.0, 1.5], "makespan": [7200.0, 7200.0], "allocation_cost": [10.0, 12.0],
                             "electricity_cost": [0.5, 0.4]})
-    assert all(ax.yaxis_inverted() for ax in _bars(summary, tmp_path / "m.png", "t").axes)
+    assert all(ax.yaxis_inverted() for ax in model_bars(summary, tmp_path / "m.png", "t").axes)
     table = summary.assign(seed=1)
-    assert all(ax.yaxis_inverted() for ax in sweep_means(table, tmp_path / "s.png", "t").axes)
+    assert all(ax.yaxis_inverted() for ax in metric_by_model(point_table(table), tmp_path / "s.png", "t").axes)
 
 
 def test_the_printed_table_splits_by_topic_and_names_the_run_s_currency_in_its_legend():

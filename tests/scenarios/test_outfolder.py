@@ -10,8 +10,9 @@ import sys
 import pandas as pd
 import pytest
 
+from gridmarket import plots
 from gridmarket.errors import InvalidInput
-from gridmarket.scenarios import plots, sweep
+from gridmarket.scenarios import sweep
 from gridmarket.scenarios.commands import compare as compare_cli
 from gridmarket.scenarios.commands.cli import main
 from gridmarket.scenarios.config import load_toml_text, with_overrides

@@ -130,5 +130,6 @@ def test_a_reproduction_folder_shows_the_papers_figures_beside_ours(tmp_path):
     assert md.startswith("# ha-selection: Ha et al.") and "(`report.csv`)" in md
     assert all(metric in md for metric in report["metric"])
     assert "ILLUSTRATION" in md  # the reproduction's notes
+    assert "figure-fig-6-a.png" in md and "figure-fig-5.png" in md  # the paper-vs-ours figures of `run --out`
     doc = json.loads((out / "manifest.json").read_text())
     assert f"- **code**: gridmarket {doc['packages']['gridmarket']}, git commit {doc['git_commit']}" in md

@@ -12,7 +12,15 @@ from gridmarket.errors import InvalidInput
 from gridmarket.plugins import Registry
 from gridmarket.scenarios.commands import run as run_cli
 from gridmarket.scenarios.commands.cli import main
-from gridmarket.scenarios.reproductions import REPRODUCTIONS, Check, Report, Row, get_reproduction
+from gridmarket.scenarios.reproductions import (
+    REPRODUCTIONS,
+    Check,
+    Report,
+    Row,
+    get_reproduction,
+    write_report,
+)
+from gridmarket.scenarios.reproductions.report import read_report
 
 NEEDS_DATA = {n for n in REPRODUCTIONS if needed_by(n)}
 """The reproductions that read real data, and what each reads: the registry's (gridmarket.datasets.needed_by);
@@ -215,10 +223,30 @@ def test_reproduction_runs_small_with_finite_rows_and_its_robust_directions(name
         ours = {row.metric: row.ours for row in report.rows}
         for metric, value in PINNED_FIGURES.get(name, {}).items():
             assert ours[metric] == pytest.approx(value, rel=1e-6), (metric, ours[metric])
+        _writes_a_figure_per_cited_figure(report, request.getfixturevalue("tmp_path"))
     frame = report.to_frame()
     assert list(frame["kind"].unique())[0] == "figure"
     assert set(frame["kind"].unique()) <= {"figure", "direction", "setup"}
     assert len(frame) == len(report.rows) + len(report.checks)
+
+
+def _writes_a_figure_per_cited_figure(report, out):
+    """The report folder holds one ``figure-*.png`` per figure or table of the paper that the citation names and
+    a row cites, listed in the manifest, and the folder reads back."""
+    from gridmarket.scenarios.reproductions.figures import FIGURE_PREFIX, cited, paper_figures, reference
+
+    written = write_report(out, report)
+    names = {p.name for p in written if p.name.startswith(FIGURE_PREFIX)}
+    keys = {reference(r.seed_ref) for r in report.rows} - {None}
+    wanted = {k for k in keys if cited(k, report.citation)}
+    assert wanted, (report.name, keys)  # every reproduction with a paper figure cites it in its rows
+    figures = paper_figures(report.to_frame(), name=report.name, citation=report.citation, run="")
+    assert wanted <= {f.key for f in figures}
+    assert names == {f.file_name for f in figures}
+    assert names == {p.name for p in out.glob(FIGURE_PREFIX + "*.png")}
+    files = json.loads((out / "manifest.json").read_text())["files"]
+    assert names <= set(files)
+    assert read_report(out).rows == report.rows
 
 
 def test_unknown_name_suggests_the_closest_across_reproductions_and_scenarios(capsys):

@@ -202,13 +202,14 @@ def test_design_points_run_only_those_points_and_the_table_is_written_as_parquet
 
 
 def test_sweep_plot_shows_the_mean_over_seeds_with_its_interval_inside_the_metric_s_range(tmp_path):
+    from gridmarket.plots import metric_by_model
     from gridmarket.scenarios.intervals import bootstrap95
-    from gridmarket.scenarios.plots import sweep_means
+    from gridmarket.scenarios.pointtable import point_table
 
     table = pd.DataFrame({"grid.alpha": [0, 0, 0, 1, 1, 1], "grid.seed": [1, 2, 3] * 2, "seed": [1, 2, 3] * 2,
                           "model": ["greedy"] * 6, "mean_wait": [1.0, 2.0, 3.0, 5.0, 5.0, 8.0],
                           "mean_response": [2.0] * 6})
-    fig = sweep_means(table, tmp_path / "s.png", "qs")
+    fig = metric_by_model(point_table(table), tmp_path / "s.png", "qs")
     assert fig.get_suptitle() == "qs: mean over 3 seed(s), 95 % interval: bootstrap percentile"
     wait = fig.axes[0]
     assert [t.get_text() for t in wait.get_yticklabels()] == ["greedy | alpha=0", "greedy | alpha=1"]
@@ -498,3 +499,12 @@ def test_a_sweep_on_a_terminal_shows_one_progress_bar_and_in_a_log_a_line_per_ru
     monkeypatch.setattr(sys, "stderr", log)
     assert compare_cli.main(args + ["--out", str(tmp_path / "log")]) == 0
     assert [line.split()[0] for line in log.getvalue().splitlines() if line.endswith(": done")] == ["[1/2]", "[2/2]"]
+
+
+def test_a_sweep_over_alpha_reaches_the_moga_broker_s_choice(tmp_path):
+    """alpha=0 weighs makespan only, alpha=1 cost only (Singh 2008, eq. 15): on quickstart's seed 1 MOGA then
+    picks different plans. (Greedy picks the same quotes at both: its earliest quote is also its cheapest.)"""
+    table = run_sweep(get_scenario("quickstart"), parse_grid(["alpha=0,1", "model=moga", "seed=1"]), tmp_path / "a")
+    by = table.set_index("grid.alpha")
+    assert by.loc[0, "allocation_cost"] > by.loc[1, "allocation_cost"]  # cost weighs only at alpha = 1
+    assert by.loc[0, "workflow_makespan"] < by.loc[1, "workflow_makespan"]  # time weighs only at alpha = 0

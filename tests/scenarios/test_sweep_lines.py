@@ -2,7 +2,8 @@
 
 import pandas as pd
 
-from gridmarket.scenarios.plots import sweep_lines, sweep_winners
+from gridmarket.plots import metric_lines
+from gridmarket.scenarios.pointtable import point_table, winners
 
 
 def _table():
@@ -19,7 +20,7 @@ def _table():
 
 
 def test_winners_by_hand_and_ties_inside_an_interval():
-    w = sweep_winners(_table()).set_index(["load_factor", "metric"])
+    w = winners(point_table(_table())).set_index(["load_factor", "metric"])
     assert w.loc[(1.0, "social_welfare"), "winner"] == "b" and w.loc[(10.0, "social_welfare"), "winner"] == "a"
     assert w.loc[(1.0, "social_welfare"), "mean"] == 22.0
     # b's surplus 5, 6, 7 (mean 6) beats a's constant 5; a's interval is the point 5: no tie
@@ -29,6 +30,6 @@ def test_winners_by_hand_and_ties_inside_an_interval():
 
 
 def test_lines_are_drawn_to_a_png(tmp_path):
-    fig = sweep_lines(_table(), tmp_path / "lines.png", "t")
+    fig = metric_lines(point_table(_table()), tmp_path / "lines.png", "t")
     assert (tmp_path / "lines.png").stat().st_size > 1000
     assert len(fig.axes) == 4 and fig.axes[0].get_xscale() == "log"

@@ -127,3 +127,16 @@ def test_summary_html_escapes_and_marks_errors():
     html = app.summary_html([{"model": "<m>", "status": "error: boom <b>", "mean_wait": float("nan")}])
     assert "<th>&lt;m&gt;</th>" in html and "class='gm-error'>error: boom &lt;b&gt;</td>" in html
     assert "<td>–</td>" in html
+
+
+def test_summary_table_rows_are_the_vocabulary_s_full_names_units_and_decimals():
+    from html import escape
+
+    from gridmarket.vocabulary import metric
+
+    html = app.summary_html([{"model": "mcmf", "status": "running", "mean_wait": 1234.5678, "utilization": 0.5,
+                              "delivered_su": 12.0, "negotiation_rounds": 3}])
+    for key in ("mean_wait", "utilization", "delivered_su", "negotiation_rounds", "started"):
+        assert f">{metric(key).heading}</th>" in html, key
+    assert ">mean wait (s)</th><td>1235</td>" in html and ">utilization (share)</th><td>0.500</td>" in html
+    assert f'title="{escape(metric("mean_wait").definition)}"' in html  # the definition on hover

@@ -132,4 +132,4 @@ def test_a_job_markets_view_counts_its_trades_and_ends_with_compares_figures(mod
     result = run_model(get_scenario("auction-market"), model)
     assert row["ended"] == row["started"] == row["submitted"] == len(result.records)
     assert row["mean_wait"] == pytest.approx(result.records["wait"].mean())
-    assert 0 < row["traded"] == view.market.broker.desk.n_won and row["rounds"] == result.summary["negotiation_rounds"]
+    assert 0 < row["traded"] == view.market.broker.desk.n_won and row["negotiation_rounds"] == result.summary["negotiation_rounds"]
