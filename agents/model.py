@@ -29,7 +29,7 @@ from gridmarket.energy.prices import HourlyPrices
 from gridmarket.errors import InvalidInput
 from gridmarket.metrics import summarize
 from gridmarket.pricing import BASE_RATE, SECONDS_PER_HOUR, check_policy
-from gridmarket.twotier.simulation import TWO_TIER_POLICIES
+from gridmarket.scheduling import resolve_machine_policy
 from gridmarket.valuation import draw_valuations
 from gridmarket.workflows.dag import Network
 from gridmarket.workloads.workload import Workload
@@ -132,8 +132,8 @@ def check_market(providers: Sequence[ProviderSpec], broker: str = "best-effort")
             classes[p.name] = resolve_provider_agent(p.agent)
         except InvalidInput as err:
             raise InvalidInput(f"provider {p.name!r}: {err}") from None
-        if classes[p.name] is ResourceProvider and p.policy in TWO_TIER_POLICIES:
-            classes[p.name] = TwoTierProvider  # keasy, reasy, measy: a two-tier machine, no plan
+        if classes[p.name] is ResourceProvider and not isinstance(resolve_machine_policy(p.policy), type):
+            classes[p.name] = TwoTierProvider  # a two-tier policy's record: a two-tier machine, no plan
     if resolve_strategy(broker).needs_plans:  # it reads each provider's priced plan
         for p in providers:
             if issubclass(classes[p.name], TwoTierProvider):

@@ -18,7 +18,7 @@ from gridmarket.agents.provider import ResourceProvider
 from gridmarket.energy.prices import HourlyPrices
 from gridmarket.errors import InvalidInput
 from gridmarket.prediction.wait_replay import past_jobs, replay_wait_predictions
-from gridmarket.twotier.simulation import TWO_TIER_POLICIES
+from gridmarket.scheduling import resolve_machine_policy
 from gridmarket.twotier.stepper import TwoTierMachineSimulation
 
 __all__ = ["TwoTierProvider"]
@@ -49,14 +49,17 @@ class TwoTierProvider(ResourceProvider):
         overbooking: float = 1.0,
         sells: str = "quote",
     ) -> None:
-        if policy not in TWO_TIER_POLICIES:
-            raise InvalidInput(f"{name}: a two-tier provider runs one of {', '.join(TWO_TIER_POLICIES)}, "
-                               f"got {policy!r}")
+        try:
+            two_tier = resolve_machine_policy(policy)
+        except InvalidInput as err:
+            raise InvalidInput(f"{name}: {err}") from None
+        if isinstance(two_tier, type):
+            raise InvalidInput(f"{name}: a two-tier provider runs a two-tier policy, got the batch policy {policy!r}")
         super().__init__(model, name, procs, _BASE_POLICY, prices=prices, watts_per_proc=watts_per_proc,
                          pricing=pricing, overbooking=overbooking, sells=sells)
         self.policy = policy
         self.machine = TwoTierMachineSimulation(  # type: ignore[assignment]  # offers the machine interface used here
-            procs, policy, rng=model.rng.spawn(1)[0])
+            procs, two_tier, rng=model.rng.spawn(1)[0])
 
     def _no_plan(self, what: str):
         raise InvalidInput(f"{self.name}: a two-tier provider ({self.policy}) cannot {what}: a job's progress rate "

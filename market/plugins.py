@@ -411,9 +411,13 @@ class Registry[T](MutableMapping[str, T]):
         except TypeError:  # an unhashable object: checked every time
             return check()
 
-    def unknown(self, name: object) -> str:
-        """The one line for a name this registry does not know, with the closest known name."""
-        close = difflib.get_close_matches(str(name), list(self._entries), n=1)
+    def unknown(self, name: object, *, also: Iterable[str] = ()) -> str:
+        """The one line for a name this registry does not know, with the closest known name.
+
+        ``also``: names known beside this registry's (another registry a boundary resolves too).
+        """
+        known = sorted([*self._entries, *also])
+        close = difflib.get_close_matches(str(name), known, n=1)
         hint = f" (did you mean {close[0]!r}?)" if close else ""
         plugins = ", or a plug-in 'package.module:Name'" if self.contract.accepts_plugins else ""
-        return f"unknown {self.kind} {name!r}{hint}; known: {', '.join(self.names())}{plugins}"
+        return f"unknown {self.kind} {name!r}{hint}; known: {', '.join(known)}{plugins}"

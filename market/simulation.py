@@ -13,6 +13,7 @@ from __future__ import annotations
 import warnings
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -21,14 +22,16 @@ from gridmarket.errors import InvalidInput
 from gridmarket.job import Job
 from gridmarket.metrics import summarize
 from gridmarket.reservation import Reservation
-from gridmarket.scheduling import LocalScheduler, make_scheduler
+from gridmarket.scheduling import LocalScheduler, resolve_machine_policy
 from gridmarket.scheduling.machine import MachineSimulation
 from gridmarket.simulation_result import SimulationResult
 from gridmarket.workloads.workload import Workload
 
+if TYPE_CHECKING:
+    from gridmarket.twotier.policies import TwoTierPolicy
+
 __all__ = [
     "ESTIMATES",
-    "TWO_TIER_NAMES",
     "MachineSimulation",
     "SimulationResult",
     "job_records",
@@ -36,8 +39,6 @@ __all__ = [
 ]
 
 ESTIMATES = ("requested", "exact")
-TWO_TIER_NAMES = ("keasy", "reasy", "measy")
-"""Policies of :mod:`gridmarket.twotier` (foreground/background VMs), run by their own engine."""
 
 
 def _check_jobs(jobs: Iterable[Job], procs: int, name: str) -> tuple[list[Job], dict[str, int]]:
@@ -66,7 +67,7 @@ def simulate(
     workload: Workload | Iterable[Job],
     *,
     procs: int | None = None,
-    policy: str | type[LocalScheduler] = "easy",
+    policy: str | type[LocalScheduler] | TwoTierPolicy = "easy",
     estimates: str = "requested",
     reservations: Iterable[Reservation] = (),
     rng: np.random.Generator | None = None,
@@ -79,10 +80,11 @@ def simulate(
         Jobs sorted by ``(submit, id)``.
     procs : int, optional
         Machine size; defaults to the workload's ``max_procs``.
-    policy : str or LocalScheduler subclass
+    policy : str, LocalScheduler subclass or TwoTierPolicy
         ``fcfs``, ``easy``, ``conservative``, ``slots``, ``psp`` or any registered
-        name; or a two-tier policy ``keasy``, ``reasy``, ``measy``
-        (:func:`gridmarket.twotier.simulate_twotier` with its defaults).
+        name or plug-in; or a two-tier policy ``keasy``, ``reasy``, ``measy``
+        (:func:`gridmarket.twotier.simulate_twotier` with its defaults), resolved by
+        :func:`gridmarket.scheduling.resolve_machine_policy`.
     estimates : {"requested", "exact"}
         Plan with the user's estimates, or with the actual runtimes (the
         thesis's experiments, Singh 2008 ch. 3.1).
@@ -110,14 +112,15 @@ def simulate(
     """
     if estimates not in ESTIMATES:
         raise InvalidInput(f"estimates must be one of {ESTIMATES}, got {estimates!r}")
-    if isinstance(policy, str) and policy in TWO_TIER_NAMES:
-        from gridmarket.twotier import simulate_twotier  # late: only two-tier runs load its engine
+    machine_policy = resolve_machine_policy(policy)
+    if not isinstance(machine_policy, type):  # a two-tier policy's record: its own engine
+        from gridmarket.twotier import simulate_twotier
 
         if reservations:
-            raise InvalidInput(f"policy {policy!r} does not take reservations")
+            raise InvalidInput(f"policy {machine_policy.name!r} does not take reservations")
         if rng is None:
-            raise InvalidInput(f"policy {policy!r} is stochastic: pass rng=numpy.random.default_rng(seed)")
-        return simulate_twotier(workload, procs=procs, policy=policy, rng=rng, estimates=estimates)
+            raise InvalidInput(f"policy {machine_policy.name!r} is stochastic: pass rng=numpy.random.default_rng(seed)")
+        return simulate_twotier(workload, procs=procs, policy=machine_policy, rng=rng, estimates=estimates)
     jobs_in: Sequence[Job]
     if isinstance(workload, Workload):
         name, jobs_in, dropped = workload.name or "workload", workload.jobs, dict(workload.dropped)
@@ -126,7 +129,7 @@ def simulate(
         name, jobs_in, dropped = "workload", tuple(workload), {}
     if procs is None:
         raise InvalidInput(f"{name}: no machine size: pass procs (the workload declares none)")
-    scheduler = make_scheduler(policy, procs)
+    scheduler = machine_policy(procs)
     if not jobs_in:
         raise InvalidInput(f"{name}: the workload has no jobs")
     if estimates == "exact":

@@ -42,8 +42,7 @@ from gridmarket.decoding import parse_toml, read_toml
 from gridmarket.errors import InvalidInput
 from gridmarket.limits import BYTES_PER_USER
 from gridmarket.scenarios.interaction import INTERACTION_MODELS, check_model
-from gridmarket.scheduling import resolve_policy
-from gridmarket.twotier.simulation import TWO_TIER_POLICIES
+from gridmarket.scheduling import resolve_machine_policy
 from gridmarket.validation import check_fits_memory, check_number, check_path_name, suggest
 from gridmarket.workflows import Network
 from gridmarket.workloads.behaviour import SCENARIOS as BEHAVIOURS
@@ -158,10 +157,9 @@ class ProviderConfig:
         check_path_name("provider name", self.name)  # a folder of compare --batsim's output
         _int_at_least(f"{where}: procs", self.procs, 1, "processors")
         try:
-            if self.policy not in TWO_TIER_POLICIES:  # keasy, reasy, measy: a two-tier provider (no plan)
-                resolve_policy(self.policy)
+            resolve_machine_policy(self.policy)  # a batch policy, or a two-tier one (a provider without a plan)
         except InvalidInput as err:
-            raise InvalidInput(f"{where}: {err}; or a two-tier policy: {', '.join(TWO_TIER_POLICIES)}") from None
+            raise InvalidInput(f"{where}: {err}") from None
         _check_type(f"{where}: prices", self.prices, str, "'synthetic', 'fixed' or a CSV path")
         _number_in(f"{where}: price_per_mwh", self.price_per_mwh, 0, math.inf, "price per MWh")
         _number_in(f"{where}: watts_per_proc", self.watts_per_proc, 0, math.inf, "watts")

@@ -119,7 +119,7 @@ def _policy_name_tests(path, names):
         elif isinstance(node, ast.Assign) and holds_names(node.value):
             found.append(f"{path.name}:{node.lineno}: a set of policy names")
         elif isinstance(node, ast.ImportFrom) and node.module and node.module.startswith(
-                ("gridmarket.scheduling", "gridmarket.pricing")):
+                ("gridmarket.scheduling", "gridmarket.pricing", "gridmarket.twotier", "gridmarket.simulation")):
             found.extend(f"{path.name}:{node.lineno}: imports {a.name}" for a in node.names
                          if a.name == "POLICIES" or a.name.endswith("_POLICIES"))
     return found
@@ -128,15 +128,19 @@ def _policy_name_tests(path, names):
 def test_only_the_scheduling_package_knows_policies_by_name():
     """Pricing, the plan views, agents and commands ask a scheduler's planner (``planner.plans_whole_queue``,
     ``planner.plan(state)``); a policy's name is resolved once (``gridmarket.scheduling.planner_of``). Pricing
-    once tested names (``policy in BACKFILL_POLICIES``) in three modules and the plan view in a fourth."""
+    once tested names (``policy in BACKFILL_POLICIES``) in three modules and the plan view in a fourth. The
+    two-tier policies are named once too (:func:`gridmarket.scheduling.resolve_machine_policy`): ``simulate``,
+    the command line, the scenario files, the market and the MEASY tables once each tested ``keasy/reasy/measy``.
+    The two-tier package defines its own policies (:data:`gridmarket.twotier.policies.TWO_TIER_POLICIES`)."""
     from pathlib import Path
 
-    from gridmarket.scheduling import policy_names
+    from gridmarket.scheduling import machine_policy_names
 
-    names = set(policy_names())
+    names = set(machine_policy_names())
     root = Path(__file__).resolve().parents[1]
+    inside = (root / "market" / "scheduling", root / "market" / "twotier")
     paths = [p for folder in ("market", "agents", "scenarios", "viz", "rl") for p in (root / folder).rglob("*.py")
-             if (root / "market" / "scheduling") not in p.parents]
+             if not any(d in p.parents for d in inside)]
     found = [hit for p in paths for hit in _policy_name_tests(p, names)]
     assert not found, found
 

@@ -7,7 +7,10 @@ for the protocol the simulator drives. A policy is named by its registered name
 ``docs/extending.md``).
 """
 
+from __future__ import annotations
+
 import functools
+from typing import TYPE_CHECKING
 
 from gridmarket.errors import InvalidInput
 from gridmarket.job import Job
@@ -23,6 +26,9 @@ from gridmarket.scheduling.profile import AvailabilityProfile, Profile
 from gridmarket.scheduling.psp import PSPScheduler
 from gridmarket.scheduling.slots import FreeSlot, SlotScheduler
 from gridmarket.scheduling.slurm import SlurmPSPScheduler
+
+if TYPE_CHECKING:
+    from gridmarket.twotier.policies import TwoTierPolicy
 
 __all__ = [
     "POLICIES",
@@ -42,12 +48,14 @@ __all__ = [
     "Profile",
     "SlotScheduler",
     "SlurmPSPScheduler",
+    "machine_policy_names",
     "make_scheduler",
     "picking",
     "planner_of",
     "policy_names",
     "policy_of",
     "register_policy",
+    "resolve_machine_policy",
     "resolve_policy",
 ]
 
@@ -104,6 +112,51 @@ def resolve_policy(policy: str | type[LocalScheduler]) -> type[LocalScheduler]:
     gridmarket.errors.InvalidInput: policy 'gridmarket.scheduling.base:LocalScheduler': LocalScheduler does not define schedule(now) ...
     """
     return POLICIES.resolve(policy)
+
+
+def machine_policy_names() -> list[str]:
+    """Every policy a machine runs by name, sorted: the registered batch policies and the two-tier ones.
+
+    >>> machine_policy_names()
+    ['conservative', 'easy', 'fcfs', 'keasy', 'measy', 'psp', 'psp-slurm', 'reasy', 'slots']
+    """
+    from gridmarket.twotier.policies import TWO_TIER_POLICIES  # late: loading the two-tier engine loads pandas
+
+    return sorted(POLICIES.names() + TWO_TIER_POLICIES.names())
+
+
+def resolve_machine_policy(policy: object) -> type[LocalScheduler] | TwoTierPolicy:
+    """What a machine runs, from a name given at the boundary (command line, scenario file, Python call).
+
+    A batch policy (registered name, ``"package.module:Name"`` plug-in or class: :func:`resolve_policy`)
+    gives its :class:`LocalScheduler` subclass, run by :class:`MachineSimulation`; a two-tier policy of
+    Liu et al. 2012 (``keasy``, ``reasy``, ``measy``, or a :class:`gridmarket.twotier.TwoTierPolicy`)
+    gives its record, run by the two-tier engine (foreground and background VMs, no plan). The one place a
+    machine policy's name is looked up: callers tell the two apart by what they get back (a class or a
+    record), never by name.
+
+    Raises ``InvalidInput`` with one line: an unknown name (with the closest of
+    :func:`machine_policy_names`), a plug-in that cannot be imported, an object that is no policy.
+
+    >>> resolve_machine_policy("easy").__name__, resolve_machine_policy("measy").deploy
+    ('EASYScheduler', 'M')
+    >>> resolve_machine_policy("mesy")
+    Traceback (most recent call last):
+    ...
+    gridmarket.errors.InvalidInput: unknown policy 'mesy' (did you mean 'measy'?); known: conservative, easy, fcfs, keasy, measy, psp, psp-slurm, reasy, slots, or a plug-in 'package.module:Name'
+    """
+    from gridmarket.twotier.policies import TWO_TIER_POLICIES, TwoTierPolicy
+
+    if isinstance(policy, TwoTierPolicy):
+        return policy
+    if isinstance(policy, str) and policy in TWO_TIER_POLICIES:
+        return TWO_TIER_POLICIES[policy]
+    try:
+        return resolve_policy(policy)  # type: ignore[arg-type]  # anything else is refused there
+    except InvalidInput:
+        if not isinstance(policy, str) or is_plugin_name(policy):
+            raise  # the plug-in's own import error, or an object that is no policy
+        raise InvalidInput(POLICIES.unknown(policy, also=TWO_TIER_POLICIES.names())) from None
 
 
 def policy_of(scheduler: LocalScheduler | type[LocalScheduler]) -> str | type[LocalScheduler]:

@@ -55,9 +55,10 @@ from dataclasses import dataclass
 from operator import attrgetter
 
 from gridmarket.errors import InvalidInput
+from gridmarket.plugins import InstanceContract, Registry
 from gridmarket.twotier.vm import EMPTY, Run, TwoTierMachine
 
-__all__ = ["BG_STEPS", "DEPLOY_MODES", "EASY_ONE_TIER", "KEASY", "MEASY", "REASY", "TwoTierPolicy"]
+__all__ = ["BG_STEPS", "DEPLOY_MODES", "EASY_ONE_TIER", "KEASY", "MEASY", "REASY", "TWO_TIER_POLICIES", "TwoTierPolicy"]
 
 #: K: kill and restart (KEASY); R: reservation, no kill (REASY); M: migrate (MEASY).
 DEPLOY_MODES = ("K", "R", "M")
@@ -98,6 +99,11 @@ class TwoTierPolicy:
             raise InvalidInput(f"policy {self.name!r}: deploy must be one of {DEPLOY_MODES}, got {self.deploy!r}")
         if self.bg_step not in BG_STEPS:
             raise InvalidInput(f"policy {self.name!r}: bg_step must be one of {BG_STEPS}, got {self.bg_step!r}")
+
+    @property
+    def migrates(self) -> bool:
+        """Whether a bg job that cannot swap is migrated into the fg tier (MEASY), paying the migration cost."""
+        return self.deploy == "M"
 
     # ------------------------------------------------------------- Deploy (Alg. 2)
     def _duration(self, machine: TwoTierMachine, run: Run, migration_cost: int) -> int | None:
@@ -246,3 +252,8 @@ REASY = TwoTierPolicy("reasy", "R")
 MEASY = TwoTierPolicy("measy", "M")
 #: The same pass on a one-tier machine without Step 3: EASY backfilling (used as an oracle).
 EASY_ONE_TIER = TwoTierPolicy("easy1", "K", background=False, two_tier=False)
+TWO_TIER_POLICIES: Registry[TwoTierPolicy] = Registry(
+    "two-tier policy", InstanceContract(TwoTierPolicy, accepts_plugins=False),
+    {"keasy": KEASY, "reasy": REASY, "measy": MEASY})
+"""The two-tier policies selectable by name (a machine's policy name is resolved by
+:func:`gridmarket.scheduling.resolve_machine_policy`)."""

@@ -45,7 +45,7 @@ from gridmarket.kernel import compiled_module
 from gridmarket.metrics import summarize
 from gridmarket.simulation_result import SimulationResult
 from gridmarket.twotier.metrics import paper_metrics
-from gridmarket.twotier.policies import EASY_ONE_TIER, KEASY, MEASY, REASY, TwoTierPolicy
+from gridmarket.twotier.policies import EASY_ONE_TIER, TWO_TIER_POLICIES, TwoTierPolicy
 from gridmarket.twotier.progress import (
     BETA_MULTI_MEAN,
     BETA_MULTI_SD,
@@ -63,8 +63,6 @@ __all__ = ["DEFAULT_MIGRATION_COST", "TWO_TIER_POLICIES", "reference_run_events"
 
 #: The paper's default MEASY migration cost, seconds (sec. 3).
 DEFAULT_MIGRATION_COST = 20
-#: The policies selectable by name.
-TWO_TIER_POLICIES: dict[str, TwoTierPolicy] = {"keasy": KEASY, "reasy": REASY, "measy": MEASY}
 
 _END, _WAKE = 0, 1
 _compiled = compiled_module("gridmarket.twotier._cengine")
@@ -76,12 +74,7 @@ def _policy(policy: str | TwoTierPolicy) -> TwoTierPolicy:
         return policy
     if policy == EASY_ONE_TIER.name:
         return EASY_ONE_TIER
-    try:
-        return TWO_TIER_POLICIES[policy]
-    except (KeyError, TypeError):
-        raise InvalidInput(
-            f"unknown two-tier policy {policy!r}; known: {', '.join(sorted(TWO_TIER_POLICIES))}"
-        ) from None
+    return TWO_TIER_POLICIES.resolve(policy)
 
 
 def _jobs_of(workload: Workload | Iterable[Job], procs: int | None) -> tuple[str, list[Job], dict, int]:

@@ -190,9 +190,7 @@ class TwoTierMachineSimulation:
         traits: Mapping[int, JobTraits] | None = None,
     ) -> None:
         if isinstance(policy, str):
-            if policy not in TWO_TIER_POLICIES:
-                raise InvalidInput(f"unknown two-tier policy {policy!r}; known: {', '.join(TWO_TIER_POLICIES)}")
-            policy = TWO_TIER_POLICIES[policy]
+            policy = TWO_TIER_POLICIES.resolve(policy)
         if not isinstance(policy, TwoTierPolicy):
             raise InvalidInput(f"policy must be a two-tier policy name or TwoTierPolicy, got {policy!r}")
         if not isinstance(procs, int) or isinstance(procs, bool) or procs < 1:

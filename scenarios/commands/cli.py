@@ -107,30 +107,10 @@ def _simulate(args: argparse.Namespace) -> int:
     return 0
 
 
-def _simulate_policy(name: str) -> object:
-    """A local policy ``simulate`` can run: a two-tier one or any :func:`gridmarket.scheduling.resolve_policy` knows."""
-    from gridmarket.errors import InvalidInput
-    from gridmarket.plugins import is_plugin_name
-    from gridmarket.scheduling import policy_names, resolve_policy
-    from gridmarket.simulation import TWO_TIER_NAMES
-    from gridmarket.validation import suggest
-
-    if name in TWO_TIER_NAMES:
-        return name
-    try:
-        return resolve_policy(name)
-    except InvalidInput:
-        if is_plugin_name(name):
-            raise  # the plug-in's own import error
-        known = policy_names() + list(TWO_TIER_NAMES)
-        raise InvalidInput(f"unknown policy {name!r}{suggest(name, known)}; known: {', '.join(known)}, "
-                           "or a plug-in 'package.module:Name'") from None
-
-
 def _add_simulate(sub) -> None:
     from gridmarket.scenarios.options import bounded, checked
-    from gridmarket.scheduling import policy_names
-    from gridmarket.simulation import ESTIMATES, TWO_TIER_NAMES
+    from gridmarket.scheduling import machine_policy_names, resolve_machine_policy
+    from gridmarket.simulation import ESTIMATES
     from gridmarket.workloads.traces import TRACE_FORMATS
 
     sim = sub.add_parser(
@@ -141,8 +121,8 @@ def _add_simulate(sub) -> None:
     )
     sim.add_argument("--trace", help=f"{TRACE_FORMATS} file; default: a seeded Lublin workload")
     sim.add_argument("--procs", type=bounded("processors"), help="machine size (default: the trace's MaxProcs, else MaxNodes)")
-    sim.add_argument("--policy", default="easy", type=checked(_simulate_policy),
-                     help=f"local policy: {', '.join(policy_names() + list(TWO_TIER_NAMES))} or a plug-in "
+    sim.add_argument("--policy", default="easy", type=checked(resolve_machine_policy),
+                     help=f"local policy: {', '.join(machine_policy_names())} or a plug-in "
                      "'package.module:Name' (default easy); keasy/reasy/measy share each processor "
                      "between a foreground and a background VM")
     sim.add_argument("--estimates", default="requested", choices=ESTIMATES,

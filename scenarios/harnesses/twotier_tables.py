@@ -45,8 +45,9 @@ import pandas as pd
 from gridmarket.csvout import write_csv
 from gridmarket.errors import MarketError
 from gridmarket.scenarios.options import bounded
-from gridmarket.simulation import TWO_TIER_NAMES, simulate
-from gridmarket.twotier import DEFAULT_MIGRATION_COST, TWO_TIER_POLICIES, paper_metrics, simulate_twotier
+from gridmarket.scheduling import resolve_machine_policy
+from gridmarket.simulation import simulate
+from gridmarket.twotier import DEFAULT_MIGRATION_COST, paper_metrics, simulate_twotier
 from gridmarket.twotier.policies import BG_STEPS
 from gridmarket.twotier.progress import BG_MODELS, DEFAULT_BG_MODEL
 from gridmarket.validation import check_fits_memory
@@ -148,23 +149,26 @@ def run_tables(
             for spec in _runs(sections, costs):
                 t0 = time.perf_counter()
                 policy = spec["policy"]
+                machine_policy = resolve_machine_policy(policy)
                 usage = spec.get("usage", "paper")
                 known = spec.get("usage_known", True)
                 cost = spec.get("migration_cost", DEFAULT_MIGRATION_COST)
-                if policy in TWO_TIER_NAMES:
-                    res = simulate_twotier(w, procs=procs, policy=replace(TWO_TIER_POLICIES[policy], bg_step=bg_step),
+                migrates = False
+                if isinstance(machine_policy, type):  # the rigid-job baseline (EASY), on the single-machine simulator
+                    res = simulate(w, procs=procs, policy=machine_policy)
+                else:
+                    res = simulate_twotier(w, procs=procs, policy=replace(machine_policy, bg_step=bg_step),
                                            rng=np.random.default_rng(seeds[2]),
                                            usage=usage, usage_known=known, migration_cost=cost,
                                            bg_model=bg_model)
-                else:  # the rigid-job baseline (EASY), on the single-machine simulator
-                    res = simulate(w, procs=procs, policy=policy)
+                    migrates = machine_policy.migrates
                 m = paper_metrics(res.records)
                 rec = res.records
                 rows.append(dict(
                     workload=name, load=load, offered_load=round(offered_load(w, procs), 4),
                     mean_procs=mean_procs, serial_share=serial_share, policy=policy,
                     section=spec["section"], usage=usage, usage_known=known,
-                    migration_cost=cost if policy == "measy" else 0, bg_model=bg_model, seed=seed, jobs=len(rec),
+                    migration_cost=cost if migrates else 0, bg_model=bg_model, seed=seed, jobs=len(rec),
                     mean_response=m["mean_response"], mean_bsld=m["mean_bsld"],
                     kills=int(rec["kills"].sum()) if "kills" in rec else 0,
                     migrations=int(rec["migrations"].sum()) if "migrations" in rec else 0,
@@ -182,7 +186,8 @@ def _label(row: pd.Series) -> str:
         label += " no-usage"
     if row["usage"] == "full":
         label += " 100%"
-    if row["policy"] == "measy" and row["section"] == "cost":
+    machine_policy = resolve_machine_policy(row["policy"])
+    if row["section"] == "cost" and not isinstance(machine_policy, type) and machine_policy.migrates:
         label += f" c={row['migration_cost']}s"
     return label
 

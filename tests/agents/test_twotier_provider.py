@@ -85,8 +85,8 @@ def test_a_plan_query_is_refused_and_a_bad_policy_names_the_two_tier_ones():
     market = MarketModel([ProviderSpec("site", 8, "keasy")], _workload(20, procs=8), rng=1)
     with pytest.raises(InvalidInput, match=r"site: a two-tier provider \(keasy\) cannot price or advertise slots"):
         market.providers["site"].receive(Query("broker", "site", 0, "advertise"))
-    with pytest.raises(InvalidInput, match=r"provider 'x': unknown policy 'measyy' .*; or a two-tier policy: keasy, "
-                                           r"reasy, measy"):
+    with pytest.raises(InvalidInput, match=r"provider 'x': unknown policy 'measyy' \(did you mean 'measy'\?\); "
+                                           r"known: .*keasy, measy, psp, psp-slurm, reasy, slots, or a plug-in"):
         ProviderConfig("x", 8, "measyy")
 
 

@@ -42,7 +42,7 @@ def test_negative_or_fractional_migration_cost_is_rejected(cost, match):
 
 
 def test_unknown_policy_model_and_missing_rng_are_rejected():
-    with pytest.raises(InvalidInput, match="unknown two-tier policy 'geasy'; known: keasy, measy, reasy"):
+    with pytest.raises(InvalidInput, match=r"unknown two-tier policy 'geasy' \(did you mean 'reasy'\?\); known: keasy, measy, reasy$"):
         sim(policy="geasy")
     with pytest.raises(InvalidInput, match="bg_model must be one of"):
         sim(bg_model="sum")
