@@ -4,14 +4,58 @@
 One pass over the traders a step finds the live ones, the best standing opposite shout and the
 movers; each mover's update is the reference's expression, operation for operation, so the
 margins and momenta agree to the bit (the extension is built with floating-point contraction off:
-no fused multiply-add). The generator is called exactly as the reference calls it:
-``rng.integers(live)`` for the shouter, ``draw.random(2 * movers)`` for the movers' ``(R, A)``.
-``tests/market/auctions/test_zip_kernel.py`` checks it against the reference.
+no fused multiply-add). The generators are read as the reference reads them, through their bit generators' C interface
+(numpy's ``bitgen_t``, from ``Generator.bit_generator.capsule``): the shouter as
+``rng.integers(live)`` draws it (Lemire's bounded method on 32-bit outputs, numpy's
+``buffered_bounded_lemire_uint32``), the movers' ``(R, A)`` as ``draw.random(2 * movers)`` does
+(one ``next_double`` each). ``tests/market/auctions/test_zip_kernel.py`` checks both draws
+against the Generator's own, and the day against the reference.
 """
 
 import numpy as np
 
+from cpython.pycapsule cimport PyCapsule_GetPointer
 from libc.math cimport INFINITY
+from libc.stdint cimport UINT32_MAX, uint32_t, uint64_t
+
+
+ctypedef struct bitgen_t:  # numpy/random/bitgen.h, field for field
+    void *state
+    uint64_t (*next_uint64)(void *st) noexcept nogil
+    uint32_t (*next_uint32)(void *st) noexcept nogil
+    double (*next_double)(void *st) noexcept nogil
+    uint64_t (*next_raw)(void *st) noexcept nogil
+
+
+cdef bitgen_t *_bitgen(generator) except NULL:
+    return <bitgen_t *>PyCapsule_GetPointer(generator.bit_generator.capsule, "BitGenerator")
+
+
+cdef uint64_t _below(bitgen_t *g, uint64_t n) noexcept nogil:
+    """``Generator.integers(n)`` for ``1 <= n <= 2**32``: the same value and the same draws."""
+    cdef uint64_t rng = n - 1
+    cdef uint32_t rng_excl, leftover, threshold
+    cdef uint64_t m
+    if rng == 0:
+        return 0
+    if rng == UINT32_MAX:
+        return g.next_uint32(g.state)
+    rng_excl = <uint32_t>(rng + 1)
+    m = (<uint64_t>g.next_uint32(g.state)) * rng_excl
+    leftover = <uint32_t>m
+    if leftover < rng_excl:
+        threshold = (<uint32_t>UINT32_MAX - <uint32_t>rng) % rng_excl
+        while leftover < threshold:
+            m = (<uint64_t>g.next_uint32(g.state)) * rng_excl
+            leftover = <uint32_t>m
+    return m >> 32
+
+
+def below(generator, uint64_t n):
+    """``generator.integers(n)`` as the day draws it (exposed for the tests); ``1 <= n <= 2**32``."""
+    if n < 1 or n > (<uint64_t>UINT32_MAX) + 1:
+        raise ValueError(f"n must be in [1, 2**32], got {n}")
+    return int(_below(_bitgen(generator), n))
 
 
 def day_arrays(const unsigned char[::1] ask, const double[::1] limit, double[::1] mu, const double[::1] beta,
@@ -35,7 +79,10 @@ def day_arrays(const unsigned char[::1] ask, const double[::1] limit, double[::1
     cdef long long[::1] arrival = arrival_buf
     cdef long long[::1] arrival_step = step_buf
     cdef unsigned char[::1] higher = higher_buf
-    cdef double[::1] u
+    u_buf = np.empty(2 * n, dtype=np.float64)
+    cdef double[::1] u = u_buf
+    cdef bitgen_t *shouter = _bitgen(rng)
+    cdef bitgen_t *mover = _bitgen(draw)
     cdef Py_ssize_t step, k, t, i, j, n_live, n_movers
     cdef long long seq = 0
     cdef Py_ssize_t n_bid = 0, n_ask = 0
@@ -61,7 +108,7 @@ def day_arrays(const unsigned char[::1] ask, const double[::1] limit, double[::1
                         max_bid = limit[k]
         if not any_bid or not any_ask or max_bid < min_ask:
             break
-        i = live[<Py_ssize_t>int(rng.integers(n_live))]
+        i = live[<Py_ssize_t>_below(shouter, n_live)]
         has[i] = 0
         q = limit[i] * (1.0 + mu[i])
         side_ask = ask[i] != 0
@@ -120,7 +167,8 @@ def day_arrays(const unsigned char[::1] ask, const double[::1] limit, double[::1
                 n_movers += 1
         if n_movers == 0:
             continue
-        u = draw.random(2 * n_movers)
+        for t in range(2 * n_movers):
+            u[t] = mover.next_double(mover.state)
         for t in range(n_movers):
             k = movers[t]
             if higher[t]:  # seller raising / buyer lowering its margin: shout higher
