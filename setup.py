@@ -62,6 +62,9 @@ def _extensions():
         Extension("gridmarket.provisioning._cplan", ["market/provisioning/_cplan.pyx"], optional=True),
         Extension("gridmarket.prediction._cdbscan", ["market/prediction/_cdbscan.pyx"], optional=True),
         Extension("gridmarket.twotier._cengine", ["market/twotier/_cengine.pyx"], optional=True),
+        # the ZIP day must match its numpy twin to the bit: no fused multiply-add
+        Extension("gridmarket.auctions._czip", ["market/auctions/_czip.pyx"], optional=True,
+                  extra_compile_args=[] if sys.platform == "win32" else ["-ffp-contract=off"]),
     ]
     return cythonize(exts, quiet=True, compiler_directives={"language_level": "3"})
 

@@ -2,8 +2,10 @@
 
 The hot loops of the availability profile (``market/scheduling/_cprofile.pyx``),
 of the pricing engine (``market/pricing/_creplan.pyx``: profiles, form-18
-candidates and the externality re-plan) and the two-tier engine
-(``market/twotier/_cengine.pyx``: KEASY, REASY, MEASY) are built at
+candidates and the externality re-plan), the two-tier engine
+(``market/twotier/_cengine.pyx``: KEASY, REASY, MEASY), the queue-wait predictor
+(``market/prediction/_cdbscan.pyx``) and the double auction's ZIP day
+(``market/auctions/_czip.pyx``) are built at
 install time where a C compiler exists; each has a pure-Python reference twin
 that gives the same results and is tested against it. ``GRIDMARKET_KERNEL``
 chooses: ``compiled`` (default; the reference, with one warning, where the

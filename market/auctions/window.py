@@ -40,7 +40,7 @@ import numpy as np
 
 from gridmarket.auctions.gd import GDTrader
 from gridmarket.auctions.slot import Sale, SlotRequest, _reserve
-from gridmarket.auctions.zip import ZIPTrader, trading_day, zip_traders
+from gridmarket.auctions.zip import trading_day, zip_market_day
 from gridmarket.errors import InvalidInput
 from gridmarket.pricing import ProviderPlan
 
@@ -120,23 +120,24 @@ def trade_window(plans: dict[str, ProviderPlan], requests: list[SlotRequest], *,
     shouts: Counter[str] = Counter()
     if not buyers or not costs:
         return WindowResult((), tuple(ids), 0, dict(shouts))
-    traders: list[GDTrader] | list[ZIPTrader]
     if strategy == "zip":
-        traders = zip_traders(values, costs, rng)
+        trades, counts = zip_market_day(values, costs, rng, steps)
+        shouts.update(counts)
     else:
         ceiling = max(values + costs)
         traders = ([GDTrader(f"b{i}", "bid", float(v), ceiling, memory) for i, v in enumerate(values)]
                    + [GDTrader(f"s{i}", "ask", float(c), ceiling, memory) for i, c in enumerate(costs)])
-    trades = trading_day(traders, rng, steps, shouts)
+        trades = [(int(t.bid.split("@")[0][1:]), int(t.ask.split("@")[0][1:]), t.price)
+                  for t in trading_day(traders, rng, steps, shouts)]
     # ---- settlement, in the order the trades happened
     sales: list[Sale] = []
     void = 0
-    for t in trades:
-        r = buyers[int(t.bid.split("@")[0][1:])]
-        name = seller_of[int(t.ask.split("@")[0][1:])]
+    for b, s, unit_price in trades:
+        r = buyers[b]
+        name = seller_of[s]
         plan = plans[name]
         o = _offer(plan, r, window)
-        price = t.price * r.hours
+        price = unit_price * r.hours
         if o is None or o[1] > price + 1e-9 or r.worth(o[0]) < price - 1e-9:
             void += 1
             continue

@@ -39,8 +39,10 @@ import numpy as np
 
 from gridmarket.auctions.double import Order, OrderBook, Trade
 from gridmarket.errors import InvalidInput
+from gridmarket.kernel import compiled_module
 
-__all__ = ["ZIPTrader", "equilibrium", "trading_day", "zip_traders"]
+__all__ = ["ZIPTrader", "equilibrium", "reference_day_arrays", "trading_day", "zip_market_day", "zip_parameters",
+           "zip_traders"]
 
 
 @dataclass
@@ -100,16 +102,48 @@ class ZIPTrader:
                 self._move(q, raise_margin=False)
 
 
+_MU, _BETA, _GAMMA = (0.05, 0.35), (0.1, 0.5), (0.0, 0.1)  # Cliff 1997's initial ranges (module notes)
+
+
+def zip_parameters(n: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``n`` traders' initial margin sizes ``|mu| ~ U[0.05, 0.35]``, ``beta ~ U[0.1, 0.5]``, ``gamma ~ U[0, 0.1]``.
+
+    Drawn trader by trader, each trader's three in that order, as ``n`` rounds of three
+    ``rng.uniform`` calls draw them (``low + (high - low) u``, one ``random`` call for all).
+    """
+    u = rng.random(3 * n)
+    return (_MU[0] + (_MU[1] - _MU[0]) * u[0::3], _BETA[0] + (_BETA[1] - _BETA[0]) * u[1::3],
+            _GAMMA[0] + (_GAMMA[1] - _GAMMA[0]) * u[2::3])
+
+
 def zip_traders(values: list[float], costs: list[float], rng: np.random.Generator) -> list[ZIPTrader]:
-    """Buyers with ``values`` and sellers with ``costs``, their ZIP parameters drawn from ``rng``."""
-    traders = []
-    for i, v in enumerate(values):
-        traders.append(ZIPTrader(f"b{i}", "bid", float(v), -rng.uniform(0.05, 0.35), rng.uniform(0.1, 0.5),
-                                 rng.uniform(0.0, 0.1), rng=rng))
-    for i, c in enumerate(costs):
-        traders.append(ZIPTrader(f"s{i}", "ask", float(c), rng.uniform(0.05, 0.35), rng.uniform(0.1, 0.5),
-                                 rng.uniform(0.0, 0.1), rng=rng))
-    return traders
+    """Buyers with ``values`` and sellers with ``costs``, their ZIP parameters drawn from ``rng`` (:func:`zip_parameters`)."""
+    size, beta, gamma = zip_parameters(len(values) + len(costs), rng)
+    sides = [("bid", f"b{i}", v) for i, v in enumerate(values)] + [("ask", f"s{i}", c) for i, c in enumerate(costs)]
+    return [ZIPTrader(name, side, float(limit), float(-size[k] if side == "bid" else size[k]), float(beta[k]),
+                      float(gamma[k]), rng=rng) for k, (side, name, limit) in enumerate(sides)]
+
+
+def zip_market_day(values: list[float], costs: list[float], rng: np.random.Generator,
+                   steps: int = 500) -> tuple[list[tuple[int, int, float]], dict[str, int]]:
+    """One trading day among fresh ZIP traders: the day of :func:`trading_day` on :func:`zip_traders`.
+
+    The same draws, trades and shouts, without the trader objects: ``([(buyer index, seller
+    index, price SU/unit)], {"bid": shouts, "ask": shouts})``, trades in the order they happened.
+    """
+    n_bid = len(values)
+    n = n_bid + len(costs)
+    limit = np.array([*values, *costs], dtype=float)
+    if n_bid == 0 or n == n_bid or not np.isfinite(limit).all() or (limit <= 0).any():
+        raise InvalidInput("zip_market_day: values and costs must be non-empty lists of finite numbers > 0")
+    size, beta, gamma = zip_parameters(n, rng)
+    ask = np.arange(n) >= n_bid
+    mu = np.where(ask, size, -size)
+    momentum = np.zeros(n)
+    active = np.ones(n, dtype=np.uint8)
+    trades, n_bid_shouts, n_ask_shouts = _day_arrays(ask.astype(np.uint8), limit, mu, beta, gamma, momentum, active,
+                                                     rng, rng, steps)
+    return [(b, s - n_bid, price) for b, _, s, _, price in trades], {"bid": n_bid_shouts, "ask": n_ask_shouts}
 
 
 def trading_day(traders: list, rng: np.random.Generator, steps: int = 500,
@@ -161,43 +195,68 @@ def trading_day(traders: list, rng: np.random.Generator, steps: int = 500,
 
 def _zip_day(traders: list[ZIPTrader], rng: np.random.Generator, steps: int,
              shouts: Counter[str] | None) -> list[Trade]:
-    """:func:`trading_day` for ZIP traders drawing from one generator, each step's updates on arrays.
-
-    The same day as the trader-by-trader loop, to the bit: the shouter is drawn by the same
-    ``rng.integers`` call; a shout trades against the best standing opposite shout (price, then
-    arrival; :class:`~gridmarket.auctions.double.OrderBook` with ``k = 0`` and unit orders) at its
-    price; every trader then applies :meth:`ZIPTrader.observe`'s rule, the movers' ``(R, A)`` pairs
-    drawn in the traders' order as ``low + (high - low) u`` from one ``random`` call, which is how
-    ``Generator.uniform`` draws them. The margins, momenta and flags are written back at the end.
-    """
+    """:func:`trading_day` for ZIP traders drawing from one generator, on arrays (:func:`reference_day_arrays`)."""
     n = len(traders)
     names = [t.name for t in traders]
-    ask = np.array([t.side == "ask" for t in traders])
-    bid = ~ask
+    ask = np.array([t.side == "ask" for t in traders], dtype=np.uint8)
     limit = np.array([t.limit for t in traders], dtype=float)
     mu = np.array([t.mu for t in traders], dtype=float)
     beta = np.array([t.beta for t in traders], dtype=float)
     gamma = np.array([t.gamma for t in traders], dtype=float)
     momentum = np.zeros(n)
-    active = np.ones(n, dtype=bool)
+    active = np.ones(n, dtype=np.uint8)
+    done, n_bid, n_ask = _day_arrays(ask, limit, mu, beta, gamma, momentum, active, rng, traders[0].rng, steps)
+    if shouts is not None:
+        for side, count in (("bid", n_bid), ("ask", n_ask)):
+            if count:  # a side that never shouted gets no key, as with the loop's increments
+                shouts[side] += count
+    for k, t in enumerate(traders):
+        t.mu, t.momentum, t.active = float(mu[k]), float(momentum[k]), bool(active[k])
+    return [Trade(f"{names[b]}@{b_step}", f"{names[s]}@{s_step}", price, 1) for b, b_step, s, s_step, price in done]
+
+
+def reference_day_arrays(ask: np.ndarray, limit: np.ndarray, mu: np.ndarray, beta: np.ndarray, gamma: np.ndarray,
+                         momentum: np.ndarray, active: np.ndarray, rng: np.random.Generator,
+                         draw: np.random.Generator, steps: int) -> tuple[list[tuple[int, int, int, int, float]], int, int]:
+    """A ZIP trading day on arrays (the pure-Python twin of ``_czip.day_arrays``); ``mu``, ``momentum``, ``active`` change.
+
+    Trader ``k`` is a seller where ``ask[k]`` (uint8), with limit, margin, learning rate and
+    momentum coefficient ``limit[k]``, ``mu[k]``, ``beta[k]``, ``gamma[k]``; ``momentum`` starts
+    at zero and ``active`` (uint8) at one. The same day as :func:`trading_day`'s trader-by-trader
+    loop, to the bit: the shouter is drawn by the same ``rng.integers`` call; a shout trades against
+    the best standing opposite shout (price, then arrival; :class:`~gridmarket.auctions.double.OrderBook`
+    with ``k = 0`` and unit orders) at its price; every trader then applies
+    :meth:`ZIPTrader.observe`'s rule, the movers' ``(R, A)`` pairs drawn from ``draw`` in the
+    traders' order as ``low + (high - low) u`` from one ``random`` call, which is how
+    ``Generator.uniform`` draws them.
+
+    Returns ``(trades, bid shouts, ask shouts)``, each trade ``(buyer, the step of its order,
+    seller, the step of its order, price)`` in the order they happened.
+    """
+    n = len(limit)
+    is_ask = ask.astype(bool)
+    is_bid = ~is_ask
+    live_mask = active.astype(bool)
     standing = np.full(n, np.nan)  # each trader's standing shout, SU/unit (NaN: none)
     arrival = np.zeros(n, dtype=np.int64)  # its place in the book's time priority
     arrival_step = np.zeros(n, dtype=np.int64)  # the step it was shouted at (its order's id)
     seq = 0
-    draw = traders[0].rng
-    trades: list[Trade] = []
+    n_bid = n_ask = 0
+    trades: list[tuple[int, int, int, int, float]] = []
     for step in range(steps):
-        live = np.flatnonzero(active)
-        live_bid, live_ask = active & bid, active & ask
+        live = np.flatnonzero(live_mask)
+        live_bid, live_ask = live_mask & is_bid, live_mask & is_ask
         if not live_bid.any() or not live_ask.any() or limit[live_bid].max() < limit[live_ask].min():
             break
         i = int(live[int(rng.integers(len(live)))])
         standing[i] = np.nan
         q = float(limit[i] * (1.0 + mu[i]))
-        side_ask = bool(ask[i])
-        if shouts is not None:
-            shouts["ask" if side_ask else "bid"] += 1
-        other = np.flatnonzero(~np.isnan(standing) & (bid if side_ask else ask))
+        side_ask = bool(is_ask[i])
+        if side_ask:
+            n_ask += 1
+        else:
+            n_bid += 1
+        other = np.flatnonzero(~np.isnan(standing) & (is_bid if side_ask else is_ask))
         done = False
         if other.size:
             prices = standing[other]
@@ -205,12 +264,12 @@ def _zip_day(traders: list[ZIPTrader], rng: np.random.Generator, steps: int,
             if (q <= best) if side_ask else (q >= best):
                 tied = other[prices == best]
                 j = int(tied[np.argmin(arrival[tied])])
-                # the standing order's name is its trader's and the step it was shouted at
-                standing_id = f"{names[j]}@{int(arrival_step[j])}"
-                own_id = f"{names[i]}@{step}"
                 price = float(best)
-                trades.append(Trade(standing_id, own_id, price, 1) if side_ask else Trade(own_id, standing_id, price, 1))
-                active[i] = active[j] = False
+                if side_ask:
+                    trades.append((j, int(arrival_step[j]), i, step, price))
+                else:
+                    trades.append((i, step, j, int(arrival_step[j]), price))
+                live_mask[i] = live_mask[j] = False
                 standing[j] = np.nan
                 done = True
         if not done:
@@ -226,12 +285,12 @@ def _zip_day(traders: list[ZIPTrader], rng: np.random.Generator, steps: int,
             lower_ask = (p >= price) & done
             lower_bid = (p <= price) & (not done)
         # a trade raises the margin of every trader whose price it matched or beat, active or not
-        up = np.where(ask, p <= price, p >= price) if done else np.zeros(n, dtype=bool)
-        down = ~up & active & np.where(ask, lower_ask, lower_bid)
+        up = np.where(is_ask, p <= price, p >= price) if done else np.zeros(n, dtype=bool)
+        down = ~up & live_mask & np.where(is_ask, lower_ask, lower_bid)
         movers = np.flatnonzero(up | down)
         if not movers.size:
             continue
-        higher = up[movers] == ask[movers]  # seller raising / buyer lowering its margin: shout higher
+        higher = up[movers] == is_ask[movers]  # seller raising / buyer lowering its margin: shout higher
         u = draw.random(2 * movers.size)
         r_low = np.where(higher, 1.0, 0.95)
         r_high = np.where(higher, 1.05, 1.0)
@@ -243,10 +302,15 @@ def _zip_day(traders: list[ZIPTrader], rng: np.random.Generator, steps: int,
         m = gamma[movers] * momentum[movers] + (1.0 - gamma[movers]) * delta
         momentum[movers] = m
         new = (pm + m) / limit[movers] - 1.0
-        mu[movers] = np.where(ask[movers], np.maximum(new, 0.0), np.minimum(np.maximum(new, -1.0), 0.0))
-    for k, t in enumerate(traders):
-        t.mu, t.momentum, t.active = float(mu[k]), float(momentum[k]), bool(active[k])
-    return trades
+        mu[movers] = np.where(is_ask[movers], np.maximum(new, 0.0), np.minimum(np.maximum(new, -1.0), 0.0))
+    active[:] = live_mask
+    return trades, n_bid, n_ask
+
+
+_compiled = compiled_module("gridmarket.auctions._czip")
+#: The ZIP day the markets run: the Cython twin (``_czip.pyx``: one pass over the traders a step, no
+#: array temporaries) unless ``GRIDMARKET_KERNEL=reference`` or it was not built.
+_day_arrays = reference_day_arrays if _compiled is None else _compiled.day_arrays
 
 
 def equilibrium(values: list[float], costs: list[float]) -> tuple[int, float, float]:

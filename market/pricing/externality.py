@@ -212,6 +212,8 @@ class ExternalityPricer:
     def _plan(self, planned: Mapping[int, int] | None) -> None:
         self._base: AvailabilityProfile | None = None
         self._full: AvailabilityProfile | None = None
+        # f of slots priced by a forward run (the pricer never changes): a market asks again for equal slots
+        self._forward_prices: dict[tuple[int, int, int], int] = {}
         self._planned: dict[int, int] | None = None
         if planned is None:
             planned = self._planned = self.planner.plan(self.state, base=self.base)
@@ -383,12 +385,16 @@ class ExternalityPricer:
             return 0
         if self.planner.plans_whole_queue:
             return self._engine.prices(procs, duration, (start,))[0]  # type: ignore[return-value]  # base checked: a price
-        after = self.planner.plan(self.state, self._slot(start, procs, duration), base=self.base)
-        total = 0
-        for job in self.queue:
-            delay = after[job.id] - self.planned[job.id]
-            if delay > 0:
-                total += delay * job.procs
+        key = (start, procs, duration)
+        total = self._forward_prices.get(key)
+        if total is None:
+            after = self.planner.plan(self.state, self._slot(start, procs, duration), base=self.base)
+            total = 0
+            for job in self.queue:
+                delay = after[job.id] - self.planned[job.id]
+                if delay > 0:
+                    total += delay * job.procs
+            self._forward_prices[key] = total
         return total
 
 
