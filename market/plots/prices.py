@@ -99,7 +99,7 @@ def live_prices(slots: pd.DataFrame, electricity: pd.DataFrame, *, now: int, sit
                      "penalty": {"marker": "x", "color": c},
                      "sla-penalty": {"marker": "v", "color": c}}.get(kind, {"marker": ".", "color": c})
             top.scatter(g["time"] / 3600, g["su"], s=14, label=f"{site} {kind}", **style)
-        top.legend(fontsize=LEGEND_PT, ncols=3, loc="upper left")
+        top.legend(fontsize=LEGEND_PT, ncols=3, loc="best")  # the corner that hides the fewest prices
         top.set_xlim(0, max(now_h, 1))
     else:
         top.text(0.5, 0.5, "no slot prices: this interaction model neither quotes nor sells slots",
@@ -114,7 +114,7 @@ def live_prices(slots: pd.DataFrame, electricity: pd.DataFrame, *, now: int, sit
     bottom.set_title("electricity price per site (per MWh)", fontsize=TITLE_PT, loc="left", pad=2)
     bottom.set_xlabel(f"hours (now = {now_h:g} h)", fontsize=LABEL_PT)
     if len(elec):
-        bottom.legend(fontsize=LEGEND_PT, loc="upper left", ncols=3)
+        bottom.legend(fontsize=LEGEND_PT, loc="best", ncols=3)
     for ax in (top, bottom):
         ax.tick_params(labelsize=TICK_PT)
     fig.subplots_adjust(left=0.09, right=0.98, top=0.94, bottom=0.1, hspace=0.45)

@@ -107,11 +107,11 @@ def test_a_stop_while_a_seed_report_is_written_leaves_no_seed_folder(tmp_path, m
     which the stop removes, and the count is the folders'."""
     from gridmarket.scenarios.commands import run as run_cmd
 
-    def half_written(folder, report, command):
+    def half_written(folder, report, command, figures=True):
         (Path(folder) / "report.csv").write_text("kind,metric\n")
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(run_cmd, "write_report", lambda folder, report, command: (Path(folder) / "report.md").write_text("ok"))
+    monkeypatch.setattr(run_cmd, "write_report", lambda folder, report, command, figures=True: (Path(folder) / "report.md").write_text("ok"))
     run_cmd._write_seed(tmp_path, 1, report=None)
     monkeypatch.setattr(run_cmd, "write_report", half_written)
     with pytest.raises(KeyboardInterrupt):

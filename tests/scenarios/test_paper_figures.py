@@ -79,3 +79,11 @@ def test_one_runs_figure_draws_the_report_csv_numbers_and_no_interval(tmp_path):
     assert sorted(x for x, _ in _drawn(fig, "ours")) == sorted(table["ours"])
     assert _drawn(fig, "interval") == []
     assert not any(math.isnan(x) for x, _ in _drawn(fig, "paper"))
+
+
+def test_a_report_citing_no_figure_and_printing_no_value_draws_none():
+    """auction-market's rows quote the literature's ranges in words: no paper figure to stand beside."""
+    rows = (Row("double auction: efficiency", 0.99, None, "fraction", "Cliff & Bruten 1997: ZIP markets reach 0.97-1.0"),
+            Row("dbc: mean wait", 12.0, None, "s", ""))
+    report = Report("auction-like", "the auction literature: Grosu & Das 2006", "small", 1, rows, (), seconds=1.0)
+    assert paper_figures(report.to_frame(), name="a", citation=report.citation, run="seed 1") == []

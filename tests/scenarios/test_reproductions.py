@@ -470,8 +470,9 @@ def test_cli_runs_seeds_in_workers_and_prints_one_json_document(tmp_path, capsys
         assert d["control"] and d["setup"] and d["discriminates"] is False  # an illustration: set-up checks only
     first = doc["metrics"][0]
     assert first["mean"] == pytest.approx(sum(r.rows[0].ours for r in singles) / 3)
-    assert sorted(p.name for p in out.iterdir()) == ["manifest.json", "seed-1", "seed-2", "seed-3", "summary.csv",
-                                                     "summary.md"]
+    assert sorted(p.name for p in out.iterdir()) == ["figure-fig-5.png", "figure-fig-6-a.png", "manifest.json", "seed-1",
+                                                     "seed-2", "seed-3", "summary.csv", "summary.md"]
+    assert not list((out / "seed-2").glob("figure-*"))  # the figures are drawn once, over the seeds
     assert (out / "seed-2" / "report.csv").is_file()
 
 
