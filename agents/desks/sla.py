@@ -118,8 +118,8 @@ class SLADesk(PerJobDesk):
             # the provider signs on its book: the plan itself unless it overbooks (gridmarket.sla.book_plan)
             book = plan if firm else book_plan(plan, p.overbooking, self.book.pending(p.name))
             contract = quote_sla(book, request, provider=p.name, penalty=sla_penalty(v))
-            # asking for a contract and the answer (one or none): a round of its own beside the plan's query
-            self.model.post(Agreement(p.name, b.name, now, contract), copies=int(contract is not None), rounds=1)
+            # the provider's offer (one or none) answers the query above: one exchange, one round (counted there)
+            self.model.post(Agreement(p.name, b.name, now, contract), copies=int(contract is not None))
             if contract is not None:
                 offer = (contract.price, contract.start, rank, contract, book, plan)
                 if best is None or offer[:3] < best[:3]:
