@@ -47,12 +47,14 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable
 from dataclasses import dataclass
+from itertools import chain
 
 from gridmarket.errors import InvalidInput
 from gridmarket.pricing.plan import ProviderPlan
 from gridmarket.pricing.slot import SECONDS_PER_HOUR
 from gridmarket.pricing.state import ProviderState, base_profile
 from gridmarket.reservation import Reservation
+from gridmarket.scheduling.profile import block_steps
 
 __all__ = ["SLA", "Ledger", "PenaltySchedule", "SLARequest", "Settlement", "book_capacity", "book_plan", "honours",
            "ledger", "make_room", "offer_sla", "overbooked_state", "overrun_charge", "predict_runtime", "quote_sla",
@@ -409,24 +411,11 @@ def _commitments(state: ProviderState, held: Iterable[Reservation]) -> list[tupl
     """``(time, processors committed)`` steps from ``state.now``: running jobs to their planned ends and
     ``held`` reservations; the last step is 0."""
     now = state.now
-    change: dict[int, int] = {now: 0}
-    for r in state.running:
-        change[now] += r.procs
-        change[r.end] = change.get(r.end, 0) - r.procs
-    for res in held:
-        if res.end <= now:
-            continue
-        a = max(res.start, now)
-        change[a] = change.get(a, 0) + res.procs
-        change[res.end] = change.get(res.end, 0) - res.procs
-    steps: list[tuple[int, int]] = []
-    value = 0
-    for t in sorted(change):
-        value += change[t]
-        if steps and steps[-1][1] == value:
-            continue
-        steps.append((t, value))
-    return steps
+    times, committed = block_steps(
+        chain(((now, r.end, r.procs) for r in state.running),
+              ((max(res.start, now), res.end, res.procs) for res in held if res.end > now)),
+        origin=now)
+    return list(zip(times, committed))
 
 
 def overbooked_state(state: ProviderState, factor: float, pending: Iterable[Reservation] = ()) -> ProviderState:

@@ -8,11 +8,10 @@ integer seconds; prices SU.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 
 from gridmarket.agents.desks.base import PerJobDesk, outcome
+from gridmarket.agents.desks.slabook import SLABook
 from gridmarket.agents.messages import Agreement, Reserve
 from gridmarket.agents.provider import ResourceProvider
 from gridmarket.job import Job
@@ -34,14 +33,6 @@ from gridmarket.sla import (
 from gridmarket.valuation import Valuation
 
 __all__ = ["SLA_COLUMNS", "PredictedSLADesk", "SLADesk", "sla_penalty"]
-
-
-@dataclass(slots=True)
-class _Hold:
-    """A contract held on its machine: the job that runs in it and the broker's row of that run."""
-
-    job: Job
-    row: dict
 
 
 def sla_penalty(valuation: Valuation) -> PenaltySchedule:
@@ -72,16 +63,8 @@ for them."""
 class SLADesk(PerJobDesk):
     """Service-level agreements per job as it arrives: every provider offers, the cheapest is signed (module notes).
 
-    ``contracts``: job id -> its current :class:`gridmarket.sla.SLA`; ``superseded``: the contracts their
-    providers broke (the job re-offered to the market or sent home); ``unplaced``: provider -> the
-    contracts not on its machine whose signed start has not come (reservations of its book, by id).
-    Counters: ``n_overbooked`` contracts signed that the machine could not hold at their signed start,
-    ``n_displaced`` held contracts moved off the machine to make room for another job's overrun,
-    ``n_rebooked`` contracts of either kind that started later than signed, ``n_broken`` contracts broken,
-    ``n_reoffered`` of them re-signed with another provider, ``n_overruns`` jobs let run past their
-    contract. ``broken`` holds the jobs with a broken contract (both derived from ``superseded``), ``waiting``
-    the jobs of contracts not yet started nor broken that their machine could not hold as signed,
-    ``overruns`` job id -> s run past the contract.
+    ``book``: every contract signed and where it stands, with the run's counts
+    (:class:`gridmarket.agents.desks.slabook.SLABook`).
     """
 
     name = "sla"
@@ -90,27 +73,12 @@ class SLADesk(PerJobDesk):
 
     def __init__(self, broker) -> None:
         super().__init__(broker)
-        self.contracts: dict[int, SLA] = {}
-        self.superseded: list[SLA] = []
-        self.unplaced: dict[str, dict] = {}
-        self.waiting: set[int] = set()
-        self.overruns: dict[int, int] = {}
-        self.n_overbooked = self.n_rebooked = 0
-        self.n_displaced = self.n_reoffered = self.n_overruns = 0
-        # the contracts held on their machines, by reservation id: one record per hold, so the job, its
-        # reservation and its row cannot disagree (a hold moved off the machine is removed whole)
-        self._holds: dict[str, _Hold] = {}
-        self._n_holds: dict[int, int] = {}  # job id -> holds so far (each hold's reservation gets its own id)
+        self.book = SLABook()
 
     @property
-    def n_broken(self) -> int:
-        """Contracts broken by their providers."""
-        return len(self.superseded)
-
-    @property
-    def broken(self) -> set[int | str]:
-        """The jobs with a broken contract."""
-        return {c.job_id for c in self.superseded}
+    def waiting(self) -> set[int | str]:
+        """The jobs sold under a contract their machine could not yet hold (the running summary counts them)."""
+        return self.book.waiting
 
     # ------------------------------------------------------------- signing
     def duration(self, job: Job, now: int) -> int:
@@ -148,10 +116,10 @@ class SLADesk(PerJobDesk):
                 break  # this provider and every later one cannot beat the offer in hand
             plan = b.query(p.name, now, "plan")
             # the provider signs on its book: the plan itself unless it overbooks (gridmarket.sla.book_plan)
-            book = plan if firm else book_plan(plan, p.overbooking, self.unplaced.get(p.name, {}).values())
+            book = plan if firm else book_plan(plan, p.overbooking, self.book.pending(p.name))
             contract = quote_sla(book, request, provider=p.name, penalty=sla_penalty(v))
-            # asking for a contract and the answer (one or none): a round of its own beside the plan's query
-            self.model.post(Agreement(p.name, b.name, now, contract), copies=int(contract is not None), rounds=1)
+            # the provider's offer (one or none) answers the query above: one exchange, one round (counted there)
+            self.model.post(Agreement(p.name, b.name, now, contract), copies=int(contract is not None))
             if contract is not None:
                 offer = (contract.price, contract.start, rank, contract, book, plan)
                 if best is None or offer[:3] < best[:3]:
@@ -197,19 +165,15 @@ class SLADesk(PerJobDesk):
             self._sign(job, *best, now)
 
     def _sign(self, job: Job, contract: SLA, held: bool, now: int) -> None:
-        self.contracts[job.id] = contract
+        self.book.sign(job.id, contract, held=held)  # not held: the machine cannot hold it as planned now
         if held:
             self._hold_contract(job, contract, contract.start, now)
-            return
-        self.n_overbooked += 1  # the machine cannot hold it at its signed start as planned now
-        self._wait(job, contract, now)
+        else:
+            self._wait(job, contract, now)
 
     def _wait(self, job: Job, contract: SLA, now: int) -> None:
         """A contract its machine cannot hold as signed: the provider looks at its signed start."""
-        self.waiting.add(job.id)
-        if contract.start > now:
-            self.unplaced.setdefault(contract.provider, {})[contract.reservation_id] = Reservation(
-                contract.reservation_id, contract.start, contract.procs, contract.duration)
+        if self.book.wait(job.id, contract, now):
             self.broker.later(contract.start, lambda: self._honour(job, contract))
         else:
             self._honour(job, contract)
@@ -220,49 +184,46 @@ class SLADesk(PerJobDesk):
         estimate, as every job), the rest returns when it ends early, and an overrun is met at the end."""
         b = self.broker
         provider = self.model.providers[contract.provider]
-        k = self._n_holds.get(job.id, 0)
-        self._n_holds[job.id] = k + 1
-        rid = f"auction-{job.id}" if k == 0 else f"auction-{job.id}-{k}"
+        rid, first = self.book.new_hold(job.id)
         self.model.send(Reserve(b.name, contract.provider, now, Reservation(rid, start, contract.procs,
                                                                             contract.duration)))
-        if k == 0:
+        if first:
             provider.log_price(now, contract.price, "paid")
         run = min(job.runtime, job.estimate)
         row = b.record_run(job.id, contract.provider, job.submit, start, start + run, job.procs, job.runtime, job.user,
                            contract.price, "job", None, estimate=job.estimate, outcome=outcome(job))
-        self._holds[rid] = _Hold(job, row)
+        self.book.keep(rid, job, row)
         if run < contract.duration:  # the rest of the window returns when the job ends
             b.later(max(start + run, now), lambda: self._release(provider, rid))
         elif run > contract.duration:  # still running when the contract ends
             b.later(start + contract.duration, lambda: self._overrun(job, contract, rid))
 
     def _release(self, provider, rid: str) -> None:
-        if rid in self._holds:  # not moved off the machine since
+        if self.book.holds(rid):  # not moved off the machine since
             provider.end_reservation(rid)
 
     def _overrun(self, job: Job, contract: SLA, rid: str) -> None:
         """The job runs on past its contract, to its estimate: the provider makes room for it by moving the
         contracts not yet started that stand in the way (:func:`gridmarket.sla.make_room`); they start late or
         are broken like overbooked ones. With no room (reservations it cannot move) the job is killed."""
-        if rid not in self._holds:  # moved off the machine since
+        if not self.book.holds(rid):  # moved off the machine since
             return
         now = int(self.model.time)
         provider = self.model.providers[contract.provider]
-        row = self._holds[rid].row
+        row = self.book.row(rid)
         extension = Reservation(f"sla-over-{job.id}", now, contract.procs, row["end"] - now)
         state = provider.state(now)
         movable = [r.id for r in state.reservations if r.start >= now and (
-            r.id in self._holds or str(r.id).startswith("sla-wait-"))]
+            self.book.holds(r.id) or str(r.id).startswith("sla-wait-"))]
         out = make_room(state, extension, movable)
         if out is None:
             self.broker.amend_run(row, end=now, outcome="killed")
             return
         moved = [m for m in (self._displace(provider, rid) for rid in out) if m is not None]
         provider.place(extension)
-        self.n_overruns += 1
-        self.overruns[job.id] = extension.duration
+        self.book.overrun(job.id, extension.duration)
         for other in moved:  # each looks at its signed start (now or later) with the overrun on the machine
-            self._wait(other, self.contracts[other.id], now)
+            self._wait(other, self.book.contracts[other.id], now)
 
     def _displace(self, provider, rid: str) -> Job | None:
         """Move a held contract (or a waiting contract's held start) off the machine for an overrun; the
@@ -270,34 +231,31 @@ class SLADesk(PerJobDesk):
         provider.end_reservation(rid)
         if rid.startswith("sla-wait-"):
             return None
-        hold = self._holds.pop(rid)
-        self.broker.drop_run(hold.row)
-        self.n_displaced += 1
+        job, row = self.book.displace(rid)
+        self.broker.drop_run(row)
         self.model.post(Agreement(provider.name, self.broker.name, int(self.model.time),
-                                  self.contracts[hold.job.id]))  # the provider tells the broker its contract moves
-        return hold.job
+                                  self.book.contracts[job.id]))  # the provider tells the broker its contract moves
+        return job
 
     def _honour(self, job: Job, contract: SLA) -> None:
         """Start a contract's job now if the machine can hold it; else hold the machine's earliest start for it
         and look again in a cycle (running jobs may end before their estimates). When the machine has no start
         left with value for the user, the broker re-enters the market (:meth:`_reoffer`); failing that the
         provider looks again while a look is left, then breaks the contract (module notes)."""
-        if self.contracts.get(job.id) is not contract or job.id not in self.waiting:
+        if not self.book.is_waiting(job.id, contract):
             return  # broken and re-signed since
         now = int(self.model.time)
-        self.unplaced.get(contract.provider, {}).pop(contract.reservation_id, None)
+        self.book.look(contract)
         provider = self.model.providers[contract.provider]
         wait_id = f"sla-wait-{job.id}"
         if wait_id in provider.machine.scheduler.reservations:  # the start held last time: free it to look again
             provider.end_reservation(wait_id)
         state = provider.state(now)
         if honours(state, contract, start=now):
-            if now > contract.start:
-                self.n_rebooked += 1
+            if self.book.start(job.id, contract, now):  # later than signed
                 self.model.post(Agreement(provider.name, self.broker.name, now, contract))  # of the later start
             if now > contract.latest:
                 provider.log_price(now, contract.penalty.lateness_penalty(now - contract.latest), "sla-penalty")
-            self.waiting.discard(job.id)
             self._hold_contract(job, contract, now, now)
             return
         start = base_profile(state).earliest_start(contract.procs, contract.duration, now)
@@ -311,15 +269,13 @@ class SLADesk(PerJobDesk):
         elif now + self.cycle <= last:  # only jobs ending before their estimates can save it: look again
             self.broker.later(now + self.cycle, lambda: self._honour(job, contract))
         else:
-            self._break(job, contract, now)
-            self.contracts.pop(job.id)
+            self._break(contract, now)
             self.fallback(job, now)
             self.n_fallback -= 1  # it was sold: the home queue runs it after the breach
 
-    def _break(self, job: Job, contract: SLA, now: int) -> None:
+    def _break(self, contract: SLA, now: int, *, reoffered: bool = False) -> None:
         """The provider breaks ``contract``: it will pay the violation penalty at settlement."""
-        self.waiting.discard(job.id)
-        self.superseded.append(contract)
+        self.book.break_contract(contract, reoffered=reoffered)
         provider = self.model.providers[contract.provider]
         self.model.post(Agreement(provider.name, self.broker.name, now, contract))  # the provider tells of the breach
         provider.log_price(now, contract.penalty.violation, "sla-penalty")
@@ -333,8 +289,7 @@ class SLADesk(PerJobDesk):
         best = None if request is None else self._offers(job, request, now, exclude=contract.provider, firm=True)
         if best is None:
             return False
-        self._break(job, contract, now)
-        self.n_reoffered += 1
+        self._break(contract, now, reoffered=True)
         self._sign(job, *best, now)
         return True
 
@@ -362,7 +317,7 @@ class SLADesk(PerJobDesk):
         for pos in np.flatnonzero((records["kind"] == "job").to_numpy()).tolist():
             first.setdefault(ids[pos], pos)
             first_at.setdefault((ids[pos], sites[pos]), pos)
-        entries = [(c, False) for _, c in sorted(self.contracts.items())] + [(c, True) for c in self.superseded]
+        entries = [(c, False) for _, c in sorted(self.book.contracts.items())] + [(c, True) for c in self.book.superseded]
         for contract, broken in entries:  # current contracts set their rows' cost; broken ones then add to it
             job_id = contract.job_id
             at = first_at.get((job_id, contract.provider))
@@ -409,7 +364,7 @@ class PredictedSLADesk(SLADesk):
         self._ended: list[tuple[int, int, int, int]] = []  # (end s, job id, user, run s) of home-queue jobs seen end
 
     def duration(self, job: Job, now: int) -> int:
-        ended = [(r["end"], r["job_id"], r["end"] - r["start"]) for r in (h.row for h in self._holds.values())
+        ended = [(r["end"], r["job_id"], r["end"] - r["start"]) for r in self.book.held_rows()
                  if r["user"] == job.user and r["end"] <= now]
         ended += [(end, jid, run) for end, jid, user, run in self._ended if user == job.user and end <= now]
         return predict_runtime([run for _, _, run in sorted(ended)], job.estimate)

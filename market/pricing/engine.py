@@ -31,11 +31,9 @@ from bisect import bisect_left
 from collections.abc import Sequence
 from typing import cast
 
-import numpy as np
-
 from gridmarket.errors import InvalidInput
 from gridmarket.kernel import compiled_module
-from gridmarket.scheduling.profile import ReferenceProfile, add_free, held_profile, short_until, step_at
+from gridmarket.scheduling.profile import ReferenceProfile, add_free, held_profile, short_until, window_min
 
 __all__ = ["Engine", "ReferenceEngine", "reference_replan"]
 
@@ -237,16 +235,16 @@ class ReferenceEngine:
         return list(self.G)
 
     def first_collision(self, start: int, procs: int, duration: int) -> int | None:
-        """Index of the first job (arrival order) whose greedy interval collides with the slot."""
+        """Index of the first job (arrival order) whose greedy interval collides with the slot.
+
+        The profile after jobs ``0..k`` only loses processors as ``k`` grows, so the first ``k`` whose
+        profile has fewer than ``procs`` free over the slot's window (:func:`window_min`) is found by
+        bisection, as the compiled twin does.
+        """
         self._ready()
-        if not self.table.shape[1]:
-            return None
-        grid = self.grid
-        a = step_at(grid, start)
-        b = bisect_left(grid, start + duration)
-        low = self.table[a:b].min(axis=0) if b - a > 1 else self.table[a]
-        k = int(np.argmax(low < procs))
-        return k if low[k] < procs else None
+        after, end = self.after, start + duration
+        k = bisect_left(range(len(after)), True, key=lambda i: window_min(after[i].times, after[i].free, start, end) < procs)
+        return k if k < len(after) else None
 
     # ---------------------------------------------------------------- internals
     def _ready(self) -> None:
@@ -264,32 +262,13 @@ class ReferenceEngine:
             G.append(g)
         self.G = G
         self.prefixes = prefixes
+        self.after = prefixes[1:] + [profile] if prefixes else []  # the profile after jobs 0..k
         # delay owed by a job that keeps its greedy start (0 unless the plan is not the greedy one)
         self.keep_owes = [(g - v) * p if g > v else 0 for g, v, p in zip(G, V, P)]
         owed = [0]
         for x in self.keep_owes:
             owed.append(owed[-1] + x)
         self.owed = owed
-        # cumulative free processors on the grid of every breakpoint: row t, column k = after jobs 0..k
-        grid = sorted(set(self.base.times) | set(G) | {g + e for g, e in zip(G, E)})
-        self.grid = grid
-        g_arr = np.asarray(grid, dtype=np.int64)
-        free0 = np.asarray(self.base.free, dtype=np.int64)[
-            np.searchsorted(np.asarray(self.base.times, dtype=np.int64), g_arr, side="right") - 1
-        ]
-        n, m = len(P), len(grid)
-        if n:
-            diff = np.zeros((n, m + 1), dtype=np.int64)
-            rows = np.arange(n)
-            starts = np.searchsorted(g_arr, np.asarray(G, dtype=np.int64))
-            ends = np.searchsorted(g_arr, np.asarray(G, dtype=np.int64) + np.asarray(E, dtype=np.int64))
-            diff[rows, starts] = P
-            diff[rows, ends] -= np.asarray(P, dtype=np.int64)
-            used = np.cumsum(np.cumsum(diff[:, :m], axis=1), axis=0)
-            # transposed and contiguous: a slot's window is a block of rows
-            self.table = np.ascontiguousarray((free0[None, :] - used).T)
-        else:
-            self.table = np.zeros((m, 0), dtype=np.int64)
         self._greedy_ready = True
 
     def _replan(self, start: int, procs: int, duration: int, collect: bool) -> tuple[int, list[int] | None]:

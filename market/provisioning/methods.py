@@ -33,6 +33,7 @@ from gridmarket.provisioning.moga import moga
 from gridmarket.provisioning.pareto import ParetoSet
 from gridmarket.provisioning.quotes import FreeCapacityProvider
 from gridmarket.provisioning.schedule import Placement, PlanEvaluator
+from gridmarket.scheduling.profile import block_steps, step_at
 from gridmarket.scheduling.slots import FreeSlot
 from gridmarket.workflows.dag import Network, runtime_on, validate_workflow
 
@@ -285,20 +286,13 @@ def _check_placement(where: str, problem: ProvisioningProblem, t: Hashable, p: P
 def _check_capacity(where: str, problem: ProvisioningProblem, resource: Hashable, placed: list[Placement]) -> None:
     """The tasks on ``resource`` never hold more processors than its slots have free, nor than its machine."""
     machine = problem.capacity.get(resource)
-    slots_free: dict[float, int] = {}  # instant -> change in the slots' free processors
-    for s in problem.slots:
-        if s.resource == resource:
-            slots_free[s.start] = slots_free.get(s.start, 0) + s.procs
-            if not s.extensible:
-                slots_free[s.end] = slots_free.get(s.end, 0) - s.procs
-    in_use: dict[float, int] = {}  # instant -> change in the processors the tasks hold
-    for p in placed:
-        in_use[p.start] = in_use.get(p.start, 0) + p.procs
-        in_use[p.end] = in_use.get(p.end, 0) - p.procs
-    free = used = 0
-    for t in sorted(set(slots_free) | set(in_use)):
-        free += slots_free.get(t, 0)
-        used += in_use.get(t, 0)
+    slots = [s for s in problem.slots if s.resource == resource]
+    origin = min([s.start for s in slots] + [p.start for p in placed], default=0)
+    free_times, frees = block_steps(((s.start, math.inf if s.extensible else s.end, s.procs) for s in slots),
+                                    origin=origin)
+    used_times, useds = block_steps(((p.start, p.end, p.procs) for p in placed), origin=origin)
+    for t in sorted(set(free_times) | set(used_times)):
+        free, used = frees[step_at(free_times, t)], useds[step_at(used_times, t)]
         if used > free:
             raise InvalidInput(f"{where}: {used} processors of {resource!r} in use at {t}, over the {free} its "
                                "slots have free then")

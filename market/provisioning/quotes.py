@@ -24,7 +24,7 @@ from typing import Protocol, runtime_checkable
 
 from gridmarket.errors import Infeasible, InvalidInput
 from gridmarket.provisioning.advertised import SECONDS_PER_HOUR
-from gridmarket.scheduling.profile import Profile
+from gridmarket.scheduling.profile import Profile, block_steps
 from gridmarket.scheduling.slots import FreeSlot
 
 __all__ = ["FreeCapacityProvider", "PlanQuoteProvider", "PriceQuote", "QuoteLike", "QuoteProvider"]
@@ -146,16 +146,10 @@ class FreeCapacityProvider:
         self.procs = procs
         self.unit_cost = unit_cost
         self.now = now
-        change: dict[int, int] = {}
-        for s in free_slots:
-            change[s.start] = change.get(s.start, 0) + s.procs
-            if s.duration != math.inf:
-                change[s.start + s.duration] = change.get(s.start + s.duration, 0) - s.procs  # type: ignore[index, arg-type]  # finite
+        times, frees = block_steps((s.start, s.start + s.duration, s.procs) for s in free_slots)
         self.profile = Profile(procs, origin=now)
-        free, steps = 0, []
-        for t in sorted(change):
-            free += change[t]
-            steps.append((t, free))
+        steps = list(zip(times, frees))
+        free = frees[-1] if frees else 0
         if free != procs:
             raise InvalidInput(
                 f"provider {name!r}: after its last planned job the slots leave {free} of the machine's {procs} "

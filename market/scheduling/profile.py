@@ -22,6 +22,7 @@ are tested against them.
 
 from __future__ import annotations
 
+import math
 from bisect import bisect_right
 from collections.abc import Iterable
 from itertools import accumulate
@@ -39,6 +40,7 @@ __all__ = [
     "ReferenceQueuePlan",
     "add_free",
     "backfill_by_counting",
+    "block_steps",
     "first_short",
     "held_profile",
     "reference_backfill_by_counting",
@@ -589,14 +591,48 @@ def reference_backfill_by_counting(jobs: list, first: int, now: int, free_now: i
     return picked, extra
 
 
+def block_steps(blocks: Iterable[tuple[int, int | float, int]], *, base: int = 0,
+                origin: int | None = None) -> tuple[list[int], list[int]]:
+    """The step function ``base`` plus each ``(start, end, delta)`` block's ``delta`` over ``[start, end)``.
+
+    The one sweep that sums blocks into a step function (a machine's held processors, a provider's
+    committed ones, a slot set's free capacity, the processors placed tasks use): the blocks'
+    changes summed per instant, then accumulated in time order, O(k log k) for k blocks. An ``end``
+    of ``math.inf`` never ends (an extensible slot). Returns ``(times, values)``: strictly
+    increasing breakpoints and the value from each on, equal neighbours merged; the value before
+    ``times[0]`` is ``base``. ``origin``: the first breakpoint (the blocks start at or after it;
+    without it, the earliest change; no blocks and no origin give two empty lists).
+
+    >>> block_steps([(10, 50, 3), (40, 60, 1)], origin=0)
+    ([0, 10, 40, 50, 60], [0, 3, 4, 1, 0])
+    >>> block_steps([(0, 20, 2), (20, float("inf"), 2)])
+    ([0], [2])
+    """
+    change: dict[int, int] = {} if origin is None else {origin: 0}
+    for start, end, delta in blocks:
+        change[start] = change.get(start, 0) + delta
+        if end != math.inf:
+            change[end] = change.get(end, 0) - delta  # type: ignore[index, arg-type]  # finite: an int
+    times: list[int] = []
+    values: list[int] = []
+    value = base
+    for t in sorted(change):
+        value += change[t]
+        if values and values[-1] == value:
+            continue
+        times.append(t)
+        values.append(value)
+    return times, values
+
+
 def held_profile(procs: int, now: int, held: Iterable[tuple[int, int, int]], *, check: bool = True,
                  cls: type[AvailabilityProfile] | None = None) -> AvailabilityProfile:
     """Free processors from ``now`` on, with each ``(start, end, procs)`` block held over ``[start, end)``.
 
     The one builder of a profile from held blocks (running jobs to their planned ends,
-    reservations, planned queued jobs): one sorted sweep over the blocks' ends, O(k log k) for k
-    blocks, equal neighbours merged. Every ``start`` is at least ``now`` (a block under way is
-    passed from ``now``). ``cls`` is the profile class (default :data:`Profile`).
+    reservations, planned queued jobs): :func:`block_steps` of the blocks from ``now``, O(k log k)
+    for k blocks. Every ``start`` is at least ``now`` (a block under way is passed from ``now``).
+    ``cls`` is the profile class (default :data:`Profile`).
 
     Raises
     ------
@@ -614,25 +650,14 @@ def held_profile(procs: int, now: int, held: Iterable[tuple[int, int, int]], *, 
     ...
     gridmarket.errors.InvalidInput: running jobs and reservations hold 5 processors at 40; machine has 4
     """
-    change = {now: 0}
-    for start, end, n in held:
-        change[start] = change.get(start, 0) - n
-        change[end] = change.get(end, 0) + n
+    times, free = block_steps(((start, end, -n) for start, end, n in held), base=procs, origin=now)
+    if check and min(free) < 0:
+        i = next(i for i, value in enumerate(free) if value < 0)
+        raise InvalidInput(
+            f"running jobs and reservations hold {procs - free[i]} processors at {times[i]}; machine has {procs}"
+        )
     profile = (Profile if cls is None else cls)(procs, now)
-    times, free = profile.times, profile.free  # both profile classes keep the lists
-    times.clear()
-    free.clear()
-    value = procs
-    for t in sorted(change):
-        value += change[t]
-        if value < 0 and check:
-            raise InvalidInput(
-                f"running jobs and reservations hold {procs - value} processors at {t}; machine has {procs}"
-            )
-        if free and free[-1] == value:
-            continue
-        times.append(t)
-        free.append(value)
+    profile.times, profile.free = times, free  # both profile classes keep the two lists
     return profile
 
 

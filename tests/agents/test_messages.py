@@ -47,6 +47,16 @@ def test_every_kind_a_job_market_counts_is_a_message_type(method):
     assert sum(counts.values()) > 0
 
 
+@pytest.mark.parametrize("method", ["sla", "sla-predict", "dbc"])
+def test_a_desk_that_only_asks_and_signs_counts_one_round_per_provider_asked(method):
+    """A round is one query and its answer (``negotiation_rounds`` in gridmarket.vocabulary): the SLA desk's
+    request and the provider's offer are one exchange, as a DBC broker's request and the provider's quotes."""
+    m = MarketModel([ProviderSpec("a", 8, "conservative"), ProviderSpec("b", 8, "easy")],
+                    _workload(), route="site", broker=BrokerSpec(method), rng=1)
+    m.run()
+    assert m.message_counts["query"] > 0 and m.negotiation_rounds == m.message_counts["query"]
+
+
 def test_post_counts_copies_and_rounds_and_refuses_a_negative_count():
     m = MarketModel([ProviderSpec("a", 4)], Workload((Job(1, 0, 1, 10, 10),)), rng=0)
     m.post(messages.Bid("broker", "a", 0), copies=3, rounds=1)

@@ -84,9 +84,9 @@ def test_every_signed_sla_starts_in_its_window_unless_the_run_counts_a_violation
     r = m.run()
     _check_settled_market(m, r, vals, n)
     if factor == 1.0:  # signed only what the plan can honour
-        assert m.broker.desk.n_overbooked == 0 and not r.slas["violated"].any()
+        assert m.broker.desk.book.n_overbooked == 0 and not r.slas["violated"].any()
     event(f"violations at {factor}: {'some' if r.slas['violated'].any() else 'none'}")
-    event(f"re-offered at {factor}: {'some' if m.broker.desk.n_reoffered else 'none'}")
+    event(f"re-offered at {factor}: {'some' if m.broker.desk.book.n_reoffered else 'none'}")
 
 
 def _check_settled_market(m, r, vals, n):
@@ -95,9 +95,9 @@ def _check_settled_market(m, r, vals, n):
     slas, rec, desk = r.slas, r.records.set_index("job_id"), m.broker.desk
     assert sorted(rec.index) == sorted(vals) and len(vals) == n  # every job ran once: under its SLA or at home
     assert desk.n_won + desk.n_fallback == n
-    assert int(slas["broken"].sum()) == desk.n_broken and set(slas.loc[slas["broken"], "job_id"]) == desk.broken
+    assert int(slas["broken"].sum()) == desk.book.n_broken and set(slas.loc[slas["broken"], "job_id"]) == desk.book.broken
     current = slas[~slas["broken"]]
-    assert current["job_id"].is_unique and len(current) == desk.n_won - (desk.n_broken - desk.n_reoffered)
+    assert current["job_id"].is_unique and len(current) == desk.n_won - (desk.book.n_broken - desk.book.n_reoffered)
     broken_paid = slas[slas["broken"]].groupby("job_id")["payment"].sum()
     for row in slas.itertuples(index=False):
         v = vals[row.job_id]
@@ -119,7 +119,7 @@ def _check_settled_market(m, r, vals, n):
         assert row.payment == pytest.approx(row.price - row.penalty)
         if in_window and not desk.predicts:  # an on-time start ends by the job's deadline: the user keeps the value
             assert row.end <= v.deadline
-        if row.job_id in desk.broken and not desk.predicts:  # re-offered: a start the new plan could honour
+        if row.job_id in desk.book.broken and not desk.predicts:  # re-offered: a start the new plan could honour
             assert in_window
 
 
@@ -153,7 +153,7 @@ def test_an_overbooking_provider_starts_a_contract_late_and_breaks_another_by_ha
     assert (rec.loc[3, "start"], rec.loc[3, "cost"]) == (7220, 4.0 - 9.0)  # its home queue's charge, less 9 SU
     assert list(slas["violated"]) == [False, True, True]
     desk = m.broker.desk
-    assert (desk.n_overbooked, desk.n_rebooked, desk.n_broken, desk.n_won, desk.n_fallback) == (2, 1, 1, 3, 0)
+    assert (desk.book.n_overbooked, desk.book.n_rebooked, desk.book.n_broken, desk.n_won, desk.n_fallback) == (2, 1, 1, 3, 0)
     assert r.messages["sla"] == 3 + 2  # three contracts offered; a later start and a breach told
     assert r.records["cost"].sum() == pytest.approx(8.0 + 3.0 - 5.0)
 
@@ -163,7 +163,7 @@ def test_the_same_market_without_overbooking_signs_only_what_it_can_honour():
     assert list(r.slas["job_id"]) == [1] and not r.slas["violated"].any()
     rec = r.records.set_index("job_id")
     assert (rec.loc[2, "start"], rec.loc[3, "start"]) == (3610, 7210)  # queued at home; job 1 ended early
-    assert m.broker.desk.n_overbooked == 0 and m.broker.desk.n_fallback == 2
+    assert m.broker.desk.book.n_overbooked == 0 and m.broker.desk.n_fallback == 2
 
 
 def test_a_waiting_overbooked_contract_counts_as_submitted_in_the_running_summary():
@@ -174,9 +174,9 @@ def test_a_waiting_overbooked_contract_counts_as_submitted_in_the_running_summar
     m = MarketModel([ProviderSpec("a", 4, "conservative", overbooking=2.0)], Workload(jobs), route="site",
                     broker=BrokerSpec("sla", cycle=60), valuations=vals, rng=0)
     m.run_until(1000)  # job 2 signed at 20 s on the book, the machine busy with job 1 until it ends at 3,610 s
-    assert m.broker.desk.waiting == {2} and running_summary(m, 1000)["submitted"] == 2
+    assert m.broker.desk.book.waiting == {2} and running_summary(m, 1000)["submitted"] == 2
     m.run()
-    assert m.broker.desk.waiting == set()
+    assert m.broker.desk.book.waiting == set()
 
 
 # ------------------------------------------------------------------ broken contracts re-offered
@@ -199,8 +199,8 @@ def test_a_contract_its_provider_cannot_run_in_time_is_re_offered_to_another_pro
     assert list(two["signed_start"]) == [20, 1000] and list(two["price"]) == [4.0, 4.0]
     assert (two.loc[0, "payment"], two.loc[1, "payment"], two.loc[1, "violated"]) == (-6.0, 4.0, False)
     assert (rec.loc[2, "site"], rec.loc[2, "start"], rec.loc[2, "end"], rec.loc[2, "cost"]) == ("b", 1000, 4600, -2.0)
-    assert (desk.n_overbooked, desk.n_broken, desk.n_reoffered, desk.n_fallback) == (1, 1, 1, 0)
-    assert desk.broken == {2} and desk.waiting == set()
+    assert (desk.book.n_overbooked, desk.book.n_broken, desk.book.n_reoffered, desk.n_fallback) == (1, 1, 1, 0)
+    assert desk.book.broken == {2} and desk.book.waiting == set()
     assert ("sla-penalty" in {k for _, _, k in m.providers["a"].price_log})  # the viz shows what a paid back
     _check_settled_market(m, r, vals, 3)
 
@@ -232,8 +232,8 @@ def test_a_job_running_past_its_contract_makes_the_next_contract_late_and_both_a
     assert (rec.loc[3, "start"], slas.loc[3, "start"], slas.loc[3, "late"]) == (2800, 2800, 800)
     assert slas.loc[3, "violated"] and slas.loc[3, "penalty"] == pytest.approx(6.0 * 800 / H)
     assert rec.loc[3, "cost"] == pytest.approx(4 * 600 / H - 6.0 * 800 / H)
-    assert (desk.n_overruns, desk.n_displaced, desk.n_rebooked, desk.n_broken) == (1, 1, 1, 0)
-    assert desk.overruns == {2: 1200} and desk.n_overbooked == 0
+    assert (desk.book.n_overruns, desk.book.n_displaced, desk.book.n_rebooked, desk.book.n_broken) == (1, 1, 1, 0)
+    assert desk.book.overruns == {2: 1200} and desk.book.n_overbooked == 0
     _check_settled_market(m, r, vals, 3)
     _check_capacity(r.records, {"a": 4})
 
@@ -245,7 +245,7 @@ def test_the_estimate_contracting_broker_sees_no_overrun_on_the_same_jobs():
                                   Job(3, 1100, 4, 600, 600, user=1, site="a"))),
                         route="site", broker=BrokerSpec("sla", cycle=60), valuations=vals, rng=0)
     p = plain.run()
-    assert plain.broker.desk.n_overruns == 0 and not p.slas["violated"].any() and p.slas["overrun"].sum() == 0
+    assert plain.broker.desk.book.n_overruns == 0 and not p.slas["violated"].any() and p.slas["overrun"].sum() == 0
 
 
 def _check_capacity(records, procs):
@@ -286,11 +286,11 @@ def test_predicted_contracts_overrun_and_every_violation_without_overbooking_fol
     desk = m.broker.desk
     _check_settled_market(m, r, vals, n)
     _check_capacity(r.records, {"a": 8, "b": 8})
-    assert desk.n_overbooked == 0 and len(desk.overruns) == desk.n_overruns
+    assert desk.book.n_overbooked == 0 and len(desk.book.overruns) == desk.book.n_overruns
     violated = r.slas[r.slas["violated"]]
-    assert len(violated) == 0 or desk.n_displaced > 0  # only an overrun moves a contract off its start
-    assert int((r.slas["overrun"] > 0).sum()) == desk.n_overruns
-    event(f"overruns: {'some' if desk.n_overruns else 'none'}; violations: {'some' if len(violated) else 'none'}")
+    assert len(violated) == 0 or desk.book.n_displaced > 0  # only an overrun moves a contract off its start
+    assert int((r.slas["overrun"] > 0).sum()) == desk.book.n_overruns
+    event(f"overruns: {'some' if desk.book.n_overruns else 'none'}; violations: {'some' if len(violated) else 'none'}")
 
 
 def test_the_viz_table_shows_sla_violations_and_penalties_as_they_happen():

@@ -10,7 +10,15 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from gridmarket.errors import InvalidInput
-from gridmarket.scheduling.profile import add_free, first_short, rises, short_until, split_at, window_min
+from gridmarket.scheduling.profile import (
+    add_free,
+    block_steps,
+    first_short,
+    rises,
+    short_until,
+    split_at,
+    window_min,
+)
 
 HORIZON = 120  # seconds read one by one; every breakpoint drawn is below it
 
@@ -106,6 +114,22 @@ def test_short_until_ends_the_last_shortfall_before_an_instant(steps, procs, dat
         assert got == short[-1] + 1
     else:  # short up to before: the step's end, wherever it is (before, for a last step)
         assert got == min([t for t in times if t >= before], default=before)
+
+
+@given(blocks=st.lists(st.tuples(st.integers(0, 60), st.integers(0, 50), st.integers(-4, 4)), max_size=8),
+       base=st.integers(-3, 5), origin=st.one_of(st.none(), st.integers(0, 5)), open_ended=st.data())
+def test_block_steps_is_the_sum_of_the_blocks_at_every_instant(blocks, base, origin, open_ended):
+    blocks = [(start + (origin or 0), float("inf") if open_ended.draw(st.booleans()) else start + (origin or 0) + length,
+               delta) for start, length, delta in blocks]  # the blocks start at or after the origin
+    times, values = block_steps(blocks, base=base, origin=origin)
+    if not blocks and origin is None:
+        assert times == values == []
+        return
+    assert times == sorted(set(times)) and all(a != b for a, b in zip(values, values[1:]))  # merged
+    assert times[0] == (origin if origin is not None else min(b[0] for b in blocks))
+    for t in range(times[0], HORIZON):
+        want = base + sum(d for s, e, d in blocks if s <= t < e)
+        assert _at(times, values, t) == want, t
 
 
 def test_split_at_refuses_an_instant_before_the_origin():
