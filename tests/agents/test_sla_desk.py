@@ -305,7 +305,7 @@ def test_the_viz_table_shows_sla_violations_and_penalties_as_they_happen():
     assert [(seen[t]["sla_violations"], seen[t]["sla_penalties"]) for t in seen] == [(0, 0), (1, 9.0), (1, 9.0),
                                                                                       (2, 10.0)]
     # paid when a contract's job starts on it: job 1's 8 SU and (at 3,620 s) job 2's 4 SU; 10 SU paid back
-    assert (seen[3619]["paid"], seen[3620]["paid"]) == (8.0 - 9.0, 8.0 + 4.0 - 10.0)
+    assert (seen[3619]["slots_paid"], seen[3620]["slots_paid"]) == (8.0 - 9.0, 8.0 + 4.0 - 10.0)
     assert {"sla_violations", "sla_penalties"} <= set(SUMMARY_FIELDS)
 
 
