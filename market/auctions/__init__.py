@@ -9,7 +9,7 @@ from gridmarket.auctions.double import Order, OrderBook, Trade, call_market
 from gridmarket.auctions.gd import GDTrader, Shout, buyer_belief, gd_traders, seller_belief
 from gridmarket.auctions.mixed import DayReport, mixed_market, mixed_traders
 from gridmarket.auctions.single import AuctionResult, dutch, english, first_price, first_price_equilibrium_bid, vickrey
-from gridmarket.auctions.zip import ZIPTrader, equilibrium, trading_day, zip_traders
+from gridmarket.auctions.zip import ZIPTrader, equilibrium, trading_day, zip_market_day, zip_parameters, zip_traders
 
 __all__ = [
     "AuctionResult",
@@ -33,5 +33,7 @@ __all__ = [
     "seller_belief",
     "trading_day",
     "vickrey",
+    "zip_market_day",
+    "zip_parameters",
     "zip_traders",
 ]

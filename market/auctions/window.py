@@ -19,7 +19,9 @@ of computation). Each order is one job's slot (Cliff's unit-demand, unit-supply 
   ceiling the day's largest limit (each day's traders start without history, as ZIP's start with
   fresh margins);
 * trading -- :func:`gridmarket.auctions.zip.trading_day` on the order book of
-  :class:`gridmarket.auctions.double.OrderBook` (each trade at the standing shout's price);
+  :class:`gridmarket.auctions.double.OrderBook` (each trade at the standing shout's price); ZIP
+  traders run its day on arrays without trader objects (:func:`gridmarket.auctions.zip.zip_market_day`,
+  the same trades and draws);
 * settlement -- trades in the order they happened: the seller's provider sells the buyer's job its
   earliest slot in the current plan at the trade's unit price times the slot's processor-hours,
   provided the slot still starts in the window, the price covers its reserve and the job's value
