@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import math
 from dataclasses import replace
-from os import PathLike
 from typing import TYPE_CHECKING, Any
 
 import gymnasium as gym
@@ -33,7 +32,7 @@ from gridmarket.agents.desks.auction import SlotAuctionDesk
 from gridmarket.errors import InvalidInput
 from gridmarket.job import Job
 from gridmarket.pricing import BASE_RATE, SECONDS_PER_HOUR
-from gridmarket.rl.episode import start_episode
+from gridmarket.rl.episode import scenario_config, start_episode
 
 if TYPE_CHECKING:
     from gridmarket.agents.model import MarketModel, RunResult
@@ -162,17 +161,7 @@ class BidEnv(gym.Env):
 
     def __init__(self, scenario: Any = "auction-market", *, mechanism: str = "vickrey", max_jobs: int = 16,
                  max_factor: float = 2.0, time_scale: float = 3600.0) -> None:
-        from gridmarket.scenarios.config import ScenarioConfig, load_toml
-        from gridmarket.scenarios.registry import get_scenario
-
-        if isinstance(scenario, ScenarioConfig):
-            config = scenario
-        elif isinstance(scenario, (str, PathLike)) and str(scenario).endswith(".toml"):
-            config = load_toml(str(scenario))
-        elif isinstance(scenario, str):
-            config = get_scenario(scenario)
-        else:
-            raise InvalidInput(f"Bid: scenario must be a scenario name, a TOML file or a ScenarioConfig, got {scenario!r}")
+        config = scenario_config(scenario, "Bid")
         if mechanism not in BID_DESKS:
             raise InvalidInput(f"Bid: mechanism must be one of {', '.join(BID_DESKS)}, got {mechanism!r}")
         if isinstance(max_jobs, bool) or not isinstance(max_jobs, int) or max_jobs < 1:

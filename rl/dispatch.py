@@ -19,7 +19,6 @@ The environment stands above the layers: it drives the agent model and reads sce
 from __future__ import annotations
 
 from contextvars import ContextVar
-from os import PathLike
 from typing import TYPE_CHECKING, Any
 
 import gymnasium as gym
@@ -29,7 +28,7 @@ from gymnasium import spaces
 
 from gridmarket.clearing import ClearingResult, CycleCosts, check_result
 from gridmarket.errors import InvalidInput
-from gridmarket.rl.episode import start_episode
+from gridmarket.rl.episode import scenario_config, start_episode
 
 if TYPE_CHECKING:
     from gridmarket.agents.model import MarketModel, RunResult
@@ -101,18 +100,9 @@ class DispatchEnv(gym.Env):
 
     def __init__(self, scenario: Any = "quickstart", *, w_t: float | None = None, max_jobs: int = 32,
                  time_scale: float = 3600.0) -> None:
-        from gridmarket.scenarios.config import ScenarioConfig, load_toml, with_overrides
-        from gridmarket.scenarios.registry import get_scenario
+        from gridmarket.scenarios.config import with_overrides
 
-        if isinstance(scenario, ScenarioConfig):
-            config = scenario
-        elif isinstance(scenario, (str, PathLike)) and str(scenario).endswith(".toml"):
-            config = load_toml(str(scenario))
-        elif isinstance(scenario, str):
-            config = get_scenario(scenario)
-        else:
-            raise InvalidInput(f"Dispatch: scenario must be a scenario name, a TOML file or a ScenarioConfig, "
-                               f"got {scenario!r}")
+        config = scenario_config(scenario, "Dispatch")
         if w_t is not None:
             if isinstance(w_t, bool) or not isinstance(w_t, (int, float)) or not 0 <= w_t <= 100:
                 raise InvalidInput(f"Dispatch: w_t must be in [0, 100] percent, got {w_t!r}")

@@ -8,15 +8,18 @@ exception (the desk's trade, the metascheduler's cycle); the next :meth:`MarketM
 from __future__ import annotations
 
 from dataclasses import dataclass
+from os import PathLike
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+
+from gridmarket.errors import InvalidInput
 
 if TYPE_CHECKING:
     from gridmarket.agents.model import MarketModel, RunResult
     from gridmarket.scenarios.config import ScenarioConfig
 
-__all__ = ["Episode", "start_episode"]
+__all__ = ["Episode", "scenario_config", "start_episode"]
 
 
 @dataclass
@@ -34,6 +37,21 @@ class Episode:
             return self.model.run(), None
         except pause as stop:
             return None, stop
+
+
+def scenario_config(scenario: Any, env: str) -> ScenarioConfig:
+    """``scenario`` as a config: a registered name, a ``.toml`` file (name or path) or a config itself.
+
+    ``env`` names the environment in the one-line error for anything else.
+    """
+    from gridmarket.scenarios.config import ScenarioConfig
+    from gridmarket.scenarios.registry import get_scenario
+
+    if isinstance(scenario, ScenarioConfig):
+        return scenario
+    if isinstance(scenario, (str, PathLike)):
+        return get_scenario(str(scenario))
+    raise InvalidInput(f"{env}: scenario must be a scenario name, a TOML file or a ScenarioConfig, got {scenario!r}")
 
 
 def start_episode(config: ScenarioConfig, mechanism: str, seed: int | None,
