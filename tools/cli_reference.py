@@ -53,7 +53,7 @@ class _Recording(argparse.ArgumentParser):
 def _sections(parser: _Recording, level: int) -> list[str]:
     out = []
     for _, command in parser.commands:
-        if not command.add_help:  # a placeholder: full_parser gave every command its own parser
+        if not command.add_help:  # argparse's stand-in without help: full_parser gave every command its own parser
             continue
         out += [f"{'#' * level} {command.prog}", "", "```text", command.format_help().rstrip(), "```", ""]
         out += _sections(command, level + 1)
