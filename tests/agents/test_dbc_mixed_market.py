@@ -8,8 +8,9 @@ from hypothesis import strategies as st
 from gridmarket.agents.model import BrokerSpec, MarketModel, ProviderSpec
 from gridmarket.errors import InvalidInput
 from gridmarket.job import Job
-from gridmarket.valuation import Valuation, draw_valuations
+from gridmarket.valuation import Valuation
 from gridmarket.workloads.workload import Workload
+from tests.agents.markets import valued_jobs
 
 H = 3600
 
@@ -67,14 +68,7 @@ def test_every_job_bought_within_its_value_by_its_deadline_and_bought_whenever_s
     a job goes to its home queue only when no offer it saw (auctions at their reserve, what a lone bidder
     pays) ended by the deadline within the value: DBC finds a plan whenever one exists (here, of one job)."""
     rng = np.random.default_rng(seed)
-    jobs, t = [], 0
-    for i in range(1, n + 1):
-        t += int(rng.integers(0, gap + 1))
-        runtime = int(rng.integers(60, 4000))
-        jobs.append(Job(i, t, int(rng.integers(1, 9)), runtime, runtime + int(rng.integers(0, 3000)), user=i % 3,
-                        site="abc"[i % 3]))
-    vals = draw_valuations(((j.id, j.submit, j.procs * j.estimate / H, min(j.runtime, j.estimate)) for j in jobs),
-                           rng=rng)
+    jobs, vals = valued_jobs(rng, n, gap, "abc")
     m = MarketModel([ProviderSpec("a", 8, "conservative", sells=sells[0]), ProviderSpec("b", 8, "easy", sells=sells[1]),
                      ProviderSpec("c", 16, "easy", sells=sells[2])], Workload(tuple(jobs)), route="site",
                     broker=BrokerSpec("dbc"), valuations=vals, rng=seed)
@@ -147,14 +141,7 @@ def test_a_cycle_broker_never_pays_over_a_job_s_value_and_every_purchase_ends_by
     """Random mixed markets under dbc-cycle: every job runs once; a job is bought no earlier than its cycle, for
     at most its value (its budget), in a slot that ends by its deadline; no auction sells below its reserve."""
     rng = np.random.default_rng(seed)
-    jobs, t = [], 0
-    for i in range(1, n + 1):
-        t += int(rng.integers(0, gap + 1))
-        runtime = int(rng.integers(60, 4000))
-        jobs.append(Job(i, t, int(rng.integers(1, 9)), runtime, runtime + int(rng.integers(0, 3000)), user=i % 3,
-                        site="abc"[i % 3]))
-    vals = draw_valuations(((j.id, j.submit, j.procs * j.estimate / H, min(j.runtime, j.estimate)) for j in jobs),
-                           rng=rng)
+    jobs, vals = valued_jobs(rng, n, gap, "abc")
     m = MarketModel([ProviderSpec("a", 8, "conservative", sells=sells[0]), ProviderSpec("b", 8, "easy", sells=sells[1]),
                      ProviderSpec("c", 16, "easy", sells=sells[2])], Workload(tuple(jobs)), route="site",
                     broker=BrokerSpec("dbc-cycle", cycle=60), valuations=vals, rng=seed)

@@ -11,11 +11,10 @@ from hypothesis import strategies as st
 from gridmarket.agents.desks import DBCDesk, SLADesk
 from gridmarket.agents.model import BrokerSpec, MarketModel, ProviderSpec
 from gridmarket.auctions.slot import SlotRequest
-from gridmarket.job import Job
 from gridmarket.pricing.state import base_profile
 from gridmarket.provisioning.dbc import quoted_offers
-from gridmarket.valuation import draw_valuations
 from gridmarket.workloads.workload import Workload
+from tests.agents.markets import valued_jobs
 
 H = 3600
 
@@ -78,14 +77,7 @@ class CheckedSLADesk(SLADesk):
 
 def _market(seed, n, gap, method, policies, overbooking=1.0):
     rng = np.random.default_rng(seed)
-    jobs, t = [], 0
-    for i in range(1, n + 1):
-        t += int(rng.integers(0, gap + 1))
-        runtime = int(rng.integers(60, 4000))
-        jobs.append(Job(i, t, int(rng.integers(1, 9)), runtime, runtime + int(rng.integers(0, 3000)), user=i % 3,
-                        site="abc"[i % 3]))
-    vals = draw_valuations(((j.id, j.submit, j.procs * j.estimate / H, min(j.runtime, j.estimate)) for j in jobs),
-                           rng=rng)
+    jobs, vals = valued_jobs(rng, n, gap, "abc")
     specs = [ProviderSpec(name, 8, policy, overbooking=overbooking if name == "a" else 1.0)
              for name, policy in zip("abc", policies)]
     m = MarketModel(specs, Workload(tuple(jobs)), route="site", broker=BrokerSpec(method, cycle=60), valuations=vals,

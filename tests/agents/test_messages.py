@@ -12,7 +12,6 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 from gridmarket.agents import messages
@@ -20,6 +19,7 @@ from gridmarket.agents.model import BrokerSpec, MarketModel, ProviderSpec
 from gridmarket.errors import InvalidInput
 from gridmarket.job import Job
 from gridmarket.workloads.workload import Workload
+from tests.agents.markets import two_site_workload
 
 AGENTS = Path(__file__).resolve().parents[2] / "agents"
 
@@ -27,21 +27,11 @@ KINDS = {cls.kind for cls in vars(messages).values()
          if isinstance(cls, type) and issubclass(cls, messages.Message) and cls is not messages.Message}
 
 
-def _workload(n=30, seed=3):
-    rng = np.random.default_rng(seed)
-    jobs, t = [], 0
-    for i in range(1, n + 1):
-        t += int(rng.integers(0, 300))
-        procs, runtime = int(rng.integers(1, 9)), int(rng.integers(300, 4000))
-        jobs.append(Job(i, t, procs, runtime, runtime + int(rng.integers(0, 2000)), user=i % 3, site="ab"[i % 2]))
-    return Workload(tuple(jobs), name="t")
-
-
 @pytest.mark.parametrize("method", ["english", "double", "negotiate", "dbc-cycle", "sla"])
 def test_every_kind_a_job_market_counts_is_a_message_type(method):
     sells = "auction" if method == "dbc-cycle" else "quote"
     m = MarketModel([ProviderSpec("a", 8, "conservative", sells=sells), ProviderSpec("b", 8, "easy", sells=sells)],
-                    _workload(), route="site", broker=BrokerSpec(method), rng=1)
+                    two_site_workload(), route="site", broker=BrokerSpec(method), rng=1)
     counts = m.run().messages
     assert set(counts) <= KINDS, f"kinds without a Message type: {set(counts) - KINDS}"
     assert sum(counts.values()) > 0
@@ -52,7 +42,7 @@ def test_a_desk_that_only_asks_and_signs_counts_one_round_per_provider_asked(met
     """A round is one query and its answer (``negotiation_rounds`` in gridmarket.vocabulary): the SLA desk's
     request and the provider's offer are one exchange, as a DBC broker's request and the provider's quotes."""
     m = MarketModel([ProviderSpec("a", 8, "conservative"), ProviderSpec("b", 8, "easy")],
-                    _workload(), route="site", broker=BrokerSpec(method), rng=1)
+                    two_site_workload(), route="site", broker=BrokerSpec(method), rng=1)
     m.run()
     assert m.message_counts["query"] > 0 and m.negotiation_rounds == m.message_counts["query"]
 

@@ -9,8 +9,9 @@ from hypothesis import strategies as st
 from gridmarket.agents.model import BrokerSpec, MarketModel, ProviderSpec
 from gridmarket.agents.trading import SLA_COLUMNS, sla_penalty
 from gridmarket.job import Job
-from gridmarket.valuation import Valuation, draw_valuations
+from gridmarket.valuation import Valuation
 from gridmarket.workloads.workload import Workload
+from tests.agents.markets import valued_jobs
 
 H = 3600
 
@@ -70,14 +71,7 @@ def test_every_signed_sla_starts_in_its_window_unless_the_run_counts_a_violation
     """Random markets: every job runs once; a contract started in its window ends by the deadline; the rest
     are violations, paid for by the penalty schedule; a provider that does not overbook violates none."""
     rng = np.random.default_rng(seed)
-    jobs, t = [], 0
-    for i in range(1, n + 1):
-        t += int(rng.integers(0, gap + 1))
-        runtime = int(rng.integers(60, 4000))
-        jobs.append(Job(i, t, int(rng.integers(1, 9)), runtime, runtime + int(rng.integers(0, 3000)), user=i % 3,
-                        site="ab"[i % 2]))
-    vals = draw_valuations(((j.id, j.submit, j.procs * j.estimate / H, min(j.runtime, j.estimate)) for j in jobs),
-                           rng=rng)
+    jobs, vals = valued_jobs(rng, n, gap, "ab")
     m = MarketModel([ProviderSpec("a", 8, "conservative", overbooking=factor),
                      ProviderSpec("b", 8, "easy", overbooking=factor)], Workload(tuple(jobs)),
                     route="site", broker=BrokerSpec("sla"), valuations=vals, rng=seed)
@@ -263,14 +257,7 @@ def _check_capacity(records, procs):
 def _predicted_sla_market(seed, n, gap):
     """``n`` random jobs (inter-arrivals up to ``gap`` s) on two 8-processor sites under sla-predict; (model, values)."""
     rng = np.random.default_rng(seed)
-    jobs, t = [], 0
-    for i in range(1, n + 1):
-        t += int(rng.integers(0, gap + 1))
-        runtime = int(rng.integers(60, 4000))
-        jobs.append(Job(i, t, int(rng.integers(1, 9)), runtime, runtime + int(rng.integers(0, 3000)), user=i % 3,
-                        site="ab"[i % 2]))
-    vals = draw_valuations(((j.id, j.submit, j.procs * j.estimate / H, min(j.runtime, j.estimate)) for j in jobs),
-                           rng=rng)
+    jobs, vals = valued_jobs(rng, n, gap, "ab")
     model = MarketModel([ProviderSpec("a", 8, "conservative"), ProviderSpec("b", 8, "easy")], Workload(tuple(jobs)),
                         route="site", broker=BrokerSpec("sla-predict"), valuations=vals, rng=seed)
     return model, vals

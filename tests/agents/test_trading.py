@@ -1,6 +1,5 @@
 """Job markets as interaction models: slot auctions every cycle, fallback to best effort."""
 
-import numpy as np
 import pytest
 
 from gridmarket.agents.model import BrokerSpec, MarketModel, ProviderSpec
@@ -8,19 +7,10 @@ from gridmarket.errors import InvalidInput
 from gridmarket.job import Job
 from gridmarket.valuation import Valuation
 from gridmarket.workloads.workload import Workload
+from tests.agents.markets import two_site_workload
 
 FORMATS = ("first-price", "vickrey", "english", "dutch")
 MARKETS = (*FORMATS, "double", "negotiate")
-
-
-def _workload(n=30, seed=3):
-    rng = np.random.default_rng(seed)
-    jobs, t = [], 0
-    for i in range(1, n + 1):
-        t += int(rng.integers(0, 300))
-        procs, runtime = int(rng.integers(1, 9)), int(rng.integers(300, 4000))
-        jobs.append(Job(i, t, procs, runtime, runtime + int(rng.integers(0, 2000)), user=i % 3, site="ab"[i % 2]))
-    return Workload(tuple(jobs), name="t")
 
 
 def _run(method, workload, **kw):
@@ -45,7 +35,7 @@ def test_two_jobs_in_one_cycle_the_higher_value_wins_the_free_slot_and_the_other
 
 @pytest.mark.parametrize("method", FORMATS)
 def test_every_job_runs_once_keeps_its_submit_and_pays_at_least_the_base_rate(method):
-    w = _workload()
+    w = two_site_workload()
     m, r = _run(method, w)
     rec = r.records.set_index("job_id")
     assert sorted(rec.index) == [j.id for j in w.jobs]
@@ -61,27 +51,27 @@ def test_every_job_runs_once_keeps_its_submit_and_pays_at_least_the_base_rate(me
 
 
 def test_same_seed_same_run_and_valuations_drawn_from_the_model_rng():
-    w = _workload(15)
+    w = two_site_workload(15)
     _, a = _run("first-price", w)
     _, b = _run("first-price", w)
     assert a.records.equals(b.records) and a.messages == b.messages
 
 
 def test_a_job_without_a_valuation_is_refused_naming_it():
-    w = _workload(3)
+    w = two_site_workload(3)
     with pytest.raises(InvalidInput, match="job 1 has no valuation"):
         _run("vickrey", w, valuations={2: Valuation(1.0, 10, 10)})
 
 
 def test_the_clock_formats_exchange_more_messages_than_the_sealed_ones():
-    w = _workload()
+    w = two_site_workload()
     n = {f: _run(f, w)[1].messages["bid"] for f in FORMATS}
     assert n["english"] > n["vickrey"] and n["dutch"] > n["first-price"]
 
 
 @pytest.mark.parametrize("method, strategy", [("double", "zip"), ("double-gd", "gd")])
 def test_the_double_auction_trades_some_slots_and_counts_its_shouts_as_bids_and_asks(method, strategy):
-    w = _workload()
+    w = two_site_workload()
     m, r = _run(method, w)
     desk = m.broker.desk
     assert desk.strategy == strategy
@@ -91,7 +81,7 @@ def test_the_double_auction_trades_some_slots_and_counts_its_shouts_as_bids_and_
 
 
 def test_negotiation_buys_slots_at_once_without_waiting_for_a_cycle():
-    w = _workload()
+    w = two_site_workload()
     m, r = _run("negotiate", w)
     desk = m.broker.desk
     assert desk.n_won > 0 and desk.n_won + desk.n_fallback == len(w.jobs)
@@ -102,7 +92,7 @@ def test_negotiation_buys_slots_at_once_without_waiting_for_a_cycle():
 
 
 def test_the_dbc_broker_buys_only_slots_that_end_by_the_deadline_within_the_value():
-    w = _workload()
+    w = two_site_workload()
     m, r = _run("dbc", w)
     desk = m.broker.desk
     assert desk.n_won > 0 and desk.n_won + desk.n_fallback == len(w.jobs)
