@@ -1,8 +1,9 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, initializedcheck=False, cdivision=True
 """Compiled ZIP trading day: the twin of ``gridmarket.auctions.zip.reference_day_arrays`` (Cliff 1997).
 
-One pass over the traders a step finds the live ones, the best standing opposite shout and the
-movers; each mover's update is the reference's expression, operation for operation, so the
+One pass over the traders a step finds Cliff's movers; the live traders are looked for again only
+after a trade (only a trade changes them), and the best standing bid and ask are kept from step to
+step (looked for again only when the best one is withdrawn or traded); each mover's update is the reference's expression, operation for operation, so the
 margins and momenta agree to the bit (the extension is built with floating-point contraction off:
 no fused multiply-add). The generators are read as the reference reads them, through their bit generators' C interface
 (numpy's ``bitgen_t``, from ``Generator.bit_generator.capsule``): the shouter as
@@ -58,6 +59,20 @@ def below(generator, uint64_t n):
     return int(_below(_bitgen(generator), n))
 
 
+cdef Py_ssize_t _best(unsigned char[::1] has, const unsigned char[::1] ask, double[::1] standing,
+                      long long[::1] arrival, Py_ssize_t n, bint side_ask) noexcept:
+    """The best standing shout of one side: highest bid (lowest ask), earliest among equals; -1 if none."""
+    cdef Py_ssize_t j = -1, k
+    cdef double best = 0.0
+    for k in range(n):
+        if has[k] and (ask[k] != 0) == side_ask:
+            if j < 0 or (standing[k] < best if side_ask else standing[k] > best) or (
+                    standing[k] == best and arrival[k] < arrival[j]):
+                j = k
+                best = standing[k]
+    return j
+
+
 def day_arrays(const unsigned char[::1] ask, const double[::1] limit, double[::1] mu, const double[::1] beta,
                const double[::1] gamma, double[::1] momentum, unsigned char[::1] active, rng, draw,
                Py_ssize_t steps):
@@ -88,24 +103,28 @@ def day_arrays(const unsigned char[::1] ask, const double[::1] limit, double[::1
     cdef Py_ssize_t n_bid = 0, n_ask = 0
     cdef bint any_bid, any_ask, side_ask, done, up, down, lower
     cdef double max_bid, min_ask, q, best, price, pk, target, delta, m, new, r_low, r_high, a_low, a_high
+    cdef Py_ssize_t best_bid = -1, best_ask = -1  # the best standing bid and ask (module notes of the twin)
+    cdef bint stale = True  # the live traders and their limits need a new look (at the start, after a trade)
     trades = []
     for step in range(steps):
-        n_live = 0
-        any_bid = any_ask = False
-        max_bid = -INFINITY
-        min_ask = INFINITY
-        for k in range(n):
-            if active[k]:
-                live[n_live] = k
-                n_live += 1
-                if ask[k]:
-                    any_ask = True
-                    if limit[k] < min_ask:
-                        min_ask = limit[k]
-                else:
-                    any_bid = True
-                    if limit[k] > max_bid:
-                        max_bid = limit[k]
+        if stale:  # only a trade changes who is live, and limits never change
+            n_live = 0
+            any_bid = any_ask = False
+            max_bid = -INFINITY
+            min_ask = INFINITY
+            for k in range(n):
+                if active[k]:
+                    live[n_live] = k
+                    n_live += 1
+                    if ask[k]:
+                        any_ask = True
+                        if limit[k] < min_ask:
+                            min_ask = limit[k]
+                    else:
+                        any_bid = True
+                        if limit[k] > max_bid:
+                            max_bid = limit[k]
+            stale = False
         if not any_bid or not any_ask or max_bid < min_ask:
             break
         i = live[<Py_ssize_t>_below(shouter, n_live)]
@@ -114,17 +133,15 @@ def day_arrays(const unsigned char[::1] ask, const double[::1] limit, double[::1
         side_ask = ask[i] != 0
         if side_ask:
             n_ask += 1
+            if best_ask == i:  # its standing shout is withdrawn: find the next best
+                best_ask = _best(has, ask, standing, arrival, n, True)
+            j = best_bid
         else:
             n_bid += 1
-        # the best standing opposite shout: highest bid (lowest ask), earliest among equals
-        j = -1
-        best = 0.0
-        for k in range(n):
-            if has[k] and (ask[k] != 0) != side_ask:
-                if j < 0 or (standing[k] > best if side_ask else standing[k] < best) or (
-                        standing[k] == best and arrival[k] < arrival[j]):
-                    j = k
-                    best = standing[k]
+            if best_bid == i:
+                best_bid = _best(has, ask, standing, arrival, n, False)
+            j = best_ask
+        best = standing[j] if j >= 0 else 0.0
         done = False
         if j >= 0 and ((q <= best) if side_ask else (q >= best)):
             price = best
@@ -136,6 +153,11 @@ def day_arrays(const unsigned char[::1] ask, const double[::1] limit, double[::1
             active[j] = 0
             has[j] = 0
             done = True
+            stale = True
+            if side_ask:
+                best_bid = _best(has, ask, standing, arrival, n, False)
+            else:
+                best_ask = _best(has, ask, standing, arrival, n, True)
         if not done:
             seq += 1
             has[i] = 1
@@ -143,6 +165,12 @@ def day_arrays(const unsigned char[::1] ask, const double[::1] limit, double[::1
             arrival[i] = seq
             arrival_step[i] = step
             price = q
+            # the newest shout leads its side only if strictly better (equals: the earlier arrival leads)
+            if side_ask:
+                if best_ask < 0 or q < standing[best_ask]:
+                    best_ask = i
+            elif best_bid < 0 or q > standing[best_bid]:
+                best_bid = i
         # the movers of Cliff's rule (ZIPTrader.observe), in the traders' order
         n_movers = 0
         for k in range(n):

@@ -79,8 +79,8 @@ cdef void _take(Steps* s, i64 a, i64 b, i64 procs) noexcept nogil:
     _take_range(s, i, j, a, b, procs)
 
 
-cdef i64 _place(Steps* s, i64 procs, i64 duration, i64 after) except -1 nogil:
-    """Earliest start at or after ``after`` with ``procs`` free for ``duration``; take it."""
+cdef i64 _search(Steps* s, i64 procs, i64 duration, i64 after, Py_ssize_t* pi, Py_ssize_t* pj) except -1 nogil:
+    """Earliest start at or after ``after`` with ``procs`` free for ``duration``; its first and end steps in ``pi``/``pj``."""
     cdef Py_ssize_t n = s.n, i, j
     cdef i64 start = after, end
     i = bisect_right_array(s.t, after, 0, n) - 1
@@ -98,9 +98,17 @@ cdef i64 _place(Steps* s, i64 procs, i64 duration, i64 after) except -1 nogil:
         if s.t[j] >= end:
             break
         i = j
-    _take_range(s, i, j, start, end, procs)
+    pi[0] = i
+    pj[0] = j
     return start
 
+
+cdef i64 _place(Steps* s, i64 procs, i64 duration, i64 after) except -1 nogil:
+    """Earliest start at or after ``after`` with ``procs`` free for ``duration``; take it."""
+    cdef Py_ssize_t i, j
+    cdef i64 start = _search(s, procs, duration, after, &i, &j)
+    _take_range(s, i, j, start, start + duration, procs)
+    return start
 
 
 cdef struct Event:
@@ -481,6 +489,53 @@ cdef class Engine:
         k = self._collision(start, procs, duration)
         return None if k < 0 else k
 
+    def forward(self, list P, list E, bint backfill, i64 start=0, i64 procs=0, i64 duration=0):
+        """Planned starts of the queue ``P``/``E`` under EASY (``backfill``) or FCFS, a slot of ``procs`` held.
+
+        The policy run forward from the base with estimates as runtimes and no arrival
+        (:func:`_forward`); ``procs`` 0: no slot. The slot must fit the base.
+        """
+        cdef Py_ssize_t nq = len(P), i
+        cdef i64* p
+        cdef i64* e
+        cdef i64* out
+        cdef list starts
+        if len(E) != nq:
+            raise ValueError("forward: P and E must have the same length")
+        p = _alloc(3 * nq)
+        e = p + nq
+        out = e + nq
+        try:
+            for i in range(nq):
+                p[i] = P[i]
+                e[i] = E[i]
+            _forward(&self.base, self.now, p, e, nq, backfill, start, procs, duration, out)
+            starts = [out[i] for i in range(nq)]
+        finally:
+            c_free(p)
+        return starts
+
+    def forward_price(self, bint backfill, i64 start, i64 procs, i64 duration):
+        """``f`` (processor-seconds) of a slot under EASY or FCFS: the delays past the planned starts, summed.
+
+        The queue and its planned starts are the engine's (:meth:`plan`); the slot must fit the base.
+        """
+        cdef Py_ssize_t nq = self.nq, i
+        cdef i64* out
+        cdef i64 total = 0
+        self._need_plan()
+        if _min_free(self.full.t, self.full.f, self.full.n, start, duration) >= procs:
+            return 0
+        out = _alloc(nq)
+        try:
+            _forward(&self.base, self.now, self.P, self.E, nq, backfill, start, procs, duration, out)
+            for i in range(nq):
+                if out[i] > self.V[i]:
+                    total += (out[i] - self.V[i]) * self.P[i]
+        finally:
+            c_free(out)
+        return total
+
     # ---------------------------------------------------------------- internals
     cdef i64 _price(self, i64 start, i64 procs, i64 duration) except? -1:
         """``f`` of a slot the base allows: 0 if it fits the plan, else the re-plan's total delay."""
@@ -615,6 +670,147 @@ cdef class Engine:
             if new is not None:
                 new.append(w)
         return total
+
+
+cdef inline void _heap_push(i64* h, Py_ssize_t* n, i64 x) noexcept nogil:
+    cdef Py_ssize_t i = n[0], up
+    n[0] += 1
+    while i > 0:
+        up = (i - 1) >> 1
+        if h[up] <= x:
+            break
+        h[i] = h[up]
+        i = up
+    h[i] = x
+
+
+cdef inline i64 _heap_pop(i64* h, Py_ssize_t* n) noexcept nogil:
+    cdef i64 top = h[0], x
+    cdef Py_ssize_t i = 0, c, m
+    n[0] -= 1
+    m = n[0]
+    x = h[m]
+    while True:
+        c = 2 * i + 1
+        if c >= m:
+            break
+        if c + 1 < m and h[c + 1] < h[c]:
+            c += 1
+        if h[c] >= x:
+            break
+        h[i] = h[c]
+        i = c
+    h[i] = x
+    return top
+
+
+cdef int _forward(Steps* base, i64 now, i64* P, i64* E, Py_ssize_t nq, bint backfill,
+                  i64 slot_start, i64 slot_procs, i64 slot_duration, i64* out) except -1:
+    """EASY (``backfill``) or FCFS run forward over the queue from ``base``: each job's start in ``out``.
+
+    Singh 2008, ch. 5, Fig. 22, steps 1 and 4 for a policy that plans only its queue head: what
+    :class:`gridmarket.scheduling.planner.ForwardPlanner` computes by running
+    :class:`~gridmarket.scheduling.easy.EASYScheduler` (or FCFS) through the machine's event loop,
+    here on C arrays. Jobs run for their estimates and none arrives, so a pass can start a job only
+    where processors were freed: passes run at ``now``, at every instant the base's free count
+    rises (running jobs' ends, reservations' ends, the slot's end) and at every planned end. A pass is
+    the scheduler's rule on its availability profile: heads in order while they fit for their whole
+    estimate; then (EASY) the blocked head held at its earliest start (the shadow time) and every
+    other waiting job, in order, started if it fits now for its whole estimate beside that hold.
+    Where nothing is held ahead the scheduler counts instead of reading the profile, which is the
+    same rule (``tests/market/pricing/test_forward_kernel.py`` checks both against the policies).
+    """
+    cdef Py_ssize_t cap = base.n + 2 * nq + 8, i, x, h, nw = nq, kept, i0, nh = 0, a, b, k
+    cdef Steps w
+    cdef i64* lows = NULL
+    cdef i64* heap = NULL
+    cdef Py_ssize_t* W = NULL
+    cdef i64 t, last = -1, q, shadow, free_now, low, head
+    cdef bint lows_ok
+    w.t = _alloc(cap)
+    w.f = _alloc(cap)
+    try:
+        lows = _alloc(cap)
+        heap = _alloc(base.n + nq + 4)
+        W = <Py_ssize_t*>malloc((nq if nq > 0 else 1) * sizeof(Py_ssize_t))
+        if W == NULL:
+            raise MemoryError()
+        memcpy(w.t, base.t, base.n * sizeof(i64))
+        memcpy(w.f, base.f, base.n * sizeof(i64))
+        w.n = base.n
+        _sentinel(&w)
+        if slot_procs > 0:
+            _take(&w, slot_start, slot_start + slot_duration, slot_procs)
+        for i in range(nq):
+            W[i] = i
+        # the instants the free count rises (base and slot), and now
+        _heap_push(heap, &nh, now)
+        for i in range(1, w.n):
+            if w.f[i] > w.f[i - 1] and w.t[i] > now:
+                _heap_push(heap, &nh, w.t[i])
+        while nw:
+            if nh == 0:  # pragma: no cover - the last step frees the whole machine
+                raise RuntimeError("forward plan: queue stuck with no event left")
+            t = _heap_pop(heap, &nh)
+            if t == last:
+                continue
+            last = t
+            # 1. heads in order while they fit for their whole estimate
+            h = 0
+            while h < nw and _min_free(w.t, w.f, w.n, t, E[W[h]]) >= P[W[h]]:
+                q = W[h]
+                out[q] = t
+                _take(&w, t, t + E[q], P[q])
+                _heap_push(heap, &nh, t + E[q])
+                h += 1
+            if h:
+                memmove(W, &W[h], (nw - h) * sizeof(Py_ssize_t))
+                nw -= h
+            if not nw or not backfill:
+                continue
+            # 2. the blocked head held at its shadow time; 3. one backfilling scan beside it
+            free_now = w.f[bisect_right_array(w.t, t, 0, w.n) - 1]
+            if free_now <= 0:
+                continue
+            head = W[0]
+            shadow = _search(&w, P[head], E[head], t, &a, &b)
+            _take_range(&w, a, b, shadow, shadow + E[head], P[head])
+            kept = 1
+            lows_ok = False
+            i0 = 0
+            for x in range(1, nw):
+                q = W[x]
+                if free_now == 0 or P[q] > free_now:
+                    W[kept] = q
+                    kept += 1
+                    continue
+                if not lows_ok:  # prefix minima of the free count from t's step (rebuilt after a start)
+                    i0 = bisect_right_array(w.t, t, 0, w.n) - 1
+                    low = w.f[i0]
+                    for k in range(i0, w.n):
+                        if w.f[k] < low:
+                            low = w.f[k]
+                        lows[k - i0] = low
+                    lows_ok = True
+                # fewest free over [t, t + E): up to the last step that starts before t + E
+                if lows[bisect_right_array(w.t, t + E[q] - 1, i0 + 1, w.n) - 1 - i0] < P[q]:
+                    W[kept] = q
+                    kept += 1
+                    continue
+                out[q] = t
+                _take(&w, t, t + E[q], P[q])
+                _heap_push(heap, &nh, t + E[q])
+                free_now -= P[q]
+                lows_ok = False
+            nw = kept
+            _take(&w, shadow, shadow + E[head], -P[head])
+    finally:
+        c_free(w.t)
+        c_free(w.f)
+        c_free(lows)
+        c_free(heap)
+        c_free(W)
+    return 0
 
 
 cdef i64 _EXACT = 1LL << 53  # ints up to here are exact doubles

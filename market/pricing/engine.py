@@ -32,12 +32,21 @@ from collections.abc import Sequence
 from typing import cast
 
 from gridmarket.errors import InvalidInput
+from gridmarket.job import Job
 from gridmarket.kernel import compiled_module
+from gridmarket.reservation import Reservation
+from gridmarket.scheduling.easy import EASYScheduler
+from gridmarket.scheduling.fcfs import FCFSScheduler
 from gridmarket.scheduling.profile import ReferenceProfile, add_free, held_profile, short_until, window_min
+from gridmarket.scheduling.state import ProviderState
 
-__all__ = ["Engine", "ReferenceEngine", "reference_replan"]
+__all__ = ["ENGINE_FORWARD", "Engine", "ReferenceEngine", "reference_replan"]
 
 _NEVER = 1 << 62  # a time after every plan (an int, so comparisons stay integer)
+
+#: The policies whose forward plan an engine runs itself (:meth:`ReferenceEngine.forward`), by exact
+#: class (a subclass may change the rule), with whether they backfill.
+ENGINE_FORWARD: dict[type, bool] = {EASYScheduler: True, FCFSScheduler: False}
 
 
 def reference_replan(
@@ -228,6 +237,31 @@ class ReferenceEngine:
         if self.full_min_free(start, duration) >= procs:
             return list(self.V)
         return self._replan(start, procs, duration, True)[1]  # type: ignore[return-value]  # collected: a list
+
+    def forward(self, P: list, E: list, backfill: bool, start: int = 0, procs: int = 0, duration: int = 0) -> list[int]:
+        """Planned starts of the queue ``P``/``E`` under EASY (``backfill``) or FCFS, a slot of ``procs`` held.
+
+        The policy itself run forward (its planner, :class:`~gridmarket.scheduling.planner.ForwardPlanner`),
+        with every held block of the base (running jobs to their planned ends, reservations) as a
+        reservation; ``procs`` 0: no slot. The slot must fit the base.
+        """
+        now = self.now
+        held = tuple(Reservation(f"held{i}", a, p, b - a) for i, (a, b, p) in enumerate(self._held))
+        queue = tuple(Job(i, now, p, e, e) for i, (p, e) in enumerate(zip(P, E)))
+        slot = Reservation("slot", start, procs, duration) if procs else None
+        planner = (EASYScheduler if backfill else FCFSScheduler).planner
+        plan = planner.plan(ProviderState(now, self.procs, queue=queue, reservations=held), slot, base=self.base)
+        return [plan[i] for i in range(len(queue))]
+
+    def forward_price(self, backfill: bool, start: int, procs: int, duration: int) -> int:
+        """``f`` (processor-seconds) of a slot under EASY or FCFS: the delays past the planned starts, summed.
+
+        The queue and its planned starts are the engine's (:meth:`plan`); the slot must fit the base.
+        """
+        if self.full_min_free(start, duration) >= procs:
+            return 0
+        after = self.forward(self.P, self.E, backfill, start, procs, duration)
+        return sum((a - v) * p for a, v, p in zip(after, self.V, self.P) if a > v)
 
     def greedy(self) -> list[int]:
         """The greedy (conservative) plan ``G`` of the queue from the state."""

@@ -30,7 +30,7 @@ from typing import cast
 
 from gridmarket.errors import Infeasible, InvalidInput
 from gridmarket.job import Job
-from gridmarket.pricing.engine import Engine
+from gridmarket.pricing.engine import ENGINE_FORWARD, Engine
 from gridmarket.pricing.forecast import pricing_planner
 from gridmarket.pricing.slot import SECONDS_PER_HOUR
 from gridmarket.pricing.state import ProviderState, RunningJob
@@ -157,7 +157,7 @@ class ExternalityPricer:
     # made by from_scheduler: the record is built from the snapshot when first asked for
     _state: ProviderState | None
     _snapshot: list[tuple[Job, int]] | None
-    _policy_state: dict | None
+    _policy_state: Mapping | None
 
     def __init__(
         self, state: ProviderState, policy: str | type[LocalScheduler] | Planner = "conservative", *,
@@ -166,6 +166,7 @@ class ExternalityPricer:
         self.planner = pricing_planner(policy)
         self._state = state
         self._snapshot = None
+        self._policy_state = state.policy_state
         now = state.now
         self.now, self.procs, self.queue = now, state.procs, state.queue
         self._reservations = state.reservations
@@ -215,6 +216,14 @@ class ExternalityPricer:
         # f of slots priced by a forward run (the pricer never changes): a market asks again for equal slots
         self._forward_prices: dict[tuple[int, int, int], int] = {}
         self._planned: dict[int, int] | None = None
+        # EASY and FCFS (exactly) are run forward by the engine itself, on its arrays
+        backfill = ENGINE_FORWARD.get(self.planner.policy)
+        self._backfill = backfill if self._policy_state is None and not self.planner.plans_whole_queue else None
+        if planned is None and self._backfill is not None:
+            queue = self.queue
+            P, E = [job.procs for job in queue], [job.estimate for job in queue]
+            self._engine.plan(P, E, self._engine.forward(P, E, self._backfill))
+            return
         if planned is None:
             planned = self._planned = self.planner.plan(self.state, base=self.base)
         try:
@@ -306,6 +315,11 @@ class ExternalityPricer:
         if self.planner.plans_whole_queue:
             new = self._engine.starts_with(start, procs, duration)
             return {job.id: t for job, t in zip(self.queue, new)}
+        if self._backfill is not None:
+            queue = self.queue
+            new = self._engine.forward([job.procs for job in queue], [job.estimate for job in queue],
+                                       self._backfill, start, procs, duration)
+            return {job.id: t for job, t in zip(queue, new)}
         return self.planner.plan(self.state, self._slot(start, procs, duration), base=self.base)
 
     def delays(self, start: int, procs: int, duration: int) -> dict[int, int]:
@@ -387,7 +401,9 @@ class ExternalityPricer:
             return self._engine.prices(procs, duration, (start,))[0]  # type: ignore[return-value]  # base checked: a price
         key = (start, procs, duration)
         total = self._forward_prices.get(key)
-        if total is None:
+        if total is None and self._backfill is not None:
+            total = self._forward_prices[key] = self._engine.forward_price(self._backfill, start, procs, duration)
+        elif total is None:
             after = self.planner.plan(self.state, self._slot(start, procs, duration), base=self.base)
             total = 0
             for job in self.queue:

@@ -31,7 +31,7 @@ from gridmarket.pricing.forecast import pricing_planner
 from gridmarket.pricing.quotes import Quote, quote_at, quote_earliest, quote_flexible
 from gridmarket.pricing.rules import apply_rule, resolve_pricing
 from gridmarket.pricing.slot import BASE_RATE, PENALTY_FACTOR, SECONDS_PER_HOUR, Slot
-from gridmarket.pricing.state import ProviderState, state_from_dict, state_from_scheduler
+from gridmarket.pricing.state import ProviderState, state_from_dict
 from gridmarket.reservation import Reservation
 from gridmarket.scheduling import LocalScheduler, policy_of
 from gridmarket.scheduling.planner import Planner
@@ -124,7 +124,11 @@ class ProviderPlan:
     ) -> None:
         if not isinstance(state, ProviderState):
             raise InvalidInput(f"plan: state must be a ProviderState, got {type(state).__name__}")
-        self.planner = pricing_planner(policy)
+        self._settings(pricing_planner(policy), unit_cost, penalty_factor, pricing)
+        self._set(state, planned if self.planner.plans_whole_queue else None)
+
+    def _settings(self, planner: Planner, unit_cost: float, penalty_factor: float, pricing: str) -> None:
+        self.planner = planner
         try:  # validate the prices once, through the record that carries them
             Slot(0, 1, 1, unit_cost, 0.0, penalty_factor=penalty_factor)
         except InvalidInput as err:
@@ -135,11 +139,13 @@ class ProviderPlan:
         self._rule = resolve_pricing(pricing)
         self.bookings: dict[str | int, Booking] = {}
         self._sold: set[tuple] = set()
-        self._set(state, planned if self.planner.plans_whole_queue else None)
 
     # ------------------------------------------------------------ construction
     @classmethod
-    def from_scheduler(cls, scheduler, now: int, **kwargs) -> ProviderPlan:
+    def from_scheduler(
+        cls, scheduler, now: int, *, policy: str | type[LocalScheduler] | Planner | None = None,
+        unit_cost: float = BASE_RATE, penalty_factor: float = PENALTY_FACTOR, pricing: str = "externality",
+    ) -> ProviderPlan:
         """The plan of a live :class:`~gridmarket.scheduling.base.LocalScheduler` at ``now``.
 
         The scheduler's planner (or that of ``policy=``, to price it as another policy) plans:
@@ -147,15 +153,11 @@ class ProviderPlan:
         any other policy, a plug-in among them, is run forward as its own class. The scheduler is
         not changed. Mid-run: ``ProviderPlan.from_scheduler(sim.scheduler, sim.now)``.
         """
-        policy = kwargs.pop("policy", None)
-        planner = pricing_planner(scheduler if policy is None else policy)
-        planned = planner.planned_by(scheduler)
-        state = state_from_scheduler(scheduler, now)
-        if state.policy_state is not None and planner.planning_state_of(scheduler) is None:
-            state = dataclasses.replace(state, policy_state=None)  # another policy's plan cannot use it
-        if planned is not None:
-            planned = {job.id: planned[job.id] for job in state.queue}
-        return cls(state, planner, planned=planned, **kwargs)
+        self = cls.__new__(cls)
+        self._settings(pricing_planner(scheduler if policy is None else policy), unit_cost, penalty_factor, pricing)
+        # the pricer reads the scheduler itself; the state record is made when first asked for
+        self.pricer = ExternalityPricer.from_scheduler(scheduler, now, self.planner)
+        return self
 
     @classmethod
     def from_state(cls, state: ProviderState | Mapping, policy: str = "conservative", **kwargs) -> ProviderPlan:
@@ -165,8 +167,12 @@ class ProviderPlan:
         return cls(state, policy, **kwargs)
 
     def _set(self, state: ProviderState, planned: Mapping[int, int] | None) -> None:
-        self.state = state
         self.pricer = ExternalityPricer(state, self.planner, planned=planned)
+
+    @property
+    def state(self) -> ProviderState:
+        """The provider state planned on (running jobs, reservations held, queue)."""
+        return self.pricer.state
 
     # ------------------------------------------------------------ views
     @property
@@ -177,12 +183,12 @@ class ProviderPlan:
     @property
     def now(self) -> int:
         """Current time of the plan (seconds)."""
-        return self.state.now
+        return self.pricer.now
 
     @property
     def procs(self) -> int:
         """Processors of the machine."""
-        return self.state.procs
+        return self.pricer.procs
 
     @property
     def planned(self) -> dict[int, int]:
