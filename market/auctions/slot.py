@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from gridmarket.auctions.bidding import auction_per_unit
 from gridmarket.auctions.single import AuctionResult, dutch, english, first_price, vickrey
 from gridmarket.errors import InvalidInput
-from gridmarket.pricing import BASE_RATE, SECONDS_PER_HOUR, ExternalityPricer, ProviderPlan, quote_at
+from gridmarket.pricing import BASE_RATE, SECONDS_PER_HOUR, ExternalityPricer, ProviderPlan, total_cost_at
 from gridmarket.valuation import Valuation
 
 __all__ = ["SLOT_AUCTIONS", "RoundResult", "Sale", "SlotRequest", "auction_round", "auction_slot", "reserve_price"]
@@ -48,7 +48,7 @@ def reserve_price(pricer: ExternalityPricer, start: int, procs: int, duration: i
     >>> reserve_price(ExternalityPricer(fig21), 2 * H, 2, 3 * H)
     12.0
     """
-    return quote_at(pricer, start, procs, duration, unit_cost=unit_cost).total_cost
+    return total_cost_at(pricer, start, procs, duration, unit_cost=unit_cost)
 
 
 def auction_slot(pricer: ExternalityPricer, start: int, procs: int, duration: int, bids: Sequence[float], *,

@@ -9,7 +9,15 @@ from gridmarket.pricing.advertisement import ADVERTISEMENT_HORIZON, ADVERTISEMEN
 from gridmarket.pricing.externality import ExternalityPricer, slot_price
 from gridmarket.pricing.forecast import check_policy, forecast, greedy_plan, pricing_planner
 from gridmarket.pricing.plan import Booking, ProviderPlan
-from gridmarket.pricing.quotes import Quote, choose, choose_flexible, quote_at, quote_earliest, quote_flexible
+from gridmarket.pricing.quotes import (
+    Quote,
+    choose,
+    choose_flexible,
+    quote_at,
+    quote_earliest,
+    quote_flexible,
+    total_cost_at,
+)
 from gridmarket.pricing.rules import PRICING_RULES, PricingRule, register_pricing, resolve_pricing
 from gridmarket.pricing.slot import BASE_RATE, PENALTY_FACTOR, SECONDS_PER_HOUR, Slot, subslot_cost
 from gridmarket.pricing.state import (
@@ -57,4 +65,5 @@ __all__ = [
     "state_from_scheduler",
     "state_to_dict",
     "subslot_cost",
+    "total_cost_at",
 ]

@@ -31,7 +31,7 @@ from gridmarket.pricing.externality import ExternalityPricer
 from gridmarket.pricing.slot import BASE_RATE, PENALTY_FACTOR, SECONDS_PER_HOUR, Slot
 from gridmarket.tradeoff import check_alpha, choose_by_tradeoff
 
-__all__ = ["Quote", "choose", "choose_flexible", "quote_at", "quote_earliest", "quote_flexible"]
+__all__ = ["Quote", "choose", "choose_flexible", "quote_at", "quote_earliest", "quote_flexible", "total_cost_at"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,7 +78,7 @@ class Quote:
     @property
     def total_cost(self) -> float:
         """``n x d x c + f`` in SU (``d`` in hours); ``inf`` if refused."""
-        return self.procs * self.duration / SECONDS_PER_HOUR * self.unit_cost + self.fixed_cost
+        return _total_cost(self.procs, self.duration, self.unit_cost, self.fixed_cost)
 
     def slot(self, *, penalty_factor: float = PENALTY_FACTOR) -> Slot:
         """The slot this quote offers (indivisible, non-extensible); ``Infeasible`` if refused."""
@@ -88,6 +88,10 @@ class Quote:
             self.start, self.procs, self.duration, self.unit_cost, self.fixed_cost,
             penalty_factor=penalty_factor, issued=self.issued,
         )
+
+
+def _total_cost(procs: int, duration: int, unit_cost: float, fixed_cost: float) -> float:
+    return procs * duration / SECONDS_PER_HOUR * unit_cost + fixed_cost
 
 
 def _quote(pricer: ExternalityPricer, start: int, procs: int, duration: int, f_ps: int, unit_cost: float) -> Quote:
@@ -118,6 +122,25 @@ def quote_at(
     except Infeasible as err:
         return Quote(start, procs, duration, math.inf, unit_cost, str(err), pricer.now)
     return _quote(pricer, start, procs, duration, f_ps, unit_cost)
+
+
+def total_cost_at(
+    pricer: ExternalityPricer, start: int, procs: int, duration: int, *, unit_cost: float = BASE_RATE
+) -> float:
+    """``quote_at(...).total_cost`` without the quote record: ``n x d x c + f`` in SU, ``inf`` where refused.
+
+    What a seller's reserve needs when it prices many slots (the double auction's offers).
+
+    >>> from gridmarket.pricing.state import ProviderState, RunningJob
+    >>> p = ExternalityPricer(ProviderState(0, 4, running=(RunningJob(1, 3, 0, 100),)))
+    >>> total_cost_at(p, 0, 2, 50), total_cost_at(p, 100, 2, 3600) == quote_at(p, 100, 2, 3600).total_cost
+    (inf, True)
+    """
+    try:
+        f_ps = pricer.price_ps(start, procs, duration)
+    except Infeasible:
+        return math.inf
+    return _total_cost(procs, duration, unit_cost, f_ps / SECONDS_PER_HOUR)
 
 
 def quote_flexible(
