@@ -7,10 +7,12 @@ Run from the repository root::
 
 Each cell is one ``gridmarket compare`` process (start-up included) on a scenario written to
 ``--out``: N providers of 64 processors whose policies cycle easy, conservative, slots (prices
-synthetic), Lublin jobs sized for 64 processors with Tsafrir estimates, 20 users, 4 workflows of 8
+synthetic), Lublin jobs sized for 64 processors with Tsafrir estimates, 20 users (``--users``; user
+``u`` at home on provider ``u mod N``; ``--users providers`` gives one per provider), 4 workflows of 8
 tasks, the offered load scaled with N (``load_factor`` = 2.5 N, so every provider sees the same
-load whatever N), the job markets trading every minute as in ``auction-market``. Prints a Markdown
-table of wall seconds and peak resident MB per cell (``> T`` when a cell ran past ``--timeout``
+load whatever N -- if users are spread over all N), the job markets trading every minute as in
+``auction-market``. Prints a Markdown table of wall seconds, the child's user CPU seconds and peak
+resident MB per cell (``> T`` when a cell ran past ``--timeout``
 and was stopped), then the growth exponent of wall time in jobs and in providers per model (least
 squares of log time on log size over the finished cells, start-up not subtracted).
 """
@@ -30,27 +32,32 @@ ROOT = Path(__file__).resolve().parents[1]
 POLICIES = ("easy", "conservative", "slots")
 
 
-def scenario_toml(providers: int, jobs: int) -> str:
-    """The scenario of one cell, as TOML (times s, prices per MWh, power W per busy processor)."""
+def scenario_toml(providers: int, jobs: int, users: int = 20) -> str:
+    """The scenario of one cell, as TOML (times s, prices per MWh, power W per busy processor).
+
+    User ``u``'s home provider is ``u mod providers``: with fewer users than providers, only
+    ``users`` providers receive the best-effort jobs (and the jobs no market places).
+    """
     lines = [f'name = "scale-{providers}x{jobs}"', "seed = 1", ""]
     for i in range(providers):
         lines += ["[[providers]]", f'name = "p{i:03d}"', "procs = 64", f'policy = "{POLICIES[i % 3]}"',
                   'prices = "synthetic"', f"price_per_mwh = {40.0 + 5.0 * (i % 4)}",
                   f"watts_per_proc = {15.0 + 5.0 * (i % 3)}", ""]
     lines += ["[workload]", 'source = "lublin"', f"n_jobs = {jobs}", "procs = 64", 'estimates = "tsafrir"',
-              f"load_factor = {2.5 * providers}", "n_users = 20", "n_workflows = 4", "workflow_tasks = 8",
+              f"load_factor = {2.5 * providers}", f"n_users = {users}", "n_workflows = 4", "workflow_tasks = 8",
               "workflow_runtime = 1800.0", "workflow_procs = 4.0", "",
               "[parameters]", "alpha = 0.5", "reservation_fraction = 0.0", "cycle_seconds = 60",
               "population = 20", "generations = 5", "wait_history = 0", ""]
     return "\n".join(lines)
 
 
-def run_cell(folder: Path, providers: int, jobs: int, model: str, timeout: float) -> tuple[float | None, float]:
-    """(wall seconds or None past ``timeout``, peak resident MB) of one ``compare`` process."""
+def run_cell(folder: Path, providers: int, jobs: int, model: str, timeout: float,
+             users: int = 20) -> tuple[float | None, float, float]:
+    """(wall seconds or None past ``timeout``, user CPU seconds, peak resident MB) of one ``compare`` process."""
     folder.mkdir(parents=True, exist_ok=True)
-    scenario = folder / f"scale-{providers}x{jobs}.toml"
-    scenario.write_text(scenario_toml(providers, jobs))
-    out = folder / f"out-{providers}x{jobs}-{model}"
+    scenario = folder / f"scale-{providers}x{jobs}-u{users}.toml"
+    scenario.write_text(scenario_toml(providers, jobs, users))
+    out = folder / f"out-{providers}x{jobs}-u{users}-{model}"
     command = [sys.executable, "-m", "gridmarket.scenarios.commands.cli", "compare", "--scenario", str(scenario),
                "--models", model, "--out", str(out), "--force"]
     start = time.perf_counter()
@@ -62,12 +69,12 @@ def run_cell(folder: Path, providers: int, jobs: int, model: str, timeout: float
         if time.perf_counter() - start > timeout:
             child.kill()
             os.wait4(child.pid, 0)
-            return None, float("nan")
+            return None, float("nan"), float("nan")
         time.sleep(0.05)
     wall = time.perf_counter() - start
     if os.waitstatus_to_exitcode(status) != 0:
         raise SystemExit(f"bench_market_scale: {model} at {providers}x{jobs} failed: {child.stderr.read()[-400:]}")
-    return wall, usage.ru_maxrss / 1024.0
+    return wall, usage.ru_utime, usage.ru_maxrss / 1024.0
 
 
 def exponent(sizes: list[float], walls: list[float]) -> float | None:
@@ -83,27 +90,30 @@ def main() -> int:
     parser.add_argument("--jobs", default="1500,15000")
     parser.add_argument("--models", default="best-effort,greedy,vickrey,double,dbc,sla")
     parser.add_argument("--timeout", type=float, default=600.0)
+    parser.add_argument("--users", default="20",
+                        help="users (each at home on user mod N), or 'providers': one user per provider")
     parser.add_argument("--out", type=Path, default=ROOT / "out" / "market-scale")
     args = parser.parse_args()
     providers = [int(x) for x in args.providers.split(",")]
     jobs = [int(x) for x in args.jobs.split(",")]
     models = args.models.split(",")
-    cells: dict[tuple[int, int, str], tuple[float | None, float]] = {}
+    cells: dict[tuple[int, int, str], tuple[float | None, float, float]] = {}
     for n in providers:
         for j in jobs:
             for model in models:
-                cells[n, j, model] = run_cell(args.out, n, j, model, args.timeout)
-                wall, peak = cells[n, j, model]
+                cells[n, j, model] = run_cell(args.out, n, j, model, args.timeout,
+                                              n if args.users == "providers" else int(args.users))
+                wall, cpu, peak = cells[n, j, model]
                 shown = f"> {args.timeout:.0f}" if wall is None else f"{wall:.1f}"
-                print(f"  {n} x {j} {model}: {shown} s, {peak:.0f} MB", file=sys.stderr, flush=True)
+                print(f"  {n} x {j} {model}: {shown} s, {cpu:.1f} s CPU, {peak:.0f} MB", file=sys.stderr, flush=True)
     print("| providers × jobs | " + " | ".join(models) + " |")
     print("|---|" + "---:|" * len(models))
     for n in providers:
         for j in jobs:
             row = []
             for model in models:
-                wall, peak = cells[n, j, model]
-                row.append(f"> {args.timeout:.0f} s" if wall is None else f"{wall:.1f} s, {peak:.0f} MB")
+                wall, cpu, peak = cells[n, j, model]
+                row.append(f"> {args.timeout:.0f} s" if wall is None else f"{wall:.1f} s ({cpu:.1f} CPU), {peak:.0f} MB")
             print(f"| {n} × {j:,} | " + " | ".join(row) + " |")
     print()
     print("| model | exponent in jobs (at each provider count) | exponent in providers (at each job count) |")
