@@ -23,7 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from gridmarket.auctions.gd import GDTrader
-from gridmarket.auctions.zip import ZIPTrader, equilibrium, trading_day
+from gridmarket.auctions.zip import ZIPTrader, equilibrium, trading_day, zip_parameters
 from gridmarket.errors import InvalidInput
 
 __all__ = ["STRATEGIES", "DayReport", "mixed_market", "mixed_traders"]
@@ -99,9 +99,9 @@ def mixed_traders(values: Sequence[float], costs: Sequence[float], strategies: S
         if kind == "gd":
             traders.append(GDTrader(f"gd-{name}", side, limit, max_price, memory))
         else:
-            mu = -rng.uniform(0.05, 0.35) if side == "bid" else rng.uniform(0.05, 0.35)
-            traders.append(ZIPTrader(f"zip-{name}", side, limit, mu, rng.uniform(0.1, 0.5), rng.uniform(0.0, 0.1),
-                                     rng=rng))
+            size, beta, gamma = zip_parameters(1, rng)
+            mu = float(-size[0] if side == "bid" else size[0])
+            traders.append(ZIPTrader(f"zip-{name}", side, limit, mu, float(beta[0]), float(gamma[0]), rng=rng))
     return traders
 
 
