@@ -528,7 +528,7 @@ cdef class Engine:
             return 0
         out = _alloc(nq)
         try:
-            _forward(&self.base, self.now, self.P, self.E, nq, backfill, start, procs, duration, out)
+            _forward(&self.base, self.now, self.P, self.E, nq, backfill, start, procs, duration, out, self.V)
             for i in range(nq):
                 if out[i] > self.V[i]:
                     total += (out[i] - self.V[i]) * self.P[i]
@@ -704,8 +704,26 @@ cdef inline i64 _heap_pop(i64* h, Py_ssize_t* n) noexcept nogil:
     return top
 
 
+cdef bint _rejoined(i64* out, i64* V, i64* E, Py_ssize_t nq, i64 t) noexcept nogil:
+    """Whether the run with the slot is, after its pass at ``t``, where the run without it is at ``t``.
+
+    The same jobs started (a job starts by ``t`` in one run if and only if in the other) and every job
+    still running after ``t`` started at the same instant: then the profiles from ``t`` on, the queues
+    and the events to come are the same, so are all later decisions (``out[q]`` is -1 for a waiting job;
+    ``V`` holds the starts without the slot).
+    """
+    cdef Py_ssize_t q
+    for q in range(nq):
+        if out[q] < 0:
+            if V[q] <= t:
+                return False
+        elif V[q] > t or (out[q] != V[q] and (out[q] + E[q] > t or V[q] + E[q] > t)):
+            return False
+    return True
+
+
 cdef int _forward(Steps* base, i64 now, i64* P, i64* E, Py_ssize_t nq, bint backfill,
-                  i64 slot_start, i64 slot_procs, i64 slot_duration, i64* out) except -1:
+                  i64 slot_start, i64 slot_procs, i64 slot_duration, i64* out, i64* V=NULL) except -1:
     """EASY (``backfill``) or FCFS run forward over the queue from ``base``: each job's start in ``out``.
 
     Singh 2008, ch. 5, Fig. 22, steps 1 and 4 for a policy that plans only its queue head: what
@@ -719,14 +737,16 @@ cdef int _forward(Steps* base, i64 now, i64* P, i64* E, Py_ssize_t nq, bint back
     other waiting job, in order, started if it fits now for its whole estimate beside that hold.
     Where nothing is held ahead the scheduler counts instead of reading the profile, which is the
     same rule (``tests/market/pricing/test_forward_kernel.py`` checks both against the policies).
+
+    With ``V`` (the starts without the slot), the run stops once it has rejoined the run without the
+    slot after the slot's end (:func:`_rejoined`): every job still waiting then starts as in ``V``.
     """
-    cdef Py_ssize_t cap = base.n + 2 * nq + 8, i, x, h, nw = nq, kept, i0, nh = 0, a, b, k
+    cdef Py_ssize_t cap = base.n + 2 * nq + 8, i, x, nw = nq, nh = 0
     cdef Steps w
     cdef i64* lows = NULL
     cdef i64* heap = NULL
     cdef Py_ssize_t* W = NULL
-    cdef i64 t, last = -1, q, shadow, free_now, low, head
-    cdef bint lows_ok
+    cdef i64 t, last = -1
     w.t = _alloc(cap)
     w.f = _alloc(cap)
     try:
@@ -743,6 +763,7 @@ cdef int _forward(Steps* base, i64 now, i64* P, i64* E, Py_ssize_t nq, bint back
             _take(&w, slot_start, slot_start + slot_duration, slot_procs)
         for i in range(nq):
             W[i] = i
+            out[i] = -1
         # the instants the free count rises (base and slot), and now
         _heap_push(heap, &nh, now)
         for i in range(1, w.n):
@@ -755,61 +776,74 @@ cdef int _forward(Steps* base, i64 now, i64* P, i64* E, Py_ssize_t nq, bint back
             if t == last:
                 continue
             last = t
-            # 1. heads in order while they fit for their whole estimate
-            h = 0
-            while h < nw and _min_free(w.t, w.f, w.n, t, E[W[h]]) >= P[W[h]]:
-                q = W[h]
-                out[q] = t
-                _take(&w, t, t + E[q], P[q])
-                _heap_push(heap, &nh, t + E[q])
-                h += 1
-            if h:
-                memmove(W, &W[h], (nw - h) * sizeof(Py_ssize_t))
-                nw -= h
-            if not nw or not backfill:
-                continue
-            # 2. the blocked head held at its shadow time; 3. one backfilling scan beside it
-            free_now = w.f[bisect_right_array(w.t, t, 0, w.n) - 1]
-            if free_now <= 0:
-                continue
-            head = W[0]
-            shadow = _search(&w, P[head], E[head], t, &a, &b)
-            _take_range(&w, a, b, shadow, shadow + E[head], P[head])
-            kept = 1
-            lows_ok = False
-            i0 = 0
-            for x in range(1, nw):
-                q = W[x]
-                if free_now == 0 or P[q] > free_now:
-                    W[kept] = q
-                    kept += 1
-                    continue
-                if not lows_ok:  # prefix minima of the free count from t's step (rebuilt after a start)
-                    i0 = bisect_right_array(w.t, t, 0, w.n) - 1
-                    low = w.f[i0]
-                    for k in range(i0, w.n):
-                        if w.f[k] < low:
-                            low = w.f[k]
-                        lows[k - i0] = low
-                    lows_ok = True
-                # fewest free over [t, t + E): up to the last step that starts before t + E
-                if lows[bisect_right_array(w.t, t + E[q] - 1, i0 + 1, w.n) - 1 - i0] < P[q]:
-                    W[kept] = q
-                    kept += 1
-                    continue
-                out[q] = t
-                _take(&w, t, t + E[q], P[q])
-                _heap_push(heap, &nh, t + E[q])
-                free_now -= P[q]
-                lows_ok = False
-            nw = kept
-            _take(&w, shadow, shadow + E[head], -P[head])
+            _pass(&w, t, P, E, W, &nw, backfill, out, lows, heap, &nh)
+            if V != NULL and nw and t >= slot_start + slot_duration and _rejoined(out, V, E, nq, t):
+                for x in range(nw):
+                    out[W[x]] = V[W[x]]
+                nw = 0
     finally:
         c_free(w.t)
         c_free(w.f)
         c_free(lows)
         c_free(heap)
         c_free(W)
+    return 0
+
+
+cdef int _pass(Steps* w, i64 t, i64* P, i64* E, Py_ssize_t* W, Py_ssize_t* nw_, bint backfill, i64* out,
+               i64* lows, i64* heap, Py_ssize_t* nh) except -1:
+    """One pass of the policy at ``t`` over the waiting jobs ``W[:nw]`` (see :func:`_forward`); ``nw`` updated."""
+    cdef Py_ssize_t h, x, kept, i0 = 0, a, b, k, nw = nw_[0]
+    cdef i64 q, shadow, free_now, low, head
+    cdef bint lows_ok = False
+    # 1. heads in order while they fit for their whole estimate
+    h = 0
+    while h < nw and _min_free(w.t, w.f, w.n, t, E[W[h]]) >= P[W[h]]:
+        q = W[h]
+        out[q] = t
+        _take(w, t, t + E[q], P[q])
+        _heap_push(heap, nh, t + E[q])
+        h += 1
+    if h:
+        memmove(W, &W[h], (nw - h) * sizeof(Py_ssize_t))
+        nw -= h
+        nw_[0] = nw
+    if not nw or not backfill:
+        return 0
+    # 2. the blocked head held at its shadow time; 3. one backfilling scan beside it
+    free_now = w.f[bisect_right_array(w.t, t, 0, w.n) - 1]
+    if free_now <= 0:
+        return 0
+    head = W[0]
+    shadow = _search(w, P[head], E[head], t, &a, &b)
+    _take_range(w, a, b, shadow, shadow + E[head], P[head])
+    kept = 1
+    for x in range(1, nw):
+        q = W[x]
+        if free_now == 0 or P[q] > free_now:
+            W[kept] = q
+            kept += 1
+            continue
+        if not lows_ok:  # prefix minima of the free count from t's step (rebuilt after a start)
+            i0 = bisect_right_array(w.t, t, 0, w.n) - 1
+            low = w.f[i0]
+            for k in range(i0, w.n):
+                if w.f[k] < low:
+                    low = w.f[k]
+                lows[k - i0] = low
+            lows_ok = True
+        # fewest free over [t, t + E): up to the last step that starts before t + E
+        if lows[bisect_right_array(w.t, t + E[q] - 1, i0 + 1, w.n) - 1 - i0] < P[q]:
+            W[kept] = q
+            kept += 1
+            continue
+        out[q] = t
+        _take(w, t, t + E[q], P[q])
+        _heap_push(heap, nh, t + E[q])
+        free_now -= P[q]
+        lows_ok = False
+    nw_[0] = kept
+    _take(w, shadow, shadow + E[head], -P[head])
     return 0
 
 
