@@ -743,14 +743,17 @@ cdef int _forward(Steps* base, i64 now, i64* P, i64* E, Py_ssize_t nq, bint back
     """
     cdef Py_ssize_t cap = base.n + 2 * nq + 8, i, x, nw = nq, nh = 0
     cdef Steps w
-    cdef i64* lows = NULL
+    cdef i64* until = NULL
     cdef i64* heap = NULL
     cdef Py_ssize_t* W = NULL
-    cdef i64 t, last = -1
+    cdef i64 t, last = -1, most = 0
     w.t = _alloc(cap)
     w.f = _alloc(cap)
     try:
-        lows = _alloc(cap)
+        for i in range(base.n):  # no pass sees more free processors than the base has
+            if base.f[i] > most:
+                most = base.f[i]
+        until = _alloc(most + 1)
         heap = _alloc(base.n + nq + 4)
         W = <Py_ssize_t*>malloc((nq if nq > 0 else 1) * sizeof(Py_ssize_t))
         if W == NULL:
@@ -776,7 +779,7 @@ cdef int _forward(Steps* base, i64 now, i64* P, i64* E, Py_ssize_t nq, bint back
             if t == last:
                 continue
             last = t
-            _pass(&w, t, P, E, W, &nw, backfill, out, lows, heap, &nh)
+            _pass(&w, t, P, E, W, &nw, backfill, out, until, heap, &nh)
             if V != NULL and nw and t >= slot_start + slot_duration and _rejoined(out, V, E, nq, t):
                 for x in range(nw):
                     out[W[x]] = V[W[x]]
@@ -784,18 +787,21 @@ cdef int _forward(Steps* base, i64 now, i64* P, i64* E, Py_ssize_t nq, bint back
     finally:
         c_free(w.t)
         c_free(w.f)
-        c_free(lows)
+        c_free(until)
         c_free(heap)
         c_free(W)
     return 0
 
 
 cdef int _pass(Steps* w, i64 t, i64* P, i64* E, Py_ssize_t* W, Py_ssize_t* nw_, bint backfill, i64* out,
-               i64* lows, i64* heap, Py_ssize_t* nh) except -1:
-    """One pass of the policy at ``t`` over the waiting jobs ``W[:nw]`` (see :func:`_forward`); ``nw`` updated."""
-    cdef Py_ssize_t h, x, kept, i0 = 0, a, b, k, nw = nw_[0]
-    cdef i64 q, shadow, free_now, low, head
-    cdef bint lows_ok = False
+               i64* until, i64* heap, Py_ssize_t* nh) except -1:
+    """One pass of the policy at ``t`` over the waiting jobs ``W[:nw]`` (see :func:`_forward`); ``nw`` updated.
+
+    ``until`` has room for the free count at ``t`` plus one.
+    """
+    cdef Py_ssize_t h, x, kept, a, b, k, nw = nw_[0]
+    cdef i64 q, shadow, free_now, head, p
+    cdef bint ready = False
     # 1. heads in order while they fit for their whole estimate
     h = 0
     while h < nw and _min_free(w.t, w.f, w.n, t, E[W[h]]) >= P[W[h]]:
@@ -824,16 +830,15 @@ cdef int _pass(Steps* w, i64 t, i64* P, i64* E, Py_ssize_t* W, Py_ssize_t* nw_, 
             W[kept] = q
             kept += 1
             continue
-        if not lows_ok:  # prefix minima of the free count from t's step (rebuilt after a start)
-            i0 = bisect_right_array(w.t, t, 0, w.n) - 1
-            low = w.f[i0]
-            for k in range(i0, w.n):
-                if w.f[k] < low:
-                    low = w.f[k]
-                lows[k - i0] = low
-            lows_ok = True
-        # fewest free over [t, t + E): up to the last step that starts before t + E
-        if lows[bisect_right_array(w.t, t + E[q] - 1, i0 + 1, w.n) - 1 - i0] < P[q]:
+        if not ready:  # until[p]: the first instant from t with fewer than p free (rebuilt after a start)
+            k = bisect_right_array(w.t, t, 0, w.n) - 1
+            for p in range(free_now, 0, -1):  # the free count at t is free_now; p falls, k only moves on
+                while k < w.n and w.f[k] >= p:
+                    k += 1
+                until[p] = w.t[k]  # the sentinel's time when none is short
+            ready = True
+        # p processors free over [t, t + E) if none is short before t + E
+        if t + E[q] > until[P[q]]:
             W[kept] = q
             kept += 1
             continue
@@ -841,7 +846,7 @@ cdef int _pass(Steps* w, i64 t, i64* P, i64* E, Py_ssize_t* W, Py_ssize_t* nw_, 
         _take(w, t, t + E[q], P[q])
         _heap_push(heap, nh, t + E[q])
         free_now -= P[q]
-        lows_ok = False
+        ready = False
     nw_[0] = kept
     _take(w, shadow, shadow + E[head], -P[head])
     return 0
