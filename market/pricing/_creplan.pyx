@@ -182,6 +182,23 @@ cdef i64* _alloc(Py_ssize_t n) except NULL:
     return p
 
 
+cdef enum:
+    STRIDE = 16  # a forward run's record keeps the profile before every STRIDE-th pass
+
+
+cdef struct Record:
+    # the run without a slot, pass by pass: what a priced slot's run may start from (Engine.forward_price)
+    Py_ssize_t n, cap        # passes recorded, room
+    i64* T                   # each pass's instant
+    i64* M                   # the latest instant any pass so far read the profile up to
+    Py_ssize_t* off          # snapshot j (the profile before pass j * STRIDE): steps off[j] .. off[j + 1]
+    Py_ssize_t ns, ns_cap, room, used
+    i64* st
+    i64* sf
+    bint exact               # the run gave the engine's planned starts (else its prices run whole)
+    int backfill             # the policy recorded: 1 EASY, 0 FCFS, -1 none yet
+
+
 cdef class Engine:
     """Pricing engine of one state, compiled (see ``gridmarket.pricing.engine.ReferenceEngine``).
 
@@ -205,8 +222,12 @@ cdef class Engine:
     cdef i64* pt
     cdef i64* pf
     cdef Steps work
+    cdef Record rec
 
     def __cinit__(self):
+        self.rec.T = self.rec.M = self.rec.st = self.rec.sf = NULL
+        self.rec.off = NULL
+        _free_record(&self.rec)
         self.base.t = self.base.f = self.full.t = self.full.f = NULL
         self.work.t = self.work.f = NULL
         self.P = self.E = self.V = self.inst = self.marks = NULL
@@ -223,6 +244,7 @@ cdef class Engine:
 
     cdef void _free_plan(self) noexcept:
         self._free_greedy()
+        _free_record(&self.rec)
         c_free(self.full.t)
         c_free(self.full.f)
         c_free(self.P)
@@ -520,7 +542,7 @@ cdef class Engine:
 
         The queue and its planned starts are the engine's (:meth:`plan`); the slot must fit the base.
         """
-        cdef Py_ssize_t nq = self.nq, i
+        cdef Py_ssize_t nq = self.nq, i, k
         cdef i64* out
         cdef i64 total = 0
         self._need_plan()
@@ -528,7 +550,22 @@ cdef class Engine:
             return 0
         out = _alloc(nq)
         try:
-            _forward(&self.base, self.now, self.P, self.E, nq, backfill, start, procs, duration, out, self.V)
+            if self.rec.backfill != <int>backfill:  # the run without a slot, recorded once per policy
+                _free_record(&self.rec)
+                _forward(&self.base, self.now, self.P, self.E, nq, backfill, 0, 0, 0, out, NULL, &self.rec)
+                self.rec.backfill = backfill
+                self.rec.exact = True
+                for i in range(nq):
+                    if out[i] != self.V[i]:
+                        self.rec.exact = False
+            if not self.rec.exact:  # planned starts of another plan: the whole run, compared with them
+                _forward(&self.base, self.now, self.P, self.E, nq, backfill, start, procs, duration, out)
+            else:
+                k = bisect_right_array(self.rec.M, start, 0, self.rec.n)  # the first pass that read past start
+                if STRIDE <= k < self.rec.n:
+                    _resume(&self.rec, k // STRIDE, self.P, self.E, self.V, nq, backfill, start, procs, duration, out)
+                else:
+                    _forward(&self.base, self.now, self.P, self.E, nq, backfill, start, procs, duration, out, self.V)
             for i in range(nq):
                 if out[i] > self.V[i]:
                     total += (out[i] - self.V[i]) * self.P[i]
@@ -704,6 +741,51 @@ cdef inline i64 _heap_pop(i64* h, Py_ssize_t* n) noexcept nogil:
     return top
 
 
+cdef void _free_record(Record* r) noexcept:
+    c_free(r.T)
+    c_free(r.M)
+    c_free(r.off)
+    c_free(r.st)
+    c_free(r.sf)
+    r.T = r.M = r.st = r.sf = NULL
+    r.off = NULL
+    r.n = r.cap = r.ns = r.ns_cap = r.room = r.used = 0
+    r.backfill = -1
+
+
+cdef void* _grown(void* p, size_t size) except NULL:
+    cdef void* q = realloc(p, size if size > 0 else 1)
+    if q == NULL:
+        raise MemoryError()
+    return q
+
+
+cdef int _note(Record* r, Steps* w, i64 t) except -1:
+    """Record pass ``r.n`` at ``t`` (and the profile before it, every STRIDE-th pass)."""
+    if r.n % STRIDE == 0:
+        if r.ns + 2 > r.ns_cap:
+            r.ns_cap = 2 * r.ns_cap + 8
+            r.off = <Py_ssize_t*>_grown(r.off, r.ns_cap * sizeof(Py_ssize_t))
+        if r.used + w.n > r.room:
+            r.room = 2 * r.room + w.n + 64
+            r.st = <i64*>_grown(r.st, r.room * sizeof(i64))
+            r.sf = <i64*>_grown(r.sf, r.room * sizeof(i64))
+        r.off[r.ns] = r.used
+        memcpy(&r.st[r.used], w.t, w.n * sizeof(i64))
+        memcpy(&r.sf[r.used], w.f, w.n * sizeof(i64))
+        r.used += w.n
+        r.ns += 1
+        r.off[r.ns] = r.used
+    if r.n == r.cap:
+        r.cap = 2 * r.cap + 64
+        r.T = <i64*>_grown(r.T, r.cap * sizeof(i64))
+        r.M = <i64*>_grown(r.M, r.cap * sizeof(i64))
+    r.T[r.n] = t
+    r.M[r.n] = r.M[r.n - 1] if r.n else t
+    r.n += 1
+    return 0
+
+
 cdef bint _rejoined(i64* out, i64* V, i64* E, Py_ssize_t nq, i64 t) noexcept nogil:
     """Whether the run with the slot is, after its pass at ``t``, where the run without it is at ``t``.
 
@@ -722,8 +804,18 @@ cdef bint _rejoined(i64* out, i64* V, i64* E, Py_ssize_t nq, i64 t) noexcept nog
     return True
 
 
+cdef i64 _most_free(Steps* s) noexcept nogil:
+    cdef i64 most = 0
+    cdef Py_ssize_t i
+    for i in range(s.n):
+        if s.f[i] > most:
+            most = s.f[i]
+    return most
+
+
 cdef int _forward(Steps* base, i64 now, i64* P, i64* E, Py_ssize_t nq, bint backfill,
-                  i64 slot_start, i64 slot_procs, i64 slot_duration, i64* out, i64* V=NULL) except -1:
+                  i64 slot_start, i64 slot_procs, i64 slot_duration, i64* out, i64* V=NULL,
+                  Record* rec=NULL) except -1:
     """EASY (``backfill``) or FCFS run forward over the queue from ``base``: each job's start in ``out``.
 
     Singh 2008, ch. 5, Fig. 22, steps 1 and 4 for a policy that plans only its queue head: what
@@ -740,20 +832,15 @@ cdef int _forward(Steps* base, i64 now, i64* P, i64* E, Py_ssize_t nq, bint back
 
     With ``V`` (the starts without the slot), the run stops once it has rejoined the run without the
     slot after the slot's end (:func:`_rejoined`): every job still waiting then starts as in ``V``.
+    With ``rec``, each pass is recorded (:func:`_note`).
     """
-    cdef Py_ssize_t cap = base.n + 2 * nq + 8, i, x, nw = nq, nh = 0
+    cdef Py_ssize_t cap = base.n + 2 * nq + 8, i, nh = 0
     cdef Steps w
-    cdef i64* until = NULL
     cdef i64* heap = NULL
     cdef Py_ssize_t* W = NULL
-    cdef i64 t, last = -1, most = 0
     w.t = _alloc(cap)
     w.f = _alloc(cap)
     try:
-        for i in range(base.n):  # no pass sees more free processors than the base has
-            if base.f[i] > most:
-                most = base.f[i]
-        until = _alloc(most + 1)
         heap = _alloc(base.n + nq + 4)
         W = <Py_ssize_t*>malloc((nq if nq > 0 else 1) * sizeof(Py_ssize_t))
         if W == NULL:
@@ -772,6 +859,70 @@ cdef int _forward(Steps* base, i64 now, i64* P, i64* E, Py_ssize_t nq, bint back
         for i in range(1, w.n):
             if w.f[i] > w.f[i - 1] and w.t[i] > now:
                 _heap_push(heap, &nh, w.t[i])
+        _run(&w, P, E, nq, W, nq, backfill, out, heap, nh, -1, slot_start + slot_duration, V, rec)
+    finally:
+        c_free(w.t)
+        c_free(w.f)
+        c_free(heap)
+        c_free(W)
+    return 0
+
+
+cdef int _resume(Record* rec, Py_ssize_t j, i64* P, i64* E, i64* V, Py_ssize_t nq, bint backfill,
+                 i64 slot_start, i64 slot_procs, i64 slot_duration, i64* out) except -1:
+    """:func:`_forward` with the slot, from snapshot ``j`` of the run without it (pass ``c = j * STRIDE``).
+
+    Valid when no pass before ``c`` read the profile past ``slot_start`` (``rec.M[c - 1] <= slot_start``):
+    those passes decide as they did without the slot, at the same instants (the slot's end, its only
+    new event, comes later), so the jobs that started before pass ``c`` started as in ``V``, and every
+    one of them ends by ``slot_start``.
+    """
+    cdef Py_ssize_t c = j * STRIDE, a = rec.off[j], n = rec.off[j + 1] - rec.off[j], i, nw = 0, nh = 0
+    cdef Py_ssize_t cap = n + 2 * nq + 8
+    cdef i64 prev = rec.T[c - 1], at = rec.T[c]
+    cdef Steps w
+    cdef i64* heap = NULL
+    cdef Py_ssize_t* W = NULL
+    w.t = _alloc(cap)
+    w.f = _alloc(cap)
+    try:
+        heap = _alloc(cap + nq + 4)
+        W = <Py_ssize_t*>malloc((nq if nq > 0 else 1) * sizeof(Py_ssize_t))
+        if W == NULL:
+            raise MemoryError()
+        memcpy(w.t, &rec.st[a], n * sizeof(i64))
+        memcpy(w.f, &rec.sf[a], n * sizeof(i64))
+        w.n = n
+        _sentinel(&w)
+        _take(&w, slot_start, slot_start + slot_duration, slot_procs)
+        for i in range(nq):
+            if V[i] < at:  # started before pass c, as without the slot
+                out[i] = V[i]
+                if V[i] + E[i] > prev:
+                    _heap_push(heap, &nh, V[i] + E[i])
+            else:
+                out[i] = -1
+                W[nw] = i
+                nw += 1
+        for i in range(1, w.n):
+            if w.f[i] > w.f[i - 1] and w.t[i] > prev:
+                _heap_push(heap, &nh, w.t[i])
+        _run(&w, P, E, nq, W, nw, backfill, out, heap, nh, prev, slot_start + slot_duration, V, NULL)
+    finally:
+        c_free(w.t)
+        c_free(w.f)
+        c_free(heap)
+        c_free(W)
+    return 0
+
+
+cdef int _run(Steps* w, i64* P, i64* E, Py_ssize_t nq, Py_ssize_t* W, Py_ssize_t nw, bint backfill, i64* out,
+              i64* heap, Py_ssize_t nh, i64 last, i64 rejoin_from, i64* V, Record* rec) except -1:
+    """The passes of :func:`_forward` until no job waits: at each event instant after ``last``, in order."""
+    cdef Py_ssize_t x
+    cdef i64 t, reach
+    cdef i64* until = _alloc(_most_free(w) + 1)
+    try:
         while nw:
             if nh == 0:  # pragma: no cover - the last step frees the whole machine
                 raise RuntimeError("forward plan: queue stuck with no event left")
@@ -779,33 +930,41 @@ cdef int _forward(Steps* base, i64 now, i64* P, i64* E, Py_ssize_t nq, bint back
             if t == last:
                 continue
             last = t
-            _pass(&w, t, P, E, W, &nw, backfill, out, until, heap, &nh)
-            if V != NULL and nw and t >= slot_start + slot_duration and _rejoined(out, V, E, nq, t):
+            if rec == NULL:
+                _pass(w, t, P, E, W, &nw, backfill, out, until, heap, &nh, NULL)
+            else:
+                _note(rec, w, t)
+                reach = t
+                _pass(w, t, P, E, W, &nw, backfill, out, until, heap, &nh, &reach)
+                if reach > rec.M[rec.n - 1]:
+                    rec.M[rec.n - 1] = reach
+            if V != NULL and nw and t >= rejoin_from and _rejoined(out, V, E, nq, t):
                 for x in range(nw):
                     out[W[x]] = V[W[x]]
                 nw = 0
     finally:
-        c_free(w.t)
-        c_free(w.f)
         c_free(until)
-        c_free(heap)
-        c_free(W)
     return 0
 
 
 cdef int _pass(Steps* w, i64 t, i64* P, i64* E, Py_ssize_t* W, Py_ssize_t* nw_, bint backfill, i64* out,
-               i64* until, i64* heap, Py_ssize_t* nh) except -1:
+               i64* until, i64* heap, Py_ssize_t* nh, i64* reach) except -1:
     """One pass of the policy at ``t`` over the waiting jobs ``W[:nw]`` (see :func:`_forward`); ``nw`` updated.
 
-    ``until`` has room for the free count at ``t`` plus one.
+    ``until`` has room for the free count at ``t`` plus one. With ``reach``, the latest instant the pass
+    reads the profile up to (the windows it checks, the head's hold) is kept there.
     """
     cdef Py_ssize_t h, x, kept, a, b, k, nw = nw_[0]
     cdef i64 q, shadow, free_now, head, p
     cdef bint ready = False
     # 1. heads in order while they fit for their whole estimate
     h = 0
-    while h < nw and _min_free(w.t, w.f, w.n, t, E[W[h]]) >= P[W[h]]:
+    while h < nw:
         q = W[h]
+        if reach != NULL and t + E[q] > reach[0]:
+            reach[0] = t + E[q]
+        if _min_free(w.t, w.f, w.n, t, E[q]) < P[q]:
+            break
         out[q] = t
         _take(w, t, t + E[q], P[q])
         _heap_push(heap, nh, t + E[q])
@@ -822,6 +981,8 @@ cdef int _pass(Steps* w, i64 t, i64* P, i64* E, Py_ssize_t* W, Py_ssize_t* nw_, 
         return 0
     head = W[0]
     shadow = _search(w, P[head], E[head], t, &a, &b)
+    if reach != NULL and shadow + E[head] > reach[0]:
+        reach[0] = shadow + E[head]
     _take_range(w, a, b, shadow, shadow + E[head], P[head])
     kept = 1
     for x in range(1, nw):
@@ -830,6 +991,8 @@ cdef int _pass(Steps* w, i64 t, i64* P, i64* E, Py_ssize_t* W, Py_ssize_t* nw_, 
             W[kept] = q
             kept += 1
             continue
+        if reach != NULL and t + E[q] > reach[0]:
+            reach[0] = t + E[q]
         if not ready:  # until[p]: the first instant from t with fewer than p free (rebuilt after a start)
             k = bisect_right_array(w.t, t, 0, w.n) - 1
             for p in range(free_now, 0, -1):  # the free count at t is free_now; p falls, k only moves on

@@ -31,7 +31,7 @@ def _engines(state):
     return ReferenceEngine(*args), compiled.Engine(*args)
 
 
-def _check(data, state, policy, n_slots=6):
+def _check(data, state, policy, n_slots=6, horizon=400):
     """Both engines' plans and prices equal the policy's own forward run; how many slots delayed a job."""
     cls = POLICIES[policy]
     backfill = ENGINE_FORWARD[cls]
@@ -46,7 +46,7 @@ def _check(data, state, policy, n_slots=6):
     base = base_profile(state)
     delayed = 0
     for _ in range(n_slots):
-        start, procs, duration = data.draw(slot_requests(state))
+        start, procs, duration = data.draw(slot_requests(state, horizon))
         if base.min_free(start, duration) < procs:
             continue
         after = cls.planner.plan(state, Reservation("slot", start, procs, duration))
@@ -70,6 +70,14 @@ def test_engines_plan_as_the_policy_on_drawn_states(data, policy):
 def test_engines_plan_as_the_policy_on_long_queues(data, policy):
     state = data.draw(provider_states(max_procs=16, max_queue=40, max_running=14, max_reservations=5))
     _check(data, state, policy, n_slots=4)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.data(), st.sampled_from(["easy", "fcfs"]))
+def test_engines_price_late_slots_on_long_queues(data, policy):
+    """Plans of many passes, slots late in them: a price starts from the recorded run without the slot."""
+    state = data.draw(provider_states(max_procs=8, max_queue=95, max_running=5, max_reservations=3))
+    _check(data, state, policy, n_slots=10, horizon=3000)
 
 
 @settings(max_examples=100, deadline=None)
