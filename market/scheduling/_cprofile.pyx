@@ -769,3 +769,18 @@ def backfill_by_counting(list jobs, Py_ssize_t first, i64 now, i64 free_now, i64
             break
     return picked, extra
 
+
+
+def shadow_by_counting(list ends, i64 free, i64 need, i64 now):
+    """EASY's shadow time and extra by counting: twin of :func:`gridmarket.scheduling.profile.reference_shadow_by_counting`."""
+    cdef Py_ssize_t i, n = len(ends)
+    cdef i64 shadow = now, end
+    cdef tuple item
+    for i in range(n):
+        item = <tuple>PyList_GET_ITEM(ends, i)
+        end = <i64>item[0]
+        if free >= need and end > shadow:
+            break
+        free += <i64>item[2]
+        shadow = end if end > now else now
+    return shadow, free - need

@@ -25,7 +25,7 @@ from bisect import bisect_left, insort
 
 from gridmarket.job import Job
 from gridmarket.scheduling.base import LocalScheduler
-from gridmarket.scheduling.profile import AvailabilityProfile, QueueKeys, backfill_by_counting
+from gridmarket.scheduling.profile import AvailabilityProfile, QueueKeys, backfill_by_counting, shadow_by_counting
 
 __all__ = ["EASYScheduler"]
 
@@ -126,7 +126,7 @@ class EASYScheduler(LocalScheduler):
         head = queue[0]
         extra = 0
         if simple:
-            shadow, extra = self._shadow_by_counting(head, now)
+            shadow, extra = shadow_by_counting(self._ends, self.n_free, head.procs, now)
             free_now = self.n_free
             self._last_head, self._extra = head, extra
         else:
@@ -171,21 +171,6 @@ class EASYScheduler(LocalScheduler):
             for i in reversed(backfilled):
                 del queue[i]
         return started
-
-    def _shadow_by_counting(self, head: Job, now: int) -> tuple[int, int]:
-        """Shadow time and extra processors from the running jobs' planned ends.
-
-        The earliest planned end at which free processors cover the head's
-        need; extra counts every job ending by then, ties included.
-        """
-        free = self.n_free
-        shadow = now
-        for end, _, procs in self._ends:
-            if free >= head.procs and end > shadow:
-                break
-            free += procs
-            shadow = max(end, now)
-        return shadow, free - head.procs
 
     def _backfill_arrivals(self, now: int, arrived: list[Job]) -> list[Job]:
         """The counting rule applied to new arrivals only (see ``__init__``)."""

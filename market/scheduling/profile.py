@@ -40,10 +40,12 @@ __all__ = [
     "ReferenceQueuePlan",
     "add_free",
     "backfill_by_counting",
+    "shadow_by_counting",
     "block_steps",
     "first_short",
     "held_profile",
     "reference_backfill_by_counting",
+    "reference_shadow_by_counting",
     "reference_split_due",
     "rises",
     "short_until",
@@ -554,6 +556,26 @@ class ReferenceQueuePlan:
         return reference_split_due(jobs, planned, now)
 
 
+def reference_shadow_by_counting(ends: list, free: int, need: int, now: int) -> tuple[int, int]:
+    """EASY's shadow time by counting (no reservations ahead): when the blocked head can start, and the extra.
+
+    ``ends`` holds ``(planned end, id, procs)`` of the running jobs in time order, ``free`` the
+    processors free now, ``need`` the head's. The shadow time is the earliest planned end at which
+    the free processors cover ``need`` (Mu'alem & Feitelson 2001); the extra counts every job
+    ending by then, ties included, minus ``need``. Times in seconds.
+
+    >>> reference_shadow_by_counting([(50, 1, 2), (80, 2, 2), (80, 3, 1)], 1, 4, 10)  # both ends at 80 count
+    (80, 2)
+    """
+    shadow = now
+    for end, _, procs in ends:
+        if free >= need and end > shadow:
+            break
+        free += procs
+        shadow = end if end > now else now
+    return shadow, free - need
+
+
 def reference_backfill_by_counting(jobs: list, first: int, now: int, free_now: int, extra: int,
                                    shadow: int, keys=None) -> tuple[list[int], int]:
     """EASY's backfill scan by counting (no reservations ahead): which of ``jobs[first:]`` start now.
@@ -672,6 +694,7 @@ Profile: type[AvailabilityProfile] = ReferenceProfile if _compiled is None else 
 split_due = reference_split_due if _compiled is None else _compiled.split_due
 QueuePlan = ReferenceQueuePlan if _compiled is None else _compiled.QueuePlan
 backfill_by_counting = reference_backfill_by_counting if _compiled is None else _compiled.backfill_by_counting
+shadow_by_counting = reference_shadow_by_counting if _compiled is None else _compiled.shadow_by_counting
 #: The compiled cache of a queue's processors and estimates that ``backfill_by_counting(..., keys=)``
 #: scans (re-read only for jobs that joined since the last scan); None with the reference kernel.
 QueueKeys = None if _compiled is None else _compiled.QueueKeys

@@ -25,6 +25,7 @@ from gridmarket.scheduling.profile import (
     ReferenceProfile,
     ReferenceQueuePlan,
     reference_backfill_by_counting,
+    reference_shadow_by_counting,
     reference_split_due,
 )
 
@@ -326,3 +327,11 @@ def test_queue_keys_stay_consistent_when_a_job_is_malformed():
         keys.sync([good[0], object(), good[2]])
     keys.sync(good)
     assert keys.numbers() == [(1, 10)] * 3
+
+
+@given(st.lists(st.tuples(st.integers(0, 200), st.integers(1, 6)), max_size=12), st.integers(0, 8),
+       st.integers(1, 16), st.integers(0, 100))
+@settings(max_examples=300)
+def test_compiled_shadow_by_counting_matches_reference(running, free, need, now):
+    ends = sorted((end, i, procs) for i, (end, procs) in enumerate(running))
+    assert compiled.shadow_by_counting(ends, free, need, now) == reference_shadow_by_counting(ends, free, need, now)
