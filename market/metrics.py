@@ -13,11 +13,14 @@ jobs stretch in time are not counted twice.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
 from gridmarket.errors import InvalidInput
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["BSLD_BOUND", "bounded_slowdown", "job_bounded_slowdown", "load_over_time", "summarize"]
 
@@ -27,15 +30,17 @@ BSLD_BOUND = 10
 _REQUIRED = ("submit", "start", "end", "procs")
 
 
-def _check(records: pd.DataFrame) -> None:
-    missing = [c for c in _REQUIRED if c not in records.columns]
+def _check(records: pd.DataFrame | Mapping[str, Any]) -> None:
+    names = list(records.columns) if hasattr(records, "columns") else list(records)
+    missing = [c for c in _REQUIRED if c not in names]
     if missing:
-        raise InvalidInput(f"records lack column(s) {missing}; have {list(records.columns)}")
+        raise InvalidInput(f"records lack column(s) {missing}; have {names}")
 
 
 def bounded_slowdown(records: pd.DataFrame, bound: int = BSLD_BOUND) -> pd.Series:
     """max((wait + run) / max(run, bound), 1) per job.
 
+    >>> import pandas as pd
     >>> df = pd.DataFrame({"submit": [0, 0], "start": [0, 95], "end": [5, 100], "procs": [1, 1]})
     >>> bounded_slowdown(df).tolist()
     [1.0, 10.0]
@@ -58,8 +63,9 @@ def job_bounded_slowdown(submit, start, end, bound: int = BSLD_BOUND):
     return np.maximum((end - submit) / np.maximum(end - start, bound), 1.0)
 
 
-def summarize(records: pd.DataFrame, procs: int, *, dropped: Mapping[str, int] | None = None) -> dict:
-    """Summary statistics of one machine's per-job records.
+def summarize(records: pd.DataFrame | Mapping[str, Any], procs: int, *,
+              dropped: Mapping[str, int] | None = None) -> dict:
+    """Summary statistics of one machine's per-job records (a table, or its columns by name).
 
     Returns
     -------
@@ -70,38 +76,42 @@ def summarize(records: pd.DataFrame, procs: int, *, dropped: Mapping[str, int] |
 
     Examples
     --------
+    >>> import pandas as pd
     >>> df = pd.DataFrame({"submit": [0, 0], "start": [0, 10], "end": [10, 20], "procs": [2, 2]})
     >>> s = summarize(df, procs=4)
     >>> s["utilization"], s["mean_wait"], s["makespan"]
     (0.5, 5.0, 20)
+    >>> summarize({name: df[name].to_numpy() for name in df.columns}, procs=4) == s
+    True
     """
     _check(records)
     dropped = dict(dropped or {})
-    if records.empty:
+    submit, start, end = (np.asarray(records[name]) for name in ("submit", "start", "end"))
+    if len(submit) == 0:
         raise InvalidInput("no job records to summarize")
-    wait = records["start"] - records["submit"]
-    makespan = int(records["end"].max() - records["submit"].min())
+    wait = start - submit
+    makespan = int(end.max() - submit.min())
     if "runtime" in records and "estimate" in records:
         # useful processor-seconds: equal to (end - start) x procs on a dedicated
         # machine, and still right when jobs share processors (two-tier VMs)
-        held = np.minimum(records["runtime"], records["estimate"])
+        held = np.minimum(np.asarray(records["runtime"]), np.asarray(records["estimate"]))
     else:
-        held = records["end"] - records["start"]
+        held = end - start
     # in float64: exact below 2**53 processor-seconds, and a larger total cannot wrap around to a
     # negative utilisation as an int64 sum would
-    delivered = float((held.astype(np.float64) * records["procs"]).sum())
-    bsld = bounded_slowdown(records)
+    delivered = float((held.astype(np.float64) * np.asarray(records["procs"])).sum())
+    bsld = job_bounded_slowdown(submit, start, end)
     return {
-        "jobs": int(len(records)),
+        "jobs": len(submit),
         "dropped": int(sum(dropped.values())),
         "mean_wait": float(wait.mean()),
-        "median_wait": float(wait.median()),
-        "mean_response": float((records["end"] - records["submit"]).mean()),
+        "median_wait": float(np.median(wait)),
+        "mean_response": float((end - submit).mean()),
         "mean_bsld": float(bsld.mean()),
         "max_bsld": float(bsld.max()),
         "utilization": delivered / (procs * makespan) if makespan > 0 else 0.0,
         "makespan": makespan,
-        "killed": int((records["outcome"] == "killed").sum()) if "outcome" in records else 0,
+        "killed": int((np.asarray(records["outcome"]) == "killed").sum()) if "outcome" in records else 0,
         "dropped_reasons": dropped,
     }
 
@@ -113,10 +123,13 @@ def load_over_time(records: pd.DataFrame, procs: int) -> pd.DataFrame:
     ``load`` (busy / procs) and ``queued`` (jobs submitted and not started),
     each valid from its time until the next row.
 
+    >>> import pandas as pd
     >>> df = pd.DataFrame({"submit": [0, 0], "start": [0, 10], "end": [10, 20], "procs": [2, 2]})
     >>> load_over_time(df, 4).to_dict("list")
     {'busy': [2, 2, 0], 'load': [0.5, 0.5, 0.0], 'queued': [1, 0, 0]}
     """
+    import pandas as pd
+
     _check(records)
     times = np.concatenate([records["start"], records["end"], records["submit"], records["start"]])
     busy_delta = np.concatenate([records["procs"], -records["procs"], np.zeros(2 * len(records), int)])

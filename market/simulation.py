@@ -13,10 +13,9 @@ from __future__ import annotations
 import warnings
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
 from gridmarket.errors import InvalidInput
 from gridmarket.job import Job
@@ -28,12 +27,15 @@ from gridmarket.simulation_result import SimulationResult
 from gridmarket.workloads.workload import Workload
 
 if TYPE_CHECKING:
+    import pandas as pd
+
     from gridmarket.twotier.policies import TwoTierPolicy
 
 __all__ = [
     "ESTIMATES",
     "MachineSimulation",
     "SimulationResult",
+    "job_columns",
     "job_records",
     "simulate",
 ]
@@ -140,10 +142,10 @@ def simulate(
     for reservation in reservations:
         sim.add_reservation(reservation)
     sim.run_until(None)
-    records = job_records(jobs, sim.start, sim.end)
+    columns = job_columns(jobs, sim.start, sim.end)
     return SimulationResult(
-        records=records,
-        summary=summarize(records, procs, dropped=dropped),
+        records=columns,
+        summary=summarize(columns, procs, dropped=dropped),
         procs=procs,
         policy=scheduler.name,
         dropped=dropped,
@@ -151,7 +153,14 @@ def simulate(
 
 
 def job_records(jobs: list[Job], start: dict[int, int], end: dict[int, int]) -> pd.DataFrame:
-    """Per-job records (see :class:`SimulationResult`) of ``jobs`` that all ended."""
+    """Per-job records (see :class:`SimulationResult`) of ``jobs`` that all ended, as a table."""
+    import pandas as pd
+
+    return pd.DataFrame(job_columns(jobs, start, end))
+
+
+def job_columns(jobs: list[Job], start: dict[int, int], end: dict[int, int]) -> dict[str, Any]:
+    """:func:`job_records` column by column (numpy arrays, by name), without pandas."""
     n = len(jobs)
     if len(start) != n or len(end) != n:
         missing = [j.id for j in jobs if j.id not in end][:5]
@@ -161,17 +170,15 @@ def job_records(jobs: list[Job], start: dict[int, int], end: dict[int, int]) -> 
     estimate = np.fromiter((j.estimate for j in jobs), np.int64, n)
     submit = np.fromiter((j.submit for j in jobs), np.int64, n)
     starts = np.fromiter((start[j.id] for j in jobs), np.int64, n)
-    return pd.DataFrame(
-        {
-            "job_id": ids,
-            "submit": submit,
-            "start": starts,
-            "end": np.fromiter((end[j.id] for j in jobs), np.int64, n),
-            "procs": np.fromiter((j.procs for j in jobs), np.int64, n),
-            "runtime": runtime,
-            "estimate": estimate,
-            "wait": starts - submit,
-            "user": np.fromiter((j.user for j in jobs), np.int64, n),
-            "outcome": np.where(runtime > estimate, "killed", "completed"),
-        }
-    )
+    return {
+        "job_id": ids,
+        "submit": submit,
+        "start": starts,
+        "end": np.fromiter((end[j.id] for j in jobs), np.int64, n),
+        "procs": np.fromiter((j.procs for j in jobs), np.int64, n),
+        "runtime": runtime,
+        "estimate": estimate,
+        "wait": starts - submit,
+        "user": np.fromiter((j.user for j in jobs), np.int64, n),
+        "outcome": np.where(runtime > estimate, "killed", "completed"),
+    }

@@ -6,14 +6,15 @@ lives apart from either engine so that neither imports the other to name its res
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 
-import pandas as pd
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["SimulationResult"]
 
 
-@dataclass(frozen=True)
 class SimulationResult:
     """What one simulated machine produced.
 
@@ -22,7 +23,10 @@ class SimulationResult:
     records : pandas.DataFrame
         One row per simulated job: ``job_id, submit, start, end, procs,
         runtime, estimate, wait, user, outcome`` (``outcome`` is ``completed``
-        or ``killed`` at its estimate). Times in seconds.
+        or ``killed`` at its estimate). Times in seconds. Built from :attr:`columns`
+        when first read: a caller that only writes or summarises them never loads pandas.
+    columns : mapping of str to numpy array
+        The same records, column by column.
     summary : dict
         :func:`gridmarket.metrics.summarize` of the records.
     procs : int
@@ -33,8 +37,34 @@ class SimulationResult:
         Jobs that were not simulated, by reason (reader drops included).
     """
 
-    records: pd.DataFrame
-    summary: dict
-    procs: int
-    policy: str
-    dropped: dict[str, int] = field(default_factory=dict)
+    __slots__ = ("_columns", "_records", "dropped", "policy", "procs", "summary")
+    _columns: dict[str, Any] | None
+    _records: pd.DataFrame | None
+
+    def __init__(self, records: pd.DataFrame | Mapping[str, Any], summary: dict, procs: int, policy: str,
+                 dropped: dict[str, int] | None = None) -> None:
+        if isinstance(records, Mapping):
+            self._columns, self._records = dict(records), None
+        else:
+            self._columns, self._records = None, records
+        self.summary, self.procs, self.policy = summary, procs, policy
+        self.dropped = {} if dropped is None else dropped
+
+    @property
+    def records(self) -> pd.DataFrame:
+        if self._records is None:
+            import pandas as pd
+
+            self._records = pd.DataFrame(self._columns)
+        return self._records
+
+    @property
+    def columns(self) -> Mapping[str, Any]:
+        if self._columns is None:
+            frame = self.records
+            self._columns = {name: frame[name].to_numpy() for name in frame.columns}
+        return self._columns
+
+    def __repr__(self) -> str:
+        jobs = len(next(iter(self.columns.values()), ()))
+        return f"SimulationResult(policy={self.policy!r}, procs={self.procs}, jobs={jobs}, dropped={self.dropped})"

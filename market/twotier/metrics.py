@@ -10,10 +10,14 @@ For one-tier EASY the two definitions coincide. Times are integer seconds.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
-import pandas as pd
 
 from gridmarket.errors import InvalidInput
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["TAU", "paper_metrics"]
 
@@ -38,6 +42,7 @@ def paper_metrics(records: pd.DataFrame, tau: int = TAU) -> dict[str, float]:
 
     Examples
     --------
+    >>> import pandas as pd
     >>> df = pd.DataFrame({"submit": [0, 0], "end": [5, 100], "runtime": [5, 50], "estimate": [5, 60]})
     >>> paper_metrics(df)
     {'mean_response': 52.5, 'mean_bsld': 1.5}

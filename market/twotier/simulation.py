@@ -35,9 +35,9 @@ import warnings
 from collections.abc import Iterable, Mapping
 from dataclasses import replace
 from itertools import chain
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 from gridmarket.errors import InvalidInput, MarketError
 from gridmarket.job import Job
@@ -58,6 +58,9 @@ from gridmarket.twotier.progress import (
 )
 from gridmarket.twotier.vm import Run, TwoTierMachine
 from gridmarket.workloads.workload import Workload
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["DEFAULT_MIGRATION_COST", "TWO_TIER_POLICIES", "reference_run_events", "simulate_twotier"]
 
@@ -404,6 +407,8 @@ def _run_events(machine: TwoTierMachine, policy: TwoTierPolicy, jobs: list[Job],
 
 
 def _records(jobs: list[Job], traits: list[JobTraits], columns: Mapping[str, np.ndarray]) -> pd.DataFrame:
+    import pandas as pd  # here: running a batch policy loads the two-tier registry, not pandas
+
     n = len(jobs)
 
     def ints(values):

@@ -94,7 +94,7 @@ def _simulate(args: argparse.Namespace) -> int:
             table = to_batsim_jobs(result.records, result.procs, workload.name or "w0",
                                    watts_per_proc=args.watts_per_proc)
         else:
-            table = result.records
+            table = result.columns  # written without loading pandas
         from gridmarket.csvout import write_csv
 
         write_csv(table, out)  # whole or not at all: a full disk keeps the previous file
@@ -102,7 +102,7 @@ def _simulate(args: argparse.Namespace) -> int:
     title = f"{source}: {result.policy} on {result.procs} processors, {args.estimates} estimates"
     print(_format_summary(result.summary, title))
     if args.out:
-        print(f"\nwrote {len(result.records)} job rows to {args.out} ({args.format})"
+        print(f"\nwrote {len(result.columns['job_id'])} job rows to {args.out} ({args.format})"
               + "".join(f" and {path}" for path in series))
     return 0
 
