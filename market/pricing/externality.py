@@ -216,11 +216,9 @@ class ExternalityPricer:
         # f of slots priced by a forward run (the pricer never changes): a market asks again for equal slots
         self._forward_prices: dict[tuple[int, int, int], int] = {}
         self._planned: dict[int, int] | None = None
-        # EASY and FCFS (exactly) are run forward by the engine itself, on its arrays, when the plan
-        # without a slot is that run (its prices stop where the runs with and without the slot rejoin)
-        forward = planned is None and self._policy_state is None
-        self._backfill = ENGINE_FORWARD.get(self.planner.policy) if forward else None
-        if self._backfill is not None:
+        # EASY and FCFS (exactly) are run forward by the engine itself, on its arrays
+        self._backfill = ENGINE_FORWARD.get(self.planner.policy) if self._policy_state is None else None
+        if planned is None and self._backfill is not None:
             queue = self.queue
             P, E = [job.procs for job in queue], [job.estimate for job in queue]
             self._engine.plan(P, E, self._engine.forward(P, E, self._backfill))

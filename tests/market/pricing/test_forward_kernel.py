@@ -126,3 +126,25 @@ def test_a_subclass_is_run_forward_as_itself():
     assert ENGINE_FORWARD.get(Slower) is None
     scheduler = make_scheduler("easy", 4)
     assert ExternalityPricer.from_scheduler(scheduler, 0, Slower).planned == {}
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.data(), st.sampled_from(["easy", "fcfs"]))
+def test_a_pricer_given_planned_starts_prices_against_them(data, policy):
+    """Planned starts handed in (a plan kept after a sale that moved nobody, or another one): the delays
+    of the policy's run with the slot are counted from them, as Fig. 22 counts from the current plan."""
+    state = data.draw(provider_states(max_queue=12))
+    cls = POLICIES[policy]
+    planned = cls.planner.plan(state)
+    if data.draw(st.booleans()):  # a later plan than the policy's own: moved jobs far apart, never overlapping
+        planned = {q: t + 10**4 * (k + 1) if data.draw(st.booleans()) else t for k, (q, t) in enumerate(planned.items())}
+    pricer = ExternalityPricer(state, policy, planned=planned)
+    assert pricer.planned == planned
+    for _ in range(4):
+        start, procs, duration = data.draw(slot_requests(state))
+        if pricer.base.min_free(start, duration) < procs:
+            continue
+        after = cls.planner.plan(state, Reservation("slot", start, procs, duration))
+        want = 0 if pricer.fits_plan(start, procs, duration) else sum(
+            (after[j.id] - planned[j.id]) * j.procs for j in state.queue if after[j.id] > planned[j.id])
+        assert pricer.price_ps(start, procs, duration) == want
