@@ -25,6 +25,11 @@ def _full_disk(monkeypatch):
     monkeypatch.setattr(pd.DataFrame, "to_csv", lambda self, path=None, **kw: real(self, path, **kw) if path is None
                         else partial_then_enospc(path))
 
+    def enospc(fd):  # a writer of its own (simulate's columns) meets the full disk when the file is synced
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(os, "fsync", enospc)
+
 
 def test_simulate_on_a_full_disk_keeps_the_previous_csv_and_names_the_file(tmp_path, monkeypatch, capsys):
     out = tmp_path / "jobs.csv"
