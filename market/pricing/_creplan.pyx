@@ -834,37 +834,8 @@ cdef int _forward(Steps* base, i64 now, i64* P, i64* E, Py_ssize_t nq, bint back
     slot after the slot's end (:func:`_rejoined`): every job still waiting then starts as in ``V``.
     With ``rec``, each pass is recorded (:func:`_note`).
     """
-    cdef Py_ssize_t cap = base.n + 2 * nq + 8, i, nh = 0
-    cdef Steps w
-    cdef i64* heap = NULL
-    cdef Py_ssize_t* W = NULL
-    w.t = _alloc(cap)
-    w.f = _alloc(cap)
-    try:
-        heap = _alloc(base.n + nq + 4)
-        W = <Py_ssize_t*>malloc((nq if nq > 0 else 1) * sizeof(Py_ssize_t))
-        if W == NULL:
-            raise MemoryError()
-        memcpy(w.t, base.t, base.n * sizeof(i64))
-        memcpy(w.f, base.f, base.n * sizeof(i64))
-        w.n = base.n
-        _sentinel(&w)
-        if slot_procs > 0:
-            _take(&w, slot_start, slot_start + slot_duration, slot_procs)
-        for i in range(nq):
-            W[i] = i
-            out[i] = -1
-        # the instants the free count rises (base and slot), and now
-        _heap_push(heap, &nh, now)
-        for i in range(1, w.n):
-            if w.f[i] > w.f[i - 1] and w.t[i] > now:
-                _heap_push(heap, &nh, w.t[i])
-        _run(&w, P, E, nq, W, nq, backfill, out, heap, nh, -1, slot_start + slot_duration, V, rec)
-    finally:
-        c_free(w.t)
-        c_free(w.f)
-        c_free(heap)
-        c_free(W)
+    _from_steps(base.t, base.f, base.n, -1, now, P, E, nq, backfill, slot_start, slot_procs, slot_duration, out,
+                V, -1, rec)
     return 0
 
 
@@ -877,9 +848,22 @@ cdef int _resume(Record* rec, Py_ssize_t j, i64* P, i64* E, i64* V, Py_ssize_t n
     new event, comes later), so the jobs that started before pass ``c`` started as in ``V``, and every
     one of them ends by ``slot_start``.
     """
-    cdef Py_ssize_t c = j * STRIDE, a = rec.off[j], n = rec.off[j + 1] - rec.off[j], i, nw = 0, nh = 0
-    cdef Py_ssize_t cap = n + 2 * nq + 8
-    cdef i64 prev = rec.T[c - 1], at = rec.T[c]
+    cdef Py_ssize_t c = j * STRIDE, a = rec.off[j]
+    _from_steps(&rec.st[a], &rec.sf[a], rec.off[j + 1] - a, rec.T[c - 1], -1, P, E, nq, backfill,
+                slot_start, slot_procs, slot_duration, out, V, rec.T[c], NULL)
+    return 0
+
+
+cdef int _from_steps(i64* st, i64* sf, Py_ssize_t n, i64 prev, i64 first, i64* P, i64* E, Py_ssize_t nq,
+                     bint backfill, i64 slot_start, i64 slot_procs, i64 slot_duration, i64* out, i64* V,
+                     i64 started_before, Record* rec) except -1:
+    """The passes after instant ``prev`` from the profile ``st``/``sf`` (``n`` steps), the slot taken in a copy.
+
+    Jobs with ``V[q] < started_before`` have started as in ``V`` (their ends still to come are events);
+    the others wait, in order. Events: ``first`` (when >= 0), every instant after ``prev`` at which the
+    free count rises, and the ends of started jobs.
+    """
+    cdef Py_ssize_t cap = n + 2 * nq + 8, i, nw = 0, nh = 0
     cdef Steps w
     cdef i64* heap = NULL
     cdef Py_ssize_t* W = NULL
@@ -890,13 +874,14 @@ cdef int _resume(Record* rec, Py_ssize_t j, i64* P, i64* E, i64* V, Py_ssize_t n
         W = <Py_ssize_t*>malloc((nq if nq > 0 else 1) * sizeof(Py_ssize_t))
         if W == NULL:
             raise MemoryError()
-        memcpy(w.t, &rec.st[a], n * sizeof(i64))
-        memcpy(w.f, &rec.sf[a], n * sizeof(i64))
+        memcpy(w.t, st, n * sizeof(i64))
+        memcpy(w.f, sf, n * sizeof(i64))
         w.n = n
         _sentinel(&w)
-        _take(&w, slot_start, slot_start + slot_duration, slot_procs)
+        if slot_procs > 0:
+            _take(&w, slot_start, slot_start + slot_duration, slot_procs)
         for i in range(nq):
-            if V[i] < at:  # started before pass c, as without the slot
+            if V != NULL and V[i] < started_before:
                 out[i] = V[i]
                 if V[i] + E[i] > prev:
                     _heap_push(heap, &nh, V[i] + E[i])
@@ -904,10 +889,12 @@ cdef int _resume(Record* rec, Py_ssize_t j, i64* P, i64* E, i64* V, Py_ssize_t n
                 out[i] = -1
                 W[nw] = i
                 nw += 1
+        if first >= 0:
+            _heap_push(heap, &nh, first)
         for i in range(1, w.n):
             if w.f[i] > w.f[i - 1] and w.t[i] > prev:
                 _heap_push(heap, &nh, w.t[i])
-        _run(&w, P, E, nq, W, nw, backfill, out, heap, nh, prev, slot_start + slot_duration, V, NULL)
+        _run(&w, P, E, nq, W, nw, backfill, out, heap, nh, prev, slot_start + slot_duration, V, rec)
     finally:
         c_free(w.t)
         c_free(w.f)
