@@ -223,11 +223,15 @@ cdef class Engine:
     cdef i64* pf
     cdef Steps work
     cdef Record rec
+    cdef int v_forward  # V is the forward run of EASY (1) or FCFS (0) without a slot (plan_forward); -1: not known
+    cdef Py_ssize_t priced  # forward prices asked since the queue was set
 
     def __cinit__(self):
         self.rec.T = self.rec.M = self.rec.st = self.rec.sf = NULL
         self.rec.off = NULL
         _free_record(&self.rec)
+        self.v_forward = -1
+        self.priced = 0
         self.base.t = self.base.f = self.full.t = self.full.f = NULL
         self.work.t = self.work.f = NULL
         self.P = self.E = self.V = self.inst = self.marks = NULL
@@ -356,6 +360,11 @@ cdef class Engine:
         self._need_plan()
         return [self.V[i] for i in range(self.nq)]
 
+    def plan_forward(self, list P, list E, bint backfill):
+        """Set the queue ``P``/``E`` planned by EASY (``backfill``) or FCFS run forward (:meth:`forward`)."""
+        self.plan(P, E, self.forward(P, E, backfill))
+        self.v_forward = backfill
+
     def plan(self, list P, list E, list V):
         """Set the queue: processors ``P``, estimates ``E`` and current planned starts ``V`` (all >= now)."""
         cdef Py_ssize_t nq = len(P), i, m, a, b, nb = self.base.n
@@ -365,6 +374,8 @@ cdef class Engine:
         if len(E) != nq or len(V) != nq:
             raise ValueError("plan: P, E and V must have the same length")
         self._free_plan()
+        self.v_forward = -1
+        self.priced = 0
         self.nq = nq
         self.P = _alloc(nq)
         self.E = _alloc(nq)
@@ -550,7 +561,9 @@ cdef class Engine:
             return 0
         out = _alloc(nq)
         try:
-            if self.rec.backfill != <int>backfill:  # the run without a slot, recorded once per policy
+            self.priced += 1
+            if self.rec.backfill != <int>backfill and self.priced >= 2:
+                # the run without a slot, recorded once (worth its cost from the second price on)
                 _free_record(&self.rec)
                 _forward(&self.base, self.now, self.P, self.E, nq, backfill, 0, 0, 0, out, NULL, &self.rec)
                 self.rec.backfill = backfill
@@ -558,14 +571,16 @@ cdef class Engine:
                 for i in range(nq):
                     if out[i] != self.V[i]:
                         self.rec.exact = False
-            if not self.rec.exact:  # planned starts of another plan: the whole run, compared with them
-                _forward(&self.base, self.now, self.P, self.E, nq, backfill, start, procs, duration, out)
-            else:
+            if self.rec.backfill == <int>backfill and self.rec.exact:
                 k = bisect_right_array(self.rec.M, start, 0, self.rec.n)  # the first pass that read past start
                 if STRIDE <= k < self.rec.n:
                     _resume(&self.rec, k // STRIDE, self.P, self.E, self.V, nq, backfill, start, procs, duration, out)
                 else:
                     _forward(&self.base, self.now, self.P, self.E, nq, backfill, start, procs, duration, out, self.V)
+            elif self.v_forward == <int>backfill:  # V is the run without the slot: stop where they rejoin
+                _forward(&self.base, self.now, self.P, self.E, nq, backfill, start, procs, duration, out, self.V)
+            else:  # planned starts of another plan: the whole run, compared with them
+                _forward(&self.base, self.now, self.P, self.E, nq, backfill, start, procs, duration, out)
             for i in range(nq):
                 if out[i] > self.V[i]:
                     total += (out[i] - self.V[i]) * self.P[i]

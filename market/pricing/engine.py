@@ -253,6 +253,10 @@ class ReferenceEngine:
         plan = planner.plan(ProviderState(now, self.procs, queue=queue, reservations=held), slot, base=self.base)
         return [plan[i] for i in range(len(queue))]
 
+    def plan_forward(self, P: list, E: list, backfill: bool) -> None:
+        """Set the queue ``P``/``E`` planned by EASY (``backfill``) or FCFS run forward (:meth:`forward`)."""
+        self.plan(P, E, self.forward(P, E, backfill))
+
     def forward_price(self, backfill: bool, start: int, procs: int, duration: int) -> int:
         """``f`` (processor-seconds) of a slot under EASY or FCFS: the delays past the planned starts, summed.
 

@@ -221,7 +221,7 @@ class ExternalityPricer:
         if planned is None and self._backfill is not None:
             queue = self.queue
             P, E = [job.procs for job in queue], [job.estimate for job in queue]
-            self._engine.plan(P, E, self._engine.forward(P, E, self._backfill))
+            self._engine.plan_forward(P, E, self._backfill)
             return
         if planned is None:
             planned = self._planned = self.planner.plan(self.state, base=self.base)
