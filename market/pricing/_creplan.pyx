@@ -223,14 +223,12 @@ cdef class Engine:
     cdef i64* pf
     cdef Steps work
     cdef Record rec
-    cdef int v_forward  # V is the forward run of EASY (1) or FCFS (0) without a slot (plan_forward); -1: not known
     cdef Py_ssize_t priced  # forward prices asked since the queue was set
 
     def __cinit__(self):
         self.rec.T = self.rec.M = self.rec.st = self.rec.sf = NULL
         self.rec.off = NULL
         _free_record(&self.rec)
-        self.v_forward = -1
         self.priced = 0
         self.base.t = self.base.f = self.full.t = self.full.f = NULL
         self.work.t = self.work.f = NULL
@@ -361,9 +359,23 @@ cdef class Engine:
         return [self.V[i] for i in range(self.nq)]
 
     def plan_forward(self, list P, list E, bint backfill):
-        """Set the queue ``P``/``E`` planned by EASY (``backfill``) or FCFS run forward (:meth:`forward`)."""
-        self.plan(P, E, self.forward(P, E, backfill))
-        self.v_forward = backfill
+        """Set the queue ``P``/``E`` planned by EASY (``backfill``) or FCFS run forward (:meth:`forward`).
+
+        The run is recorded as it goes (:func:`_note`): the prices start from it (:meth:`forward_price`).
+        """
+        cdef Record rec
+        rec.T = rec.M = rec.st = rec.sf = NULL
+        rec.off = NULL
+        _free_record(&rec)
+        try:
+            V = self._forward_list(P, E, backfill, 0, 0, 0, &rec)
+            self.plan(P, E, V)  # frees the engine's own record
+        except BaseException:
+            _free_record(&rec)
+            raise
+        self.rec = rec
+        self.rec.backfill = backfill
+        self.rec.exact = True
 
     def plan(self, list P, list E, list V):
         """Set the queue: processors ``P``, estimates ``E`` and current planned starts ``V`` (all >= now)."""
@@ -374,7 +386,6 @@ cdef class Engine:
         if len(E) != nq or len(V) != nq:
             raise ValueError("plan: P, E and V must have the same length")
         self._free_plan()
-        self.v_forward = -1
         self.priced = 0
         self.nq = nq
         self.P = _alloc(nq)
@@ -528,6 +539,9 @@ cdef class Engine:
         The policy run forward from the base with estimates as runtimes and no arrival
         (:func:`_forward`); ``procs`` 0: no slot. The slot must fit the base.
         """
+        return self._forward_list(P, E, backfill, start, procs, duration, NULL)
+
+    cdef list _forward_list(self, list P, list E, bint backfill, i64 start, i64 procs, i64 duration, Record* rec):
         cdef Py_ssize_t nq = len(P), i
         cdef i64* p
         cdef i64* e
@@ -542,7 +556,7 @@ cdef class Engine:
             for i in range(nq):
                 p[i] = P[i]
                 e[i] = E[i]
-            _forward(&self.base, self.now, p, e, nq, backfill, start, procs, duration, out)
+            _forward(&self.base, self.now, p, e, nq, backfill, start, procs, duration, out, NULL, rec)
             starts = [out[i] for i in range(nq)]
         finally:
             c_free(p)
@@ -563,7 +577,8 @@ cdef class Engine:
         try:
             self.priced += 1
             if self.rec.backfill != <int>backfill and self.priced >= 2:
-                # the run without a slot, recorded once (worth its cost from the second price on)
+                # planned starts set by plan(): the run without a slot, recorded once (worth it from the
+                # second price on) and compared with them
                 _free_record(&self.rec)
                 _forward(&self.base, self.now, self.P, self.E, nq, backfill, 0, 0, 0, out, NULL, &self.rec)
                 self.rec.backfill = backfill
@@ -577,9 +592,7 @@ cdef class Engine:
                     _resume(&self.rec, k // STRIDE, self.P, self.E, self.V, nq, backfill, start, procs, duration, out)
                 else:
                     _forward(&self.base, self.now, self.P, self.E, nq, backfill, start, procs, duration, out, self.V)
-            elif self.v_forward == <int>backfill:  # V is the run without the slot: stop where they rejoin
-                _forward(&self.base, self.now, self.P, self.E, nq, backfill, start, procs, duration, out, self.V)
-            else:  # planned starts of another plan: the whole run, compared with them
+            else:  # planned starts not known to be the run without the slot: the whole run, compared with them
                 _forward(&self.base, self.now, self.P, self.E, nq, backfill, start, procs, duration, out)
             for i in range(nq):
                 if out[i] > self.V[i]:
