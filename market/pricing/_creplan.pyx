@@ -10,7 +10,7 @@ step list lives in C arrays (times in seconds, free processors); results are
 the reference's to the last digit (``tests/market/pricing/test_replan_kernel.py``).
 """
 
-from libc.stdlib cimport free as c_free, malloc, realloc
+from libc.stdlib cimport free as c_free, malloc, qsort, realloc
 from libc.string cimport memcpy, memmove
 
 from gridmarket.errors import Infeasible, InvalidInput
@@ -211,6 +211,7 @@ cdef class Engine:
     cdef i64* P
     cdef i64* E
     cdef i64* V
+    cdef i64* Vs  # V sorted (what a priced run's rejoin test counts against), made on first use
     cdef i64* inst
     cdef i64* marks
     cdef Py_ssize_t n_marks
@@ -232,7 +233,7 @@ cdef class Engine:
         self.priced = 0
         self.base.t = self.base.f = self.full.t = self.full.f = NULL
         self.work.t = self.work.f = NULL
-        self.P = self.E = self.V = self.inst = self.marks = NULL
+        self.P = self.E = self.V = self.Vs = self.inst = self.marks = NULL
         self.G = self.keep = self.owed = self.pt = self.pf = NULL
         self.off = NULL
         self.planned = self.ready = False
@@ -252,8 +253,9 @@ cdef class Engine:
         c_free(self.P)
         c_free(self.E)
         c_free(self.V)
+        c_free(self.Vs)
         c_free(self.inst)
-        self.full.t = self.full.f = self.P = self.E = self.V = self.inst = NULL
+        self.full.t = self.full.f = self.P = self.E = self.V = self.Vs = self.inst = NULL
         self.planned = False
 
     cdef void _free_greedy(self) noexcept:
@@ -556,7 +558,7 @@ cdef class Engine:
             for i in range(nq):
                 p[i] = P[i]
                 e[i] = E[i]
-            _forward(&self.base, self.now, p, e, nq, backfill, start, procs, duration, out, NULL, rec)
+            _forward(&self.base, self.now, p, e, nq, backfill, start, procs, duration, out, NULL, NULL, rec)
             starts = [out[i] for i in range(nq)]
         finally:
             c_free(p)
@@ -580,18 +582,24 @@ cdef class Engine:
                 # planned starts set by plan(): the run without a slot, recorded once (worth it from the
                 # second price on) and compared with them
                 _free_record(&self.rec)
-                _forward(&self.base, self.now, self.P, self.E, nq, backfill, 0, 0, 0, out, NULL, &self.rec)
+                _forward(&self.base, self.now, self.P, self.E, nq, backfill, 0, 0, 0, out, NULL, NULL, &self.rec)
                 self.rec.backfill = backfill
                 self.rec.exact = True
                 for i in range(nq):
                     if out[i] != self.V[i]:
                         self.rec.exact = False
+            if self.rec.backfill == <int>backfill and self.rec.exact and self.Vs == NULL:
+                self.Vs = _alloc(nq)
+                memcpy(self.Vs, self.V, nq * sizeof(i64))
+                qsort(self.Vs, nq, sizeof(i64), _cmp_i64)
             if self.rec.backfill == <int>backfill and self.rec.exact:
                 k = bisect_right_array(self.rec.M, start, 0, self.rec.n)  # the first pass that read past start
                 if STRIDE <= k < self.rec.n:
-                    _resume(&self.rec, k // STRIDE, self.P, self.E, self.V, nq, backfill, start, procs, duration, out)
+                    _resume(&self.rec, k // STRIDE, self.P, self.E, self.V, self.Vs, nq, backfill, start, procs, duration,
+                            out)
                 else:
-                    _forward(&self.base, self.now, self.P, self.E, nq, backfill, start, procs, duration, out, self.V)
+                    _forward(&self.base, self.now, self.P, self.E, nq, backfill, start, procs, duration, out, self.V,
+                             self.Vs)
             else:  # planned starts not known to be the run without the slot: the whole run, compared with them
                 _forward(&self.base, self.now, self.P, self.E, nq, backfill, start, procs, duration, out)
             for i in range(nq):
@@ -814,22 +822,55 @@ cdef int _note(Record* r, Steps* w, i64 t) except -1:
     return 0
 
 
-cdef bint _rejoined(i64* out, i64* V, i64* E, Py_ssize_t nq, i64 t) noexcept nogil:
+cdef int _cmp_i64(const void* a, const void* b) noexcept nogil:
+    cdef i64 x = (<const i64*>a)[0], y = (<const i64*>b)[0]
+    return (x > y) - (x < y)
+
+
+cdef struct Rejoin:
+    # whether the run with the slot has rejoined the run without it (:func:`_rejoined`), kept up as jobs
+    # start so that each test is a few heap pops, not a scan of the queue
+    i64* V                   # the starts without the slot
+    i64* E
+    i64* Vs                  # V sorted
+    Py_ssize_t nq
+    Py_ssize_t below         # how many V are <= the last instant tested
+    Py_ssize_t started       # jobs started with the slot
+    Py_ssize_t matched       # of them, those whose V is <= the last instant tested
+    i64* later               # heap: V of started jobs not yet counted in matched
+    Py_ssize_t n_later
+    i64* apart               # heap: max(start, V) + E of the started jobs whose start is not V, till both ended
+    Py_ssize_t n_apart
+
+
+cdef inline void _started(Rejoin* r, Py_ssize_t q, i64 start) noexcept nogil:
+    """Job ``q`` started at ``start`` in the run with the slot (at its pass, or before the run as in ``V``)."""
+    cdef i64 v = r.V[q]
+    r.started += 1
+    if v <= start:
+        r.matched += 1
+    else:
+        _heap_push(r.later, &r.n_later, v)
+    if start != v:
+        _heap_push(r.apart, &r.n_apart, (start if start > v else v) + r.E[q])
+
+
+cdef inline bint _rejoined(Rejoin* r, i64 t) noexcept nogil:
     """Whether the run with the slot is, after its pass at ``t``, where the run without it is at ``t``.
 
-    The same jobs started (a job starts by ``t`` in one run if and only if in the other) and every job
-    still running after ``t`` started at the same instant: then the profiles from ``t`` on, the queues
-    and the events to come are the same, so are all later decisions (``out[q]`` is -1 for a waiting job;
-    ``V`` holds the starts without the slot).
+    The same jobs started (a job starts by ``t`` in one run if and only if in the other: the started
+    ones all have ``V <= t``, and as many as have ``V <= t``) and every job still running after ``t``
+    started at the same instant in both: then the profiles from ``t`` on, the queues and the events to
+    come are the same, so are all later decisions. ``t`` never decreases from one test to the next.
     """
-    cdef Py_ssize_t q
-    for q in range(nq):
-        if out[q] < 0:
-            if V[q] <= t:
-                return False
-        elif V[q] > t or (out[q] != V[q] and (out[q] + E[q] > t or V[q] + E[q] > t)):
-            return False
-    return True
+    while r.n_later and r.later[0] <= t:
+        _heap_pop(r.later, &r.n_later)
+        r.matched += 1
+    while r.below < r.nq and r.Vs[r.below] <= t:
+        r.below += 1
+    while r.n_apart and r.apart[0] <= t:
+        _heap_pop(r.apart, &r.n_apart)
+    return r.n_apart == 0 and r.started == r.matched and r.matched == r.below
 
 
 cdef i64 _most_free(Steps* s) noexcept nogil:
@@ -842,7 +883,7 @@ cdef i64 _most_free(Steps* s) noexcept nogil:
 
 
 cdef int _forward(Steps* base, i64 now, i64* P, i64* E, Py_ssize_t nq, bint backfill,
-                  i64 slot_start, i64 slot_procs, i64 slot_duration, i64* out, i64* V=NULL,
+                  i64 slot_start, i64 slot_procs, i64 slot_duration, i64* out, i64* V=NULL, i64* Vs=NULL,
                   Record* rec=NULL) except -1:
     """EASY (``backfill``) or FCFS run forward over the queue from ``base``: each job's start in ``out``.
 
@@ -858,16 +899,17 @@ cdef int _forward(Steps* base, i64 now, i64* P, i64* E, Py_ssize_t nq, bint back
     Where nothing is held ahead the scheduler counts instead of reading the profile, which is the
     same rule (``tests/market/pricing/test_forward_kernel.py`` checks both against the policies).
 
-    With ``V`` (the starts without the slot), the run stops once it has rejoined the run without the
-    slot after the slot's end (:func:`_rejoined`): every job still waiting then starts as in ``V``.
+    With ``V`` (the starts without the slot) and ``Vs`` (the same sorted), the run stops once it has
+    rejoined the run without the slot after the slot's end (:func:`_rejoined`): every job still waiting
+    then starts as in ``V``.
     With ``rec``, each pass is recorded (:func:`_note`).
     """
     _from_steps(base.t, base.f, base.n, -1, now, P, E, nq, backfill, slot_start, slot_procs, slot_duration, out,
-                V, -1, rec)
+                V, Vs, -1, rec)
     return 0
 
 
-cdef int _resume(Record* rec, Py_ssize_t j, i64* P, i64* E, i64* V, Py_ssize_t nq, bint backfill,
+cdef int _resume(Record* rec, Py_ssize_t j, i64* P, i64* E, i64* V, i64* Vs, Py_ssize_t nq, bint backfill,
                  i64 slot_start, i64 slot_procs, i64 slot_duration, i64* out) except -1:
     """:func:`_forward` with the slot, from snapshot ``j`` of the run without it (pass ``c = j * STRIDE``).
 
@@ -878,13 +920,13 @@ cdef int _resume(Record* rec, Py_ssize_t j, i64* P, i64* E, i64* V, Py_ssize_t n
     """
     cdef Py_ssize_t c = j * STRIDE, a = rec.off[j]
     _from_steps(&rec.st[a], &rec.sf[a], rec.off[j + 1] - a, rec.T[c - 1], -1, P, E, nq, backfill,
-                slot_start, slot_procs, slot_duration, out, V, rec.T[c], NULL)
+                slot_start, slot_procs, slot_duration, out, V, Vs, rec.T[c], NULL)
     return 0
 
 
 cdef int _from_steps(i64* st, i64* sf, Py_ssize_t n, i64 prev, i64 first, i64* P, i64* E, Py_ssize_t nq,
                      bint backfill, i64 slot_start, i64 slot_procs, i64 slot_duration, i64* out, i64* V,
-                     i64 started_before, Record* rec) except -1:
+                     i64* Vs, i64 started_before, Record* rec) except -1:
     """The passes after instant ``prev`` from the profile ``st``/``sf`` (``n`` steps), the slot taken in a copy.
 
     Jobs with ``V[q] < started_before`` have started as in ``V`` (their ends still to come are events);
@@ -895,9 +937,16 @@ cdef int _from_steps(i64* st, i64* sf, Py_ssize_t n, i64 prev, i64 first, i64* P
     cdef Steps w
     cdef i64* heap = NULL
     cdef Py_ssize_t* W = NULL
+    cdef Rejoin rj
+    rj.later = rj.apart = NULL
     w.t = _alloc(cap)
     w.f = _alloc(cap)
     try:
+        if V != NULL:
+            rj.V, rj.E, rj.Vs, rj.nq = V, E, Vs, nq
+            rj.below = rj.started = rj.matched = rj.n_later = rj.n_apart = 0
+            rj.later = _alloc(nq)
+            rj.apart = _alloc(nq)
         heap = _alloc(cap + nq + 4)
         W = <Py_ssize_t*>malloc((nq if nq > 0 else 1) * sizeof(Py_ssize_t))
         if W == NULL:
@@ -911,6 +960,7 @@ cdef int _from_steps(i64* st, i64* sf, Py_ssize_t n, i64 prev, i64 first, i64* P
         for i in range(nq):
             if V != NULL and V[i] < started_before:
                 out[i] = V[i]
+                _started(&rj, i, V[i])
                 if V[i] + E[i] > prev:
                     _heap_push(heap, &nh, V[i] + E[i])
             else:
@@ -922,8 +972,11 @@ cdef int _from_steps(i64* st, i64* sf, Py_ssize_t n, i64 prev, i64 first, i64* P
         for i in range(1, w.n):
             if w.f[i] > w.f[i - 1] and w.t[i] > prev:
                 _heap_push(heap, &nh, w.t[i])
-        _run(&w, P, E, nq, W, nw, backfill, out, heap, nh, prev, slot_start + slot_duration, V, rec)
+        _run(&w, P, E, W, nw, backfill, out, heap, nh, prev, slot_start + slot_duration,
+             &rj if V != NULL else NULL, V, rec)
     finally:
+        c_free(rj.later)
+        c_free(rj.apart)
         c_free(w.t)
         c_free(w.f)
         c_free(heap)
@@ -931,8 +984,8 @@ cdef int _from_steps(i64* st, i64* sf, Py_ssize_t n, i64 prev, i64 first, i64* P
     return 0
 
 
-cdef int _run(Steps* w, i64* P, i64* E, Py_ssize_t nq, Py_ssize_t* W, Py_ssize_t nw, bint backfill, i64* out,
-              i64* heap, Py_ssize_t nh, i64 last, i64 rejoin_from, i64* V, Record* rec) except -1:
+cdef int _run(Steps* w, i64* P, i64* E, Py_ssize_t* W, Py_ssize_t nw, bint backfill, i64* out,
+              i64* heap, Py_ssize_t nh, i64 last, i64 rejoin_from, Rejoin* rj, i64* V, Record* rec) except -1:
     """The passes of :func:`_forward` until no job waits: at each event instant after ``last``, in order."""
     cdef Py_ssize_t x
     cdef i64 t, reach
@@ -946,14 +999,14 @@ cdef int _run(Steps* w, i64* P, i64* E, Py_ssize_t nq, Py_ssize_t* W, Py_ssize_t
                 continue
             last = t
             if rec == NULL:
-                _pass(w, t, P, E, W, &nw, backfill, out, until, heap, &nh, NULL)
+                _pass(w, t, P, E, W, &nw, backfill, out, until, heap, &nh, NULL, rj)
             else:
                 _note(rec, w, t)
                 reach = t
-                _pass(w, t, P, E, W, &nw, backfill, out, until, heap, &nh, &reach)
+                _pass(w, t, P, E, W, &nw, backfill, out, until, heap, &nh, &reach, rj)
                 if reach > rec.M[rec.n - 1]:
                     rec.M[rec.n - 1] = reach
-            if V != NULL and nw and t >= rejoin_from and _rejoined(out, V, E, nq, t):
+            if rj != NULL and nw and t >= rejoin_from and _rejoined(rj, t):
                 for x in range(nw):
                     out[W[x]] = V[W[x]]
                 nw = 0
@@ -963,11 +1016,12 @@ cdef int _run(Steps* w, i64* P, i64* E, Py_ssize_t nq, Py_ssize_t* W, Py_ssize_t
 
 
 cdef int _pass(Steps* w, i64 t, i64* P, i64* E, Py_ssize_t* W, Py_ssize_t* nw_, bint backfill, i64* out,
-               i64* until, i64* heap, Py_ssize_t* nh, i64* reach) except -1:
+               i64* until, i64* heap, Py_ssize_t* nh, i64* reach, Rejoin* rj) except -1:
     """One pass of the policy at ``t`` over the waiting jobs ``W[:nw]`` (see :func:`_forward`); ``nw`` updated.
 
     ``until`` has room for the free count at ``t`` plus one. With ``reach``, the latest instant the pass
-    reads the profile up to (the windows it checks, the head's hold) is kept there.
+    reads the profile up to (the windows it checks, the head's hold) is kept there; with ``rj``, every
+    start is told to it (:func:`_started`).
     """
     cdef Py_ssize_t h, x, kept, a, b, k, nw = nw_[0]
     cdef i64 q, shadow, free_now, head, p
@@ -981,6 +1035,8 @@ cdef int _pass(Steps* w, i64 t, i64* P, i64* E, Py_ssize_t* W, Py_ssize_t* nw_, 
         if _min_free(w.t, w.f, w.n, t, E[q]) < P[q]:
             break
         out[q] = t
+        if rj != NULL:
+            _started(rj, q, t)
         _take(w, t, t + E[q], P[q])
         _heap_push(heap, nh, t + E[q])
         h += 1
@@ -1000,9 +1056,11 @@ cdef int _pass(Steps* w, i64 t, i64* P, i64* E, Py_ssize_t* W, Py_ssize_t* nw_, 
         reach[0] = shadow + E[head]
     _take_range(w, a, b, shadow, shadow + E[head], P[head])
     kept = 1
-    for x in range(1, nw):
+    x = 1
+    while x < nw:
         q = W[x]
-        if free_now == 0 or P[q] > free_now:
+        x += 1
+        if P[q] > free_now:
             W[kept] = q
             kept += 1
             continue
@@ -1021,10 +1079,17 @@ cdef int _pass(Steps* w, i64 t, i64* P, i64* E, Py_ssize_t* W, Py_ssize_t* nw_, 
             kept += 1
             continue
         out[q] = t
+        if rj != NULL:
+            _started(rj, q, t)
         _take(w, t, t + E[q], P[q])
         _heap_push(heap, nh, t + E[q])
         free_now -= P[q]
         ready = False
+        if free_now == 0:
+            break
+    if x < nw:  # no processor left at t: the rest wait, in order
+        memmove(&W[kept], &W[x], (nw - x) * sizeof(Py_ssize_t))
+        kept += nw - x
     nw_[0] = kept
     _take(w, shadow, shadow + E[head], -P[head])
     return 0
