@@ -622,21 +622,20 @@ cdef class Engine:
         return self._replan(start, procs, duration, k, None)
 
     cdef int _ready(self) except -1:
-        """Greedy plan, the profile before each job (flat arrays) and the owed delays (once per plan)."""
-        cdef Py_ssize_t nq = self.nq, cap = self.base.n + 2 * nq + 4, used = 0, size, i
-        cdef Py_ssize_t room = cap * 4
+        """Greedy plan, owed delays and the profile before every STRIDE-th job and after the last (once per plan)."""
+        cdef Py_ssize_t nq = self.nq, cap = self.base.n + 2 * nq + 4, i, ns = 0
         cdef i64 g
-        cdef void* grown
         if self.ready:
             return 0
+        self.n_prefix = nq // STRIDE + 2  # snapshots: before jobs 0, STRIDE, 2 STRIDE, ... and after the last
         self.G = _alloc(nq)
         self.keep = _alloc(nq)
         self.owed = _alloc(nq + 1)
-        self.off = <Py_ssize_t*>malloc((nq + 2) * sizeof(Py_ssize_t))
-        self.pt = _alloc(room)
-        self.pf = _alloc(room)
-        self.work.t = _alloc(cap + 2 * nq + 8)
-        self.work.f = _alloc(cap + 2 * nq + 8)
+        self.off = <Py_ssize_t*>malloc((self.n_prefix + 1) * sizeof(Py_ssize_t))
+        self.pt = _alloc(self.n_prefix * cap)
+        self.pf = _alloc(self.n_prefix * cap)
+        self.work.t = _alloc(cap + 8)
+        self.work.f = _alloc(cap + 8)
         if self.off == NULL:
             raise MemoryError()
         memcpy(self.work.t, self.base.t, self.base.n * sizeof(i64))
@@ -644,67 +643,73 @@ cdef class Engine:
         self.work.n = self.base.n
         _sentinel(&self.work)
         self.owed[0] = 0
+        self.off[0] = 0
         for i in range(nq + 1):
-            size = self.work.n
-            if used + size > room:
-                while used + size > room:
-                    room *= 2
-                grown = realloc(self.pt, room * sizeof(i64))
-                if grown == NULL:
-                    raise MemoryError()
-                self.pt = <i64*>grown
-                grown = realloc(self.pf, room * sizeof(i64))
-                if grown == NULL:
-                    raise MemoryError()
-                self.pf = <i64*>grown
-            self.off[i] = used
-            memcpy(&self.pt[used], self.work.t, size * sizeof(i64))
-            memcpy(&self.pf[used], self.work.f, size * sizeof(i64))
-            used += size
+            if i % STRIDE == 0 or i == nq:
+                memcpy(&self.pt[self.off[ns]], self.work.t, self.work.n * sizeof(i64))
+                memcpy(&self.pf[self.off[ns]], self.work.f, self.work.n * sizeof(i64))
+                self.off[ns + 1] = self.off[ns] + self.work.n
+                ns += 1
             if i == nq:
                 break
             g = _place(&self.work, self.P[i], self.E[i], self.now)
             self.G[i] = g
             self.keep[i] = (g - self.V[i]) * self.P[i] if g > self.V[i] else 0
             self.owed[i + 1] = self.owed[i] + self.keep[i]
-        self.off[nq + 1] = used
+        self.n_prefix = ns
         self.ready = True
         return 0
+
+    cdef inline i64 _snapshot_min(self, Py_ssize_t j, i64 start, i64 duration) noexcept:
+        """Fewest free over the window in snapshot ``j`` (before job ``j * STRIDE``, or after the last)."""
+        cdef Py_ssize_t a = self.off[j]
+        return _min_free(&self.pt[a], &self.pf[a], self.off[j + 1] - a, start, duration)
 
     cdef Py_ssize_t _collision(self, i64 start, i64 procs, i64 duration) noexcept:
         """First job (arrival order) whose greedy interval leaves fewer than ``procs`` free beside the slot; -1 if none.
 
-        The profile after jobs ``0..k`` only loses processors as ``k`` grows, so
-        the first ``k`` short of ``procs`` over the slot's window is found by bisection.
+        The profile after jobs ``0..k`` only loses processors as ``k`` grows: the first snapshot short
+        of ``procs`` over the slot's window is found by bisection, then the jobs before it are laid
+        one by one on the snapshot before it. The profile before the job found is left in ``work``.
         """
-        cdef Py_ssize_t lo = 0, hi = self.nq - 1, mid
-        if self.nq == 0 or self._min_after(self.nq - 1, start, duration) >= procs:
+        cdef Py_ssize_t lo = 1, hi = self.n_prefix - 1, mid, i, a
+        cdef i64 g, lo_t, hi_t
+        cdef Steps* s = &self.work
+        if self.nq == 0 or self._snapshot_min(hi, start, duration) >= procs:
             return -1
         while lo < hi:
             mid = (lo + hi) >> 1
-            if self._min_after(mid, start, duration) < procs:
+            if self._snapshot_min(mid, start, duration) < procs:
                 hi = mid
             else:
                 lo = mid + 1
-        return lo
-
-    cdef inline i64 _min_after(self, Py_ssize_t k, i64 start, i64 duration) noexcept:
-        """Fewest free over the window in the profile after jobs ``0..k`` (prefix ``k + 1``)."""
-        cdef Py_ssize_t a = self.off[k + 1]
-        return _min_free(&self.pt[a], &self.pf[a], self.off[k + 2] - a, start, duration)
+        a = self.off[lo - 1]
+        s.n = self.off[lo] - a
+        memcpy(s.t, &self.pt[a], s.n * sizeof(i64))
+        memcpy(s.f, &self.pf[a], s.n * sizeof(i64))
+        _sentinel(s)
+        i = (lo - 1) * STRIDE
+        if i == 0 and _min_free(s.t, s.f, s.n, start, duration) < procs:
+            return 0  # a base that refuses the slot (prices never ask): job 0, as a bisection over jobs says
+        while True:  # the snapshot after job i is short, so the loop ends there at the latest
+            g = self.G[i]
+            lo_t = g if g > start else start
+            hi_t = g + self.E[i]
+            if hi_t > start + duration:
+                hi_t = start + duration
+            if lo_t < hi_t and _min_free(s.t, s.f, s.n, lo_t, hi_t - lo_t) < procs + self.P[i]:
+                return i
+            _take(s, g, g + self.E[i], self.P[i])
+            i += 1
 
     cdef i64 _replan(self, i64 start, i64 procs, i64 duration, Py_ssize_t k, list new) except? -1:
-        """Re-plan jobs ``k..`` around the slot from the profile before job ``k``; the total delay.
+        """Re-plan jobs ``k..`` around the slot from the profile before job ``k`` (in ``work``); the total delay.
 
         Same arithmetic as ``engine.reference_replan``; appends each new start to ``new`` if given.
         """
         cdef Steps* s = &self.work
-        cdef Py_ssize_t i, x, a = self.off[k]
+        cdef Py_ssize_t i, x
         cdef i64 p, e, g, w, v, after, top, bad_end, vacated = NEVER, total = self.owed[k]
-        s.n = self.off[k + 1] - a
-        memcpy(s.t, &self.pt[a], s.n * sizeof(i64))
-        memcpy(s.f, &self.pf[a], s.n * sizeof(i64))
-        _sentinel(s)
         _take(s, start, start + duration, procs)
         for i in range(k, self.nq):
             p = self.P[i]
