@@ -841,9 +841,6 @@ cdef struct Rejoin:
     Py_ssize_t nq
     Py_ssize_t below         # how many V are <= the last instant tested
     Py_ssize_t started       # jobs started with the slot
-    Py_ssize_t matched       # of them, those whose V is <= the last instant tested
-    i64* later               # heap: V of started jobs not yet counted in matched
-    Py_ssize_t n_later
     i64* apart               # heap: max(start, V) + E of the started jobs whose start is not V, till both ended
     Py_ssize_t n_apart
 
@@ -852,10 +849,6 @@ cdef inline void _started(Rejoin* r, Py_ssize_t q, i64 start) noexcept nogil:
     """Job ``q`` started at ``start`` in the run with the slot (at its pass, or before the run as in ``V``)."""
     cdef i64 v = r.V[q]
     r.started += 1
-    if v <= start:
-        r.matched += 1
-    else:
-        _heap_push(r.later, &r.n_later, v)
     if start != v:
         _heap_push(r.apart, &r.n_apart, (start if start > v else v) + r.E[q])
 
@@ -863,19 +856,17 @@ cdef inline void _started(Rejoin* r, Py_ssize_t q, i64 start) noexcept nogil:
 cdef inline bint _rejoined(Rejoin* r, i64 t) noexcept nogil:
     """Whether the run with the slot is, after its pass at ``t``, where the run without it is at ``t``.
 
-    The same jobs started (a job starts by ``t`` in one run if and only if in the other: the started
-    ones all have ``V <= t``, and as many as have ``V <= t``) and every job still running after ``t``
-    started at the same instant in both: then the profiles from ``t`` on, the queues and the events to
-    come are the same, so are all later decisions. ``t`` never decreases from one test to the next.
+    The same jobs started (a job starts by ``t`` in one run if and only if in the other) and every job
+    still running after ``t`` started at the same instant in both: then the profiles from ``t`` on, the
+    queues and the events to come are the same, so are all later decisions. Counted: no job that
+    started elsewhere than in ``V`` is still running after ``t`` in either run (so every started job has
+    ``V <= t``), and as many jobs started as have ``V <= t``. ``t`` never decreases between tests.
     """
-    while r.n_later and r.later[0] <= t:
-        _heap_pop(r.later, &r.n_later)
-        r.matched += 1
     while r.below < r.nq and r.Vs[r.below] <= t:
         r.below += 1
     while r.n_apart and r.apart[0] <= t:
         _heap_pop(r.apart, &r.n_apart)
-    return r.n_apart == 0 and r.started == r.matched and r.matched == r.below
+    return r.n_apart == 0 and r.started == r.below
 
 
 cdef i64 _most_free(Steps* s) noexcept nogil:
@@ -943,14 +934,13 @@ cdef int _from_steps(i64* st, i64* sf, Py_ssize_t n, i64 prev, i64 first, i64* P
     cdef i64* heap = NULL
     cdef Py_ssize_t* W = NULL
     cdef Rejoin rj
-    rj.later = rj.apart = NULL
+    rj.apart = NULL
     w.t = _alloc(cap)
     w.f = _alloc(cap)
     try:
         if V != NULL:
             rj.V, rj.E, rj.Vs, rj.nq = V, E, Vs, nq
-            rj.below = rj.started = rj.matched = rj.n_later = rj.n_apart = 0
-            rj.later = _alloc(nq)
+            rj.below = rj.started = rj.n_apart = 0
             rj.apart = _alloc(nq)
         heap = _alloc(cap + nq + 4)
         W = <Py_ssize_t*>malloc((nq if nq > 0 else 1) * sizeof(Py_ssize_t))
@@ -980,7 +970,6 @@ cdef int _from_steps(i64* st, i64* sf, Py_ssize_t n, i64 prev, i64 first, i64* P
         _run(&w, P, E, W, nw, backfill, out, heap, nh, prev, slot_start + slot_duration,
              &rj if V != NULL else NULL, V, rec)
     finally:
-        c_free(rj.later)
         c_free(rj.apart)
         c_free(w.t)
         c_free(w.f)
