@@ -31,12 +31,12 @@ cdef i64 SENTINEL_T = 0x7FFFFFFFFFFFFFFF  # after every time (see _sentinel)
 
 
 cdef inline void _sentinel(Steps* s) noexcept nogil:
-    """Put a step after the last one (time after everything, -1 free) so scans need no bound check.
+    """Put a step after the last one (time after everything, more free than any machine): scans need no bound check.
 
     The working steps of ``_place``/``_take`` carry it: inserts and deletes move it along.
     """
     s.t[s.n] = SENTINEL_T
-    s.f[s.n] = -1
+    s.f[s.n] = NEVER
 
 
 cdef inline void _insert(Steps* s, Py_ssize_t i, i64 t, i64 f) noexcept nogil:
@@ -64,7 +64,7 @@ cdef void _take_range(Steps* s, Py_ssize_t i, Py_ssize_t j, i64 a, i64 b, i64 pr
         _insert(s, j, b, s.f[j - 1])
     for k in range(i, j):
         s.f[k] -= procs
-    if s.f[j] == s.f[j - 1]:  # the sentinel's free count is -1: never merged
+    if s.f[j] == s.f[j - 1]:  # the sentinel's free count is no machine's: never merged
         _delete(s, j)
     if i > 0 and s.f[i] == s.f[i - 1]:
         _delete(s, i)
@@ -85,15 +85,17 @@ cdef i64 _search(Steps* s, i64 procs, i64 duration, i64 after, Py_ssize_t* pi, P
     cdef i64 start = after, end
     i = bisect_right_array(s.t, after, 0, n) - 1
     while True:
-        while s.f[i] < procs:
+        if s.f[i] < procs:
             i += 1
+            while s.f[i] < procs:  # the sentinel's free count stops it
+                i += 1
             if i >= n:
                 with gil:
                     raise IndexError("list index out of range")
             start = s.t[i]
         end = start + duration
         j = i + 1
-        while s.t[j] < end and s.f[j] >= procs:  # the sentinel stops it
+        while s.t[j] < end and s.f[j] >= procs:  # the sentinel's time stops it
             j += 1
         if s.t[j] >= end:
             break
@@ -595,8 +597,8 @@ cdef class Engine:
             if self.rec.backfill == <int>backfill and self.rec.exact:
                 k = bisect_right_array(self.rec.M, start, 0, self.rec.n)  # the first pass that read past start
                 if STRIDE <= k < self.rec.n:
-                    _resume(&self.rec, k // STRIDE, self.P, self.E, self.V, self.Vs, nq, backfill, start, procs, duration,
-                            out)
+                    _resume(&self.rec, k // STRIDE, self.P, self.E, self.V, self.Vs, nq, backfill, start, procs,
+                            duration, out)
                 else:
                     _forward(&self.base, self.now, self.P, self.E, nq, backfill, start, procs, duration, out, self.V,
                              self.Vs)
