@@ -213,8 +213,8 @@ class ExternalityPricer:
     def _plan(self, planned: Mapping[int, int] | None) -> None:
         self._base: AvailabilityProfile | None = None
         self._full: AvailabilityProfile | None = None
-        # f of slots priced by a forward run (the pricer never changes): a market asks again for equal slots
-        self._forward_prices: dict[tuple[int, int, int], int] = {}
+        # f of slots priced by a re-plan (the pricer never changes): a market asks again for equal slots
+        self._replan_prices: dict[tuple[int, int, int], int] = {}
         self._planned: dict[int, int] | None = None
         # EASY and FCFS (exactly) are run forward by the engine itself, on its arrays
         self._backfill = ENGINE_FORWARD.get(self.planner.policy) if self._policy_state is None else None
@@ -396,20 +396,24 @@ class ExternalityPricer:
     def _price_ps(self, start: int, procs: int, duration: int) -> int:
         if self.fits_plan(start, procs, duration):
             return 0
+        key = (start, procs, duration)
+        total = self._replan_prices.get(key)
+        if total is None:
+            total = self._replan_prices[key] = self._replan_price_ps(start, procs, duration)
+        return total
+
+    def _replan_price_ps(self, start: int, procs: int, duration: int) -> int:
+        """``f`` of a slot that does not fit the plan: the queue re-planned around it (Fig. 22, steps 4-5)."""
         if self.planner.plans_whole_queue:
             return self._engine.prices(procs, duration, (start,))[0]  # type: ignore[return-value]  # base checked: a price
-        key = (start, procs, duration)
-        total = self._forward_prices.get(key)
-        if total is None and self._backfill is not None:
-            total = self._forward_prices[key] = self._engine.forward_price(self._backfill, start, procs, duration)
-        elif total is None:
-            after = self.planner.plan(self.state, self._slot(start, procs, duration), base=self.base)
-            total = 0
-            for job in self.queue:
-                delay = after[job.id] - self.planned[job.id]
-                if delay > 0:
-                    total += delay * job.procs
-            self._forward_prices[key] = total
+        if self._backfill is not None:
+            return self._engine.forward_price(self._backfill, start, procs, duration)
+        after = self.planner.plan(self.state, self._slot(start, procs, duration), base=self.base)
+        total = 0
+        for job in self.queue:
+            delay = after[job.id] - self.planned[job.id]
+            if delay > 0:
+                total += delay * job.procs
         return total
 
 
