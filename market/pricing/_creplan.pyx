@@ -667,7 +667,7 @@ cdef class Engine:
         cdef Py_ssize_t a = self.off[j]
         return _min_free(&self.pt[a], &self.pf[a], self.off[j + 1] - a, start, duration)
 
-    cdef Py_ssize_t _collision(self, i64 start, i64 procs, i64 duration) noexcept:
+    cdef Py_ssize_t _collision(self, i64 start, i64 procs, i64 duration) except -2:
         """First job (arrival order) whose greedy interval leaves fewer than ``procs`` free beside the slot; -1 if none.
 
         The profile after jobs ``0..k`` only loses processors as ``k`` grows: the first snapshot short
@@ -693,7 +693,7 @@ cdef class Engine:
         i = (lo - 1) * STRIDE
         if i == 0 and _min_free(s.t, s.f, s.n, start, duration) < procs:
             return 0  # a base that refuses the slot (prices never ask): job 0, as a bisection over jobs says
-        while True:  # the snapshot after job i is short, so the loop ends there at the latest
+        while i < self.nq:  # the snapshot after job i is short, so the loop ends there at the latest
             g = self.G[i]
             lo_t = g if g > start else start
             hi_t = g + self.E[i]
@@ -703,6 +703,7 @@ cdef class Engine:
                 return i
             _take(s, g, g + self.E[i], self.P[i])
             i += 1
+        raise RuntimeError("collision search: no job short of the slot after a short snapshot")  # pragma: no cover
 
     cdef i64 _replan(self, i64 start, i64 procs, i64 duration, Py_ssize_t k, list new) except? -1:
         """Re-plan jobs ``k..`` around the slot from the profile before job ``k`` (in ``work``); the total delay.

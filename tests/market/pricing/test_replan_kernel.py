@@ -11,7 +11,7 @@ whichever runs against planning twice.)
 import re
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from gridmarket.errors import Infeasible, InvalidInput
@@ -43,7 +43,7 @@ def _engines(state, planned):
     return out
 
 
-def _compare(data, state, planned, n_slots=8):
+def _compare(data, state, planned, n_slots=8, horizon=400):
     ref, fast = _engines(state, planned)
     assert fast.base_steps() == ref.base_steps()
     assert fast.full_steps() == ref.full_steps()
@@ -51,7 +51,7 @@ def _compare(data, state, planned, n_slots=8):
     assert fast.greedy() == ref.greedy()
     starts = ref.instants()
     for _ in range(n_slots):
-        start, procs, duration = data.draw(slot_requests(state))
+        start, procs, duration = data.draw(slot_requests(state, horizon))
         assert fast.base_min_free(start, duration) == ref.base_min_free(start, duration)
         assert fast.full_min_free(start, duration) == ref.full_min_free(start, duration)
         assert fast.first_collision(start, procs, duration) == ref.first_collision(start, procs, duration)
@@ -76,12 +76,16 @@ def test_compiled_engine_equals_reference_on_drawn_states(data):
     _compare(data, state, shifted)
 
 
+LONG_HORIZON = 1500  # s after now: 40 jobs of up to 100 s on a few processors plan that far
+
+
 @settings(max_examples=60, deadline=None)
 @given(st.data())
 def test_compiled_engine_equals_reference_on_long_queues(data):
-    """Queues and running sets long enough for the compiled sort's partitioning (17 changes and more)."""
+    """Queues and running sets long enough for the compiled sort's partitioning (17 changes and more), slots
+    over the whole plan (so that they collide deep in the queue: below)."""
     state = data.draw(provider_states(max_procs=16, max_queue=40, max_running=14, max_reservations=5))
-    _compare(data, state, ExternalityPricer(state, "conservative").planned, n_slots=4)
+    _compare(data, state, ExternalityPricer(state, "conservative").planned, n_slots=4, horizon=LONG_HORIZON)
 
 
 @settings(max_examples=150, deadline=None)
@@ -117,6 +121,35 @@ def test_the_drawn_states_do_collide():
 
     count()
     assert len(hits) >= 50
+
+
+def test_long_queues_collide_deep_in_the_queue():
+    """The compiled collision search bisects over the profile kept before every 16th job, then lays the
+    jobs after it one by one: on queues of up to 99 jobs, slots at the planned start of a late job,
+    compared on both engines, collide with jobs 16 and later."""
+    deep = []
+
+    @settings(max_examples=60, deadline=None)
+    @given(st.data())
+    def count(data):
+        state = data.draw(provider_states(max_procs=16, max_queue=99, max_running=14, max_reservations=5))
+        assume(len(state.queue) > 40)
+        planned = ExternalityPricer(state, "conservative").planned
+        ref, fast = _engines(state, planned)
+        greedy = ref.greedy()
+        for _ in range(4):
+            start = greedy[data.draw(st.integers(16, len(greedy) - 1))]
+            procs, duration = data.draw(st.integers(1, state.procs)), data.draw(st.integers(1, 150))
+            if ref.base_min_free(start, duration) >= procs:
+                k = ref.first_collision(start, procs, duration)
+                assert fast.first_collision(start, procs, duration) == k
+                assert fast.prices(procs, duration, [start]) == ref.prices(procs, duration, [start])
+                assert fast.starts_with(start, procs, duration) == ref.starts_with(start, procs, duration)
+                if k is not None and k >= 16:
+                    deep.append(k)
+
+    count()
+    assert len(deep) >= 100
 
 
 @pytest.mark.parametrize("cls", [ReferenceEngine, getattr(compiled, "Engine", None)], ids=["reference", "compiled"])
