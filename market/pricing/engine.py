@@ -15,7 +15,9 @@ An engine holds what Fig. 22 needs to price many slots on one state:
 - for conservative backfilling, the incremental re-plan of the queue around
   a slot (the notes of :class:`~gridmarket.pricing.externality.ExternalityPricer`):
   the greedy plan ``G`` of the queue from the state, the profile before each
-  job, the first job a slot collides with, and the re-plan from that job on.
+  job (the compiled twin keeps it before every 16th job and lays the jobs
+  after that one on it), the first job a slot collides with, and the re-plan
+  from that job on.
 
 :class:`ReferenceEngine` is the pure-Python implementation, on the pure-Python availability
 profile (:class:`~gridmarket.scheduling.profile.ReferenceProfile`: its searches and updates, and
