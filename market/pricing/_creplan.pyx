@@ -942,6 +942,8 @@ cdef int _from_steps(i64* st, i64* sf, Py_ssize_t n, i64 prev, i64 first, i64* P
     w.f = _alloc(cap)
     try:
         if V != NULL:
+            if Vs == NULL:
+                raise ValueError("forward run: the starts without the slot come with their sorted copy")
             rj.V, rj.E, rj.Vs, rj.nq = V, E, Vs, nq
             rj.below = rj.started = rj.n_apart = 0
             rj.apart = _alloc(nq)
