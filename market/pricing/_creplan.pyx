@@ -590,11 +590,11 @@ cdef class Engine:
                 for i in range(nq):
                     if out[i] != self.V[i]:
                         self.rec.exact = False
-            if self.rec.backfill == <int>backfill and self.rec.exact and self.Vs == NULL:
-                self.Vs = _alloc(nq)
-                memcpy(self.Vs, self.V, nq * sizeof(i64))
-                qsort(self.Vs, nq, sizeof(i64), _cmp_i64)
             if self.rec.backfill == <int>backfill and self.rec.exact:
+                if self.Vs == NULL:
+                    self.Vs = _alloc(nq)
+                    memcpy(self.Vs, self.V, nq * sizeof(i64))
+                    qsort(self.Vs, nq, sizeof(i64), _cmp_i64)
                 k = bisect_right_array(self.rec.M, start, 0, self.rec.n)  # the first pass that read past start
                 if STRIDE <= k < self.rec.n:
                     _resume(&self.rec, k // STRIDE, self.P, self.E, self.V, self.Vs, nq, backfill, start, procs,
@@ -626,16 +626,16 @@ cdef class Engine:
     cdef int _ready(self) except -1:
         """Greedy plan, owed delays and the profile before every STRIDE-th job and after the last (once per plan)."""
         cdef Py_ssize_t nq = self.nq, cap = self.base.n + 2 * nq + 4, i, ns = 0
+        cdef Py_ssize_t most = nq // STRIDE + 2  # snapshots: before jobs 0, STRIDE, 2 STRIDE, ... and after the last
         cdef i64 g
         if self.ready:
             return 0
-        self.n_prefix = nq // STRIDE + 2  # snapshots: before jobs 0, STRIDE, 2 STRIDE, ... and after the last
         self.G = _alloc(nq)
         self.keep = _alloc(nq)
         self.owed = _alloc(nq + 1)
-        self.off = <Py_ssize_t*>malloc((self.n_prefix + 1) * sizeof(Py_ssize_t))
-        self.pt = _alloc(self.n_prefix * cap)
-        self.pf = _alloc(self.n_prefix * cap)
+        self.off = <Py_ssize_t*>malloc((most + 1) * sizeof(Py_ssize_t))
+        self.pt = _alloc(most * cap)
+        self.pf = _alloc(most * cap)
         self.work.t = _alloc(cap + 8)
         self.work.f = _alloc(cap + 8)
         if self.off == NULL:
@@ -973,7 +973,7 @@ cdef int _from_steps(i64* st, i64* sf, Py_ssize_t n, i64 prev, i64 first, i64* P
             if w.f[i] > w.f[i - 1] and w.t[i] > prev:
                 _heap_push(heap, &nh, w.t[i])
         _run(&w, P, E, W, nw, backfill, out, heap, nh, prev, slot_start + slot_duration,
-             &rj if V != NULL else NULL, V, rec)
+             &rj if V != NULL else NULL, rec)
     finally:
         c_free(rj.apart)
         c_free(w.t)
@@ -984,7 +984,7 @@ cdef int _from_steps(i64* st, i64* sf, Py_ssize_t n, i64 prev, i64 first, i64* P
 
 
 cdef int _run(Steps* w, i64* P, i64* E, Py_ssize_t* W, Py_ssize_t nw, bint backfill, i64* out,
-              i64* heap, Py_ssize_t nh, i64 last, i64 rejoin_from, Rejoin* rj, i64* V, Record* rec) except -1:
+              i64* heap, Py_ssize_t nh, i64 last, i64 rejoin_from, Rejoin* rj, Record* rec) except -1:
     """The passes of :func:`_forward` until no job waits: at each event instant after ``last``, in order."""
     cdef Py_ssize_t x
     cdef i64 t, reach
@@ -1007,7 +1007,7 @@ cdef int _run(Steps* w, i64* P, i64* E, Py_ssize_t* W, Py_ssize_t nw, bint backf
                     rec.M[rec.n - 1] = reach
             if rj != NULL and nw and t >= rejoin_from and _rejoined(rj, t):
                 for x in range(nw):
-                    out[W[x]] = V[W[x]]
+                    out[W[x]] = rj.V[W[x]]
                 nw = 0
     finally:
         c_free(until)
