@@ -181,10 +181,11 @@ def _pchip(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     c[2] = d[:-1]
     c[3] = y[:-1]
     # a piece too narrow for its cubic terms (knots ~1e-177 apart: 1/h**2 overflows, and inf * 0 at its
-    # own knot would give NaN) is the secant there, which is as monotone as the data
+    # own knot would give NaN) is the secant there, which is as monotone as the data; a piece too narrow
+    # even for its secant (knots a subnormal apart: the slope overflows) is a step, flat until its end
     wide = np.isfinite(c).all(axis=0)
     if not wide.all():
-        c[0, ~wide], c[1, ~wide], c[2, ~wide] = 0.0, 0.0, m[~wide]
+        c[0, ~wide], c[1, ~wide], c[2, ~wide] = 0.0, 0.0, np.where(np.isfinite(m), m, 0.0)[~wide]
     return c
 
 

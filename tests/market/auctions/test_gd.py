@@ -189,6 +189,7 @@ def test_no_trader_trades_at_a_loss_or_twice_a_day(values, costs, seed, mixed):
 
 @settings(max_examples=40, deadline=None)
 @example(shouts=[], limit=1.0, side="bid", bid=None, ask=2.9245428539037166e-177)  # knots 3e-177 apart: was NaN
+@example(shouts=[], limit=1.0, side="bid", bid=None, ask=2.225073858507203e-309)  # subnormal gap: secant inf
 @given(shouts=st.lists(st.tuples(st.floats(0.0, 3.0), st.sampled_from(["bid", "ask"]), st.booleans()), max_size=30),
        limit=st.floats(0.1, 3.0), side=st.sampled_from(["bid", "ask"]),
        bid=st.none() | st.floats(0.0, 3.0), ask=st.none() | st.floats(0.0, 3.0))
